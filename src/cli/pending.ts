@@ -1,0 +1,80 @@
+/**
+ * Commands of the contract whose implementation has not landed yet. They are declared with their
+ * contract flags so `--help` is already the full, accurate reference; running one says plainly that
+ * it is not available and exits 1. Each moves to its own file in src/cli/ when it lands.
+ */
+import { Command, Option } from 'commander';
+import { WafctlError } from '../errors.js';
+import { addConnectionOptions, FORMATS, parsePositiveInt } from './options.js';
+
+function notAvailable(name: string): () => never {
+  return () => {
+    throw new WafctlError('NOT_AVAILABLE', `'wafctl ${name}' is not available in this version yet.`);
+  };
+}
+
+export function pendingCommands(): Command[] {
+  const validate = new Command('validate')
+    .description('check configuration files offline: syntax, schema and semantic rules')
+    .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
+    .action(notAvailable('validate'));
+
+  const plan = addConnectionOptions(
+    new Command('plan')
+      .description('fetch the live state, diff it against the configuration and print the plan')
+      .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
+      .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
+      .option('--out <FILE>', 'also save the plan (JSON) for `apply --plan`')
+      .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are'),
+  ).action(notAvailable('plan'));
+
+  const apply = addConnectionOptions(
+    new Command('apply')
+      .description('plan, then create, update and delete to match the configuration')
+      .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
+      .option('--auto-approve', 'do not ask for confirmation')
+      .option('--plan <FILE>', 'apply a plan saved by `plan --out` (refused if it is stale)')
+      .option('--parallelism <N>', 'concurrent API requests', parsePositiveInt('--parallelism'), 8)
+      .option('--force', 'apply even when deletes exceed the safety threshold'),
+  ).action(notAvailable('apply'));
+
+  const drift = addConnectionOptions(
+    new Command('drift')
+      .description('report objects whose live state differs from the configuration')
+      .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
+      .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
+      .option('--report <FILE>', 'also write the report to FILE'),
+  ).action(notAvailable('drift'));
+
+  const exportCmd = addConnectionOptions(
+    new Command('export')
+      .description('write the live state as YAML configuration that plans to no changes')
+      .option('--dir <DIR>', 'write one file per kind into DIR instead of stdout')
+      .option('--kind <KIND...>', 'only these kinds'),
+  ).action(notAvailable('export'));
+
+  const get = addConnectionOptions(
+    new Command('get')
+      .description('list or show live objects: groups, rules, application-rules, notifications, schedules')
+      .argument('<KIND>', 'groups | rules | application-rules | notifications | schedules')
+      .argument('[ID_OR_NAME]', 'one object')
+      .option('--filter <NAME=VALUE...>', 'API filters (list filters take comma-separated values)')
+      .addOption(
+        new Option('--output <FORMAT>', 'output format').choices(['table', 'json', 'yaml']).default('table'),
+      ),
+  ).action(notAvailable('get'));
+
+  const emulator = new Command('emulator')
+    .description('serve the WAF management API locally (for pipelines, demos and tests)')
+    .option('--host <H>', 'interface to listen on', '127.0.0.1')
+    .option('--port <N>', 'port to listen on (0 picks a free port)', '8080')
+    .option('--admin-token <T>', 'administrator token (env: WAF_EMULATOR_ADMIN_TOKEN)')
+    .option('--state <FILE>', 'persist state to FILE (JSON, written atomically after every change)')
+    .option('--seed <FILE>', 'seed users and read-only rules from FILE (JSON or YAML)')
+    .option('--latency <MS>', 'delay every request by MS milliseconds')
+    .option('--fault-rate <R>', 'probability (0..1) of injecting a fault into a request')
+    .option('--fault-seed <S>', 'seed for reproducible faults')
+    .action(notAvailable('emulator'));
+
+  return [validate, plan, apply, drift, exportCmd, get, emulator];
+}

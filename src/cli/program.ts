@@ -1,0 +1,16 @@
+/** Builds the commander program: global options and one command per file in this folder. */
+import { Command } from 'commander';
+import { pendingCommands } from './pending.js';
+import { packageVersion } from './version.js';
+
+export function buildProgram(): Command {
+  const program = new Command('wafctl')
+    .description('Configuration as code for a web application firewall.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .option('--no-color', 'never colour the output (also: NO_COLOR)')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+
+  for (const command of pendingCommands()) program.addCommand(command.exitOverride());
+  return program;
+}

@@ -1,0 +1,28 @@
+/**
+ * The single top-level error handler: one clear line on stderr, an exit code from the error's code,
+ * and a stack trace only when WAFCTL_DEBUG=1.
+ */
+import { CommanderError } from 'commander';
+import { exitCodeFor, WafctlError } from '../errors.js';
+import { writeErr } from './output.js';
+
+export function debugEnabled(): boolean {
+  return process.env.WAFCTL_DEBUG === '1';
+}
+
+/** Prints the error and returns the exit code the process should end with. */
+export function reportError(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // Commander has already printed its usage message (or the help/version text).
+    return error.exitCode;
+  }
+  if (error instanceof WafctlError) {
+    writeErr(`Error: ${error.message}`);
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    writeErr(`Error: internal error: ${message}`);
+    if (!debugEnabled()) writeErr('This is a bug in wafctl; run again with WAFCTL_DEBUG=1 for details.');
+  }
+  if (debugEnabled() && error instanceof Error && error.stack) writeErr(error.stack);
+  return exitCodeFor(error);
+}

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+describe('wafctl CLI shell', () => {
+  it('--version prints the package version', async () => {
+    const result = await runCli(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe(pkg.version);
+  });
+
+  it('--help lists every command of the contract', async () => {
+    const result = await runCli(['--help']);
+    expect(result.code).toBe(0);
+    for (const command of ['validate', 'plan', 'apply', 'drift', 'export', 'get', 'emulator']) {
+      expect(result.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    }
+  });
+
+  it('an unknown command is a usage error with exit 1', async () => {
+    const result = await runCli(['frobnicate']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("unknown command 'frobnicate'");
+  });
+
+  it('an invalid flag value is rejected before anything runs', async () => {
+    const result = await runCli(['apply', '--parallelism', '0']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--parallelism must be a positive integer');
+  });
+});

@@ -1,0 +1,40 @@
+/** Runs the built CLI (`dist/cli/main.js`, built by `npm test` before vitest starts) as a child process. */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI_PATH = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  env?: Record<string, string | undefined>;
+  input?: string;
+  cwd?: string;
+}
+
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  // Start from a clean slate for the variables wafctl reads, so the developer's shell cannot leak in.
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' };
+  for (const name of ['WAF_URL', 'WAF_TOKEN', 'WAF_USERNAME', 'WAFCTL_DEBUG', 'WAF_EMULATOR_ADMIN_TOKEN']) {
+    delete env[name];
+  }
+  Object.assign(env, options.env);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], { env, cwd: options.cwd, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
