@@ -1,0 +1,65 @@
+/**
+ * Facts of the WAF's domain that more than one layer needs (config validation, the emulator, the
+ * kinds): the permission catalog, the documented enums and the value checks. One copy, so the
+ * emulator and the YAML validator can never disagree about what is valid.
+ */
+import { isIP } from 'node:net';
+
+export const PERMISSIONS = [
+  {
+    id: 0,
+    name: 'Explore alerts',
+    description: 'Visualize and ignore alerts; explore related HTTP transactions.',
+  },
+  {
+    id: 1,
+    name: 'Handle rules',
+    description: 'Visualize, create, modify and delete rules (Application and Source).',
+  },
+  {
+    id: 2,
+    name: 'Load application rules',
+    description: 'Load Application Rules to a Web Application Firewall.',
+  },
+  { id: 3, name: 'Load source rules', description: 'Load Source Rules to a Firewall.' },
+] as const;
+
+export type PermissionId = (typeof PERMISSIONS)[number]['id'];
+
+export function permissionById(id: number): (typeof PERMISSIONS)[number] | undefined {
+  return PERMISSIONS.find((p) => p.id === id);
+}
+
+export function permissionByName(name: string): (typeof PERMISSIONS)[number] | undefined {
+  return PERMISSIONS.find((p) => p.name === name);
+}
+
+export const NOTIFICATION_TYPES = ['siem', 'generic'] as const;
+export const NOTIFICATION_FORMATS = ['leef', 'cef', 'json'] as const;
+export const NOTIFICATION_PROTOCOLS = ['tcp', 'udp'] as const;
+
+export function isIpAddress(value: string): boolean {
+  return isIP(value) !== 0;
+}
+
+export function isPort(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+
+/** Deliberately simple: one @, no spaces, a dot in the domain. Enough to catch typos, not RFC 5322. */
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function isEmail(value: string): boolean {
+  return EMAIL.test(value);
+}
+
+/** An IANA zone name that this Node's Intl knows (which also accepts aliases such as "UTC"). */
+export function isTimezone(value: string): boolean {
+  if (value === '') return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
