@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { REDACTED, redact, registerSecret } from '../src/secrets.js';
+
+describe('redact', () => {
+  it('replaces every occurrence of a registered secret, raw and URL-encoded', () => {
+    registerSecret('tok/en+secret=1');
+    const text = 'a tok/en+secret=1 b tok%2Fen%2Bsecret%3D1 c tok/en+secret=1';
+    expect(redact(text)).toBe(`a ${REDACTED} b ${REDACTED} c ${REDACTED}`);
+  });
+
+  it('leaves text without secrets untouched and ignores values too short to be secrets', () => {
+    registerSecret('abc');
+    registerSecret(undefined);
+    expect(redact('abc is fine')).toBe('abc is fine');
+  });
+});
