@@ -1,0 +1,227 @@
+/**
+ * The planner: desired + remote + manage scope -> Plan. Pure: no I/O, no clock, no randomness.
+ *
+ * It knows no resource family. Each kind hands it records already normalised into one comparable
+ * shape (server fields dropped, defaults applied, set-like lists sorted), so "equal" is plain deep
+ * equality and the planner stays a few map look-ups per object: O(n) overall.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { fingerprint } from './fingerprint.js';
+import {
+  type Attributes,
+  type Change,
+  KIND_NAMES,
+  type KindName,
+  type Plan,
+  type PlanProblem,
+  type SafetyWarning,
+} from './model.js';
+import { inScope, type ManageScope } from './scope.js';
+
+export interface DesiredObject {
+  key: string;
+  attributes: Attributes;
+  protect: boolean;
+  /** Fields never updated after create (a change to them is ignored, even on immutable fields). */
+  ignoreChanges: readonly string[];
+  /** `FILE:LINE:COL` where the object is declared, for problems. */
+  source?: string;
+}
+
+export interface RemoteObject {
+  key: string;
+  id: string;
+  attributes: Attributes;
+}
+
+export interface KindPlanInput {
+  kind: KindName;
+  /** Fields that cannot be updated in place: a change to one replaces the object. */
+  immutable: readonly string[];
+  desired: readonly DesiredObject[];
+  remote: readonly RemoteObject[];
+  scope: ManageScope;
+}
+
+export interface SafetySettings {
+  maxDeletePercent: number;
+  minExisting: number;
+}
+
+export const DEFAULT_SAFETY: SafetySettings = { maxDeletePercent: 30, minExisting: 10 };
+
+interface KindResult {
+  changes: Change[];
+  problems: PlanProblem[];
+  unchanged: number;
+  unmanaged: number;
+  warning?: SafetyWarning;
+}
+
+export function planChanges(inputs: readonly KindPlanInput[], safety: SafetySettings = DEFAULT_SAFETY): Plan {
+  const plan: Plan = {
+    summary: { create: 0, update: 0, replace: 0, delete: 0, unchanged: 0, unmanaged: 0 },
+    changes: [],
+    problems: [],
+    warnings: [],
+  };
+  const ordered = [...inputs].sort((a, b) => KIND_NAMES.indexOf(a.kind) - KIND_NAMES.indexOf(b.kind));
+  for (const input of ordered) {
+    const result = planKind(input, safety);
+    plan.changes.push(...result.changes);
+    plan.problems.push(...result.problems);
+    if (result.warning) plan.warnings.push(result.warning);
+    plan.summary.unchanged += result.unchanged;
+    plan.summary.unmanaged += result.unmanaged;
+  }
+  for (const change of plan.changes) plan.summary[change.action] += 1;
+  return plan;
+}
+
+function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
+  const { kind, scope } = input;
+  const result: KindResult = { changes: [], problems: [], unchanged: 0, unmanaged: 0 };
+
+  // Remote objects outside the scope are never touched, only counted.
+  const byKey = new Map<string, RemoteObject[]>();
+  let existing = 0;
+  for (const remote of input.remote) {
+    if (!inScope(remote.attributes, scope)) {
+      result.unmanaged += 1;
+      continue;
+    }
+    existing += 1;
+    const same = byKey.get(remote.key);
+    if (same) same.push(remote);
+    else byKey.set(remote.key, [remote]);
+  }
+
+  const declared = new Set<string>();
+  for (const desired of input.desired) {
+    declared.add(desired.key);
+    const where = desired.source ? ` (declared at ${desired.source})` : '';
+    if (!inScope(desired.attributes, scope)) {
+      result.problems.push({
+        kind,
+        key: desired.key,
+        message: `declared outside the manage scope of ${kind}s${where}; wafctl never touches objects outside it`,
+      });
+      continue;
+    }
+    const matches = byKey.get(desired.key) ?? [];
+    if (matches.length > 1) {
+      result.problems.push(duplicateProblem(kind, desired.key, matches));
+      continue;
+    }
+    const remote = matches[0];
+    if (remote === undefined) {
+      result.changes.push({
+        kind,
+        key: desired.key,
+        action: 'create',
+        fields: Object.keys(desired.attributes),
+        before: null,
+        after: desired.attributes,
+      });
+      continue;
+    }
+    const change = compare(input, desired, remote, where, result.problems);
+    if (change) result.changes.push(change);
+    else result.unchanged += 1;
+  }
+
+  // Prune: in-scope remote objects no file declares.
+  let deletes = 0;
+  for (const [key, remotes] of byKey) {
+    if (declared.has(key)) continue;
+    if (!scope.prune) {
+      // Not declared and not pruned: left alone, and counted as unmanaged like out-of-scope objects.
+      result.unmanaged += remotes.length;
+      continue;
+    }
+    const remote = remotes[0]!;
+    if (remotes.length > 1) {
+      result.problems.push(duplicateProblem(kind, key, remotes));
+      continue;
+    }
+    deletes += 1;
+    result.changes.push({
+      kind,
+      key,
+      action: 'delete',
+      id: remote.id,
+      fields: Object.keys(remote.attributes),
+      before: remote.attributes,
+      after: null,
+      fingerprint: fingerprint(remote.id, remote.attributes),
+    });
+  }
+
+  if (deletes > 0 && existing >= safety.minExisting && deletes * 100 > safety.maxDeletePercent * existing) {
+    result.warning = { kind, deletes, existing, maxDeletePercent: safety.maxDeletePercent };
+  }
+  result.changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return result;
+}
+
+function compare(
+  input: KindPlanInput,
+  desired: DesiredObject,
+  remote: RemoteObject,
+  where: string,
+  problems: PlanProblem[],
+): Change | undefined {
+  const changed = Object.keys(desired.attributes).filter(
+    (field) =>
+      !desired.ignoreChanges.includes(field) &&
+      !isDeepStrictEqual(desired.attributes[field], remote.attributes[field]),
+  );
+  if (changed.length === 0) return undefined;
+  const base = {
+    kind: input.kind,
+    key: desired.key,
+    id: remote.id,
+    fingerprint: fingerprint(remote.id, remote.attributes),
+  };
+
+  const forcedBy = changed.filter((field) => input.immutable.includes(field));
+  if (forcedBy.length > 0) {
+    if (desired.protect) {
+      problems.push({
+        kind: input.kind,
+        key: desired.key,
+        message: `protected${where}: changing ${forcedBy.join(', ')} would replace it (delete and re-create); remove "protect: true" to allow it`,
+      });
+      return undefined;
+    }
+    return {
+      ...base,
+      action: 'replace',
+      fields: changed,
+      forcedBy,
+      before: remote.attributes,
+      after: desired.attributes,
+    };
+  }
+  return {
+    ...base,
+    action: 'update',
+    fields: changed,
+    before: pick(remote.attributes, changed),
+    after: pick(desired.attributes, changed),
+    target: { ...desired.attributes, ...pick(remote.attributes, desired.ignoreChanges) },
+  };
+}
+
+function pick(attributes: Attributes, fields: readonly string[]): Attributes {
+  return Object.fromEntries(fields.filter((f) => f in attributes).map((f) => [f, attributes[f]]));
+}
+
+function duplicateProblem(kind: KindName, key: string, remotes: readonly RemoteObject[]): PlanProblem {
+  const ids = remotes.map((r) => r.id).join(', ');
+  return {
+    kind,
+    key,
+    message: `${remotes.length} remote objects share this key (ids ${ids}); nothing is planned for it until only one remains`,
+  };
+}
