@@ -1,0 +1,156 @@
+/**
+ * The body of one change as signed lines, shared by the text and markdown renderers so both always
+ * show the same thing. Lists, objects and long or multi-line strings are shown as a line diff (the
+ * `diff` package); scalars as `field = old -> new`.
+ */
+
+import { isDeepStrictEqual } from 'node:util';
+import { diffArrays, diffLines } from 'diff';
+import type { Attributes, Change } from '../model.js';
+
+export type Sign = '+' | '-' | '~' | ' ';
+
+export interface BodyLine {
+  sign: Sign;
+  /** Nesting below the object's own attributes (0 for an attribute line). */
+  depth: number;
+  text: string;
+  /** For `~ a = x -> y` lines: the same as a `-`/`+` pair, for renderers that cannot show `~`. */
+  old?: string;
+  new?: string;
+  /** `# forces replacement`, shown after the line. */
+  note?: string;
+}
+
+export interface ChangeBody {
+  lines: BodyLine[];
+  hidden: number;
+}
+
+const LONG_STRING = 72;
+
+const json = (value: unknown): string => JSON.stringify(value) ?? 'null';
+const isBlock = (value: unknown): boolean =>
+  (value !== null && typeof value === 'object' && Object.keys(value).length > 0) ||
+  (typeof value === 'string' && (value.length > LONG_STRING || value.includes('\n')));
+
+/** One line per element or entry, or per line of a long string: the units a diff works on. */
+function units(value: unknown): string[] {
+  if (Array.isArray(value)) return value.map(json);
+  if (typeof value === 'string') return value.split('\n');
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).map(([k, v]) => `${k} = ${json(v)}`);
+  return [json(value)];
+}
+
+function brackets(value: unknown): [string, string] {
+  if (Array.isArray(value)) return ['[', ']'];
+  if (typeof value === 'string') return ['<<-EOT', 'EOT'];
+  return ['{', '}'];
+}
+
+/** A whole value, every line carrying `sign` (creates and deletes). */
+function valueLines(sign: Sign, label: string, value: unknown, note?: string): BodyLine[] {
+  if (!isBlock(value)) return [{ sign, depth: 0, text: `${label} = ${json(value)}`, note }];
+  const [open, close] = brackets(value);
+  return [
+    { sign, depth: 0, text: `${label} = ${open}`, note },
+    ...units(value).map((text) => ({ sign, depth: 1, text })),
+    { sign: ' ', depth: 0, text: close },
+  ];
+}
+
+/** A changed value: a scalar as `old -> new`, anything else as a line diff. */
+function diffValueLines(label: string, before: unknown, after: unknown, note?: string): BodyLine[] {
+  if (!isBlock(before) && !isBlock(after)) {
+    return [
+      {
+        sign: '~',
+        depth: 0,
+        text: `${label} = ${json(before)} -> ${json(after)}`,
+        old: `${label} = ${json(before)}`,
+        new: `${label} = ${json(after)}`,
+        note,
+      },
+    ];
+  }
+  if (before === null || after === null || typeof before !== typeof after) {
+    return [...valueLines('-', label, before), ...valueLines('+', label, after, note)];
+  }
+  const [open, close] = brackets(after);
+  const inner: BodyLine[] = [];
+  if (typeof after === 'string' && typeof before === 'string') {
+    for (const part of diffLines(before, after)) {
+      const sign: Sign = part.added ? '+' : part.removed ? '-' : ' ';
+      for (const text of part.value.replace(/\n$/, '').split('\n')) inner.push({ sign, depth: 1, text });
+    }
+  } else {
+    for (const part of diffArrays(units(before), units(after))) {
+      const sign: Sign = part.added ? '+' : part.removed ? '-' : ' ';
+      for (const text of part.value) inner.push({ sign, depth: 1, text });
+    }
+  }
+  return [
+    { sign: '~', depth: 0, text: `${label} = ${open}`, note },
+    ...inner,
+    { sign: ' ', depth: 0, text: close },
+  ];
+}
+
+function padLabels(fields: readonly string[]): (field: string) => string {
+  const width = Math.max(0, ...fields.map((f) => f.length));
+  return (field) => field.padEnd(width);
+}
+
+export function changeBody(change: Change): ChangeBody {
+  switch (change.action) {
+    case 'create':
+    case 'delete': {
+      const attributes = (change.action === 'create' ? change.after : change.before) as Attributes;
+      const sign: Sign = change.action === 'create' ? '+' : '-';
+      const label = padLabels(Object.keys(attributes));
+      const idLine: BodyLine[] =
+        change.action === 'delete'
+          ? [{ sign: '-', depth: 0, text: `${label('id')} = ${json(change.id)}` }]
+          : [];
+      return {
+        lines: [
+          ...idLine,
+          ...Object.entries(attributes).flatMap(([field, value]) => valueLines(sign, label(field), value)),
+        ],
+        hidden: 0,
+      };
+    }
+    case 'update': {
+      const label = padLabels(['id', ...change.fields]);
+      return {
+        lines: [
+          { sign: ' ', depth: 0, text: `${label('id')} = ${json(change.id)}` },
+          ...change.fields.flatMap((field) =>
+            diffValueLines(label(field), change.before[field], change.after[field]),
+          ),
+        ],
+        hidden: Object.keys(change.target).length - change.fields.length,
+      };
+    }
+    case 'replace': {
+      const fields = Object.keys(change.after);
+      const changed = fields.filter((f) => !isDeepStrictEqual(change.before[f], change.after[f]));
+      const label = padLabels(['id', ...changed]);
+      return {
+        lines: [
+          { sign: ' ', depth: 0, text: `${label('id')} = ${json(change.id)} -> (known after apply)` },
+          ...changed.flatMap((field) =>
+            diffValueLines(
+              label(field),
+              change.before[field],
+              change.after[field],
+              change.forcedBy.includes(field) ? '# forces replacement' : undefined,
+            ),
+          ),
+        ],
+        hidden: fields.length - changed.length,
+      };
+    }
+  }
+}

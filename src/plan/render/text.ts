@@ -1,0 +1,81 @@
+/** Terraform-style text plan. Returns a string; colour only when asked (the CLI decides). */
+import { styleText } from 'node:util';
+import type { Action, Change, Plan } from '../model.js';
+import { type BodyLine, changeBody } from './body.js';
+import {
+  actionsUsed,
+  address,
+  headline,
+  LEGEND,
+  NO_CHANGES,
+  planLine,
+  SYMBOL,
+  unmanagedLine,
+  warningLine,
+} from './summary.js';
+
+export interface TextOptions {
+  color: boolean;
+}
+
+type Style = Parameters<typeof styleText>[0];
+const ACTION_STYLE: Record<Action, Style> = {
+  create: 'green',
+  update: 'yellow',
+  delete: 'red',
+  replace: 'magenta',
+};
+const SIGN_STYLE: Record<string, Style> = { '+': 'green', '-': 'red', '~': 'yellow' };
+
+export function renderTextPlan(plan: Plan, options: TextOptions): string {
+  // The CLI has already decided (TTY, NO_COLOR, --no-color); styleText must not second-guess it.
+  const paint = (style: Style, text: string) =>
+    options.color ? styleText(style, text, { validateStream: false }) : text;
+  const out: string[] = [];
+
+  if (plan.changes.length > 0) {
+    out.push(
+      'wafctl will perform the following actions:',
+      '',
+      'Resource actions are indicated with the following symbols:',
+    );
+    for (const action of actionsUsed(plan)) {
+      out.push(`${paint(ACTION_STYLE[action], SYMBOL[action].padStart(3))} ${LEGEND[action]}`);
+    }
+    out.push('');
+    for (const change of plan.changes) out.push(...renderChange(change, paint), '');
+  }
+
+  for (const problem of plan.problems) {
+    out.push(`${paint('red', 'Error:')} ${address(problem)}: ${problem.message}`);
+  }
+  for (const warning of plan.warnings) out.push(`${paint('yellow', 'Warning:')} ${warningLine(warning)}`);
+  const unmanaged = unmanagedLine(plan);
+  if (unmanaged) out.push(unmanaged);
+  if (plan.problems.length + plan.warnings.length > 0 || unmanaged) out.push('');
+
+  out.push(plan.changes.length > 0 ? paint('bold', planLine(plan)) : NO_CHANGES);
+  return `${out.join('\n')}\n`;
+}
+
+function renderChange(change: Change, paint: (style: Style, text: string) => string): string[] {
+  const body = changeBody(change);
+  const symbol = paint(ACTION_STYLE[change.action], SYMBOL[change.action].padStart(3));
+  const lines = [
+    paint('bold', `  # ${headline(change)}`),
+    `${symbol} ${change.kind} ${JSON.stringify(change.key)} {`,
+    ...body.lines.map((line) => renderLine(line, paint)),
+  ];
+  if (body.hidden > 0) {
+    lines.push(`        # (${body.hidden} unchanged attribute${body.hidden === 1 ? '' : 's'} hidden)`);
+  }
+  lines.push('    }');
+  return lines;
+}
+
+function renderLine(line: BodyLine, paint: (style: Style, text: string) => string): string {
+  const style = SIGN_STYLE[line.sign];
+  const sign = style ? paint(style, line.sign) : line.sign;
+  const note = line.note ? ` ${paint('red', line.note)}` : '';
+  return `      ${'    '.repeat(line.depth)}${sign} ${line.text}${note}`;
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { renderJsonPlan } from '../../../src/plan/render/json.js';
+import { samplePlan } from '../fixtures.js';
+
+describe('renderJsonPlan', () => {
+  it('follows the contract: format_version 1, summary, and changes with kind/key/action/id/fields/before/after', () => {
+    const doc = JSON.parse(renderJsonPlan(samplePlan())) as {
+      format_version: number;
+      summary: Record<string, number>;
+      changes: Array<Record<string, unknown>>;
+    };
+    expect(doc.format_version).toBe(1);
+    expect(doc.summary).toEqual({ create: 1, update: 2, replace: 1, delete: 1, unchanged: 0, unmanaged: 1 });
+    expect(doc.changes.map((c) => [c.kind, c.key, c.action, c.id])).toEqual([
+      ['group', 'auditors', 'create', undefined],
+      ['group', 'soc-analysts', 'update', 'g-7'],
+      ['application_rule', 'shop.example.com/Block admin', 'update', 'ar-1'],
+      ['application_rule', 'shop.example.com/Block export', 'replace', 'ar-2'],
+      ['application_rule', 'shop.example.com/Old rule', 'delete', 'ar-3'],
+    ]);
+    expect(doc.changes[2]).toMatchObject({
+      fields: ['priority'],
+      before: { priority: 'low' },
+      after: { priority: 'high' },
+    });
+    expect(doc.changes[3]).toMatchObject({ forced_by: ['conditions'] });
+    for (const change of doc.changes) {
+      for (const field of ['kind', 'key', 'action', 'fields', 'before', 'after'])
+        expect(change).toHaveProperty(field);
+    }
+  });
+});
