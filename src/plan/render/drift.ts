@@ -1,0 +1,42 @@
+/**
+ * Drift reports: the same comparison as a plan, worded for a nightly job ("3 objects differ from
+ * the configuration") rather than as actions to approve.
+ */
+import type { Change, Plan } from '../model.js';
+import { planToJson } from './json.js';
+import { renderMarkdownPlan } from './markdown.js';
+import { address, SYMBOL, unmanagedLine, warningLine } from './summary.js';
+
+const DESCRIBE: Record<Change['action'], (c: Change) => string> = {
+  create: () => 'missing from the firewall',
+  update: (c) => `${c.fields.join(', ')} ${c.fields.length === 1 ? 'differs' : 'differ'}`,
+  replace: (c) => `${c.fields.join(', ')} differ (apply would replace it)`,
+  delete: () => 'not in the configuration (apply would delete it)',
+};
+
+export function driftHeadline(plan: Plan): string {
+  const n = plan.changes.length;
+  if (n === 0) return 'No drift: the firewall matches the configuration.';
+  return `Drift detected: ${n} ${n === 1 ? 'object differs' : 'objects differ'} from the configuration.`;
+}
+
+export function renderTextDrift(plan: Plan): string {
+  const out = [driftHeadline(plan)];
+  for (const change of plan.changes) {
+    out.push(`  ${SYMBOL[change.action].padStart(3)} ${address(change)}: ${DESCRIBE[change.action](change)}`);
+  }
+  for (const problem of plan.problems) out.push(`Error: ${address(problem)}: ${problem.message}`);
+  for (const warning of plan.warnings) out.push(`Warning: ${warningLine(warning)}`);
+  const unmanaged = unmanagedLine(plan);
+  if (unmanaged) out.push(unmanaged);
+  if (plan.changes.length > 0) out.push('Run `wafctl plan` for the full diff.');
+  return `${out.join('\n')}\n`;
+}
+
+export function renderMarkdownDrift(plan: Plan): string {
+  return renderMarkdownPlan(plan, { title: `wafctl drift: ${driftHeadline(plan)}` });
+}
+
+export function renderJsonDrift(plan: Plan): string {
+  return `${JSON.stringify({ drift: plan.changes.length > 0, objects: plan.changes.length, ...planToJson(plan) }, null, 2)}\n`;
+}
