@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { type ClientContext, call, paginatedRows } from './context.js';
+import { underKey } from './envelope.js';
+import { APPLICATION_RULE_FILTERS, type ApplicationRuleFilters, filtersToQuery } from './filters.js';
+import type { RequestSpec } from './http.js';
+import { collect } from './paginate.js';
+import { type ApplicationRule, applicationRuleSchema } from './records.js';
+import { pathSegment } from './url.js';
+
+/** One rule of a create request. */
+export interface ApplicationRuleInput {
+  actions: { firewall_action: string; firewall_name: string }[];
+  conditions: {
+    operator: string;
+    not_op?: boolean;
+    expressions: { expression: string }[];
+    targets: { target: string }[];
+  }[];
+  description: string;
+  priority: string;
+  rq_host: string;
+  username: string;
+  enabled?: boolean;
+  duration?: number | null;
+  start_time?: number | null;
+}
+
+/** What an update may change; conditions and actions are replaced by create + delete instead. */
+export type ApplicationRuleUpdate = Partial<
+  Pick<ApplicationRuleInput, 'description' | 'priority' | 'enabled' | 'duration' | 'start_time'>
+>;
+
+export interface ApplicationRulesApi {
+  /**
+   * Every page, de-duplicated. Rows with `complete: false` carried only a single `action` or no
+   * `conditions` and must be re-read with `get` before being compared.
+   */
+  list(filters?: ApplicationRuleFilters): Promise<ApplicationRule[]>;
+  iterate(filters?: ApplicationRuleFilters): AsyncIterable<ApplicationRule>;
+  /** Always complete (throws an invalid-response error otherwise). */
+  get(id: string): Promise<ApplicationRule>;
+  /** Resolves with the new ids, in the server's order. Never retried (see http.ts). */
+  create(rules: readonly ApplicationRuleInput[]): Promise<string[]>;
+  update(id: string, attrs: ApplicationRuleUpdate): Promise<string[]>;
+  updateMany(ids: readonly string[], attrs: ApplicationRuleUpdate): Promise<string[]>;
+  delete(ids: readonly string[]): Promise<string[]>;
+}
+
+const BASE = '/api/v1/application_rules';
+// All writes are documented as multipart/mixed carrying a JSON document (not a multipart body).
+const CONTENT_TYPE = 'multipart/mixed';
+
+const pageData = underKey('application_rules', z.array(applicationRuleSchema));
+const oneData = underKey(
+  'rule',
+  applicationRuleSchema.refine((rule) => rule.complete, {
+    message: 'expected the full rule (an actions array and conditions)',
+  }),
+);
+const idsData = underKey('rule_ids', z.array(z.string()));
+
+export function applicationRulesApi(ctx: ClientContext): ApplicationRulesApi {
+  // Filters are checked on the first `next()`, like every other failure of the listing.
+  async function* iterate(filters: ApplicationRuleFilters = {}) {
+    const query = filtersToQuery(APPLICATION_RULE_FILTERS, 'application-rules', filters);
+    yield* paginatedRows(ctx, BASE, query, pageData);
+  }
+  const write = async (spec: Omit<RequestSpec, 'contentType'>) =>
+    call(ctx, { ...spec, contentType: CONTENT_TYPE }, idsData);
+  return {
+    iterate,
+    list: async (filters) => collect(iterate(filters)),
+    get: async (id) =>
+      call(ctx, { method: 'GET', path: `${BASE}/${pathSegment(id, 'application rule id')}` }, oneData),
+    // Empty batches are answered locally: there is nothing to send, and no server reply to trust.
+    create: async (rules) =>
+      rules.length === 0 ? [] : write({ method: 'POST', path: BASE, body: { rules } }),
+    update: async (id, attrs) =>
+      write({ method: 'PUT', path: `${BASE}/${pathSegment(id, 'application rule id')}`, body: { attrs } }),
+    // The bulk update is documented with a trailing slash, unlike every other path.
+    updateMany: async (ids, attrs) =>
+      ids.length === 0 ? [] : write({ method: 'PUT', path: `${BASE}/`, body: { attrs, rule_ids: ids } }),
+    delete: async (ids) =>
+      ids.length === 0 ? [] : write({ method: 'DELETE', path: BASE, body: { rule_ids: ids } }),
+  };
+}

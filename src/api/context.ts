@@ -1,0 +1,42 @@
+/** What every resource family needs from the client: the HTTP layer and the listing settings. */
+import type { z } from 'zod';
+import { readData, readPage } from './envelope.js';
+import type { Http, RequestSpec } from './http.js';
+import { paginate } from './paginate.js';
+import type { QueryParams } from './url.js';
+
+export interface ClientContext {
+  http: Http;
+  pageSize: number;
+  concurrency: number;
+}
+
+/** One request whose envelope's `data` must match `data`. */
+export async function call<S extends z.ZodType>(
+  ctx: ClientContext,
+  spec: RequestSpec,
+  data: S,
+): Promise<z.output<S>> {
+  return readData(spec, await ctx.http.send(spec), data);
+}
+
+/** Every row of a paginated listing at `path` with these (already checked) filters. */
+export function paginatedRows<T extends { id: string }>(
+  ctx: ClientContext,
+  path: string,
+  filters: QueryParams,
+  rows: z.ZodType<T[]>,
+): AsyncGenerator<T, void, undefined> {
+  return paginate(
+    async (page, pageSize) => {
+      const spec: RequestSpec = {
+        method: 'GET',
+        path,
+        query: { ...filters, paginate: true, page, page_size: pageSize },
+      };
+      const { data, pagination } = readPage(spec, await ctx.http.send(spec), rows);
+      return { rows: data, pagination };
+    },
+    { path, pageSize: ctx.pageSize, concurrency: ctx.concurrency },
+  );
+}

@@ -1,0 +1,202 @@
+/**
+ * The one place that talks HTTP: an ofetch instance (base URL, bearer token, timeout, debug hooks),
+ * one attempt mapped to our errors, and retries around idempotent methods. Everything above this file
+ * sees either the parsed JSON body of a 2xx answer or a WafctlError.
+ */
+import { type FetchContext, FetchError, type FetchResponse, ofetch } from 'ofetch';
+import { WafctlError } from '../errors.js';
+import { redact } from '../secrets.js';
+import { ApiError, ApiNetworkError, InvalidResponseError, type RequestTarget } from './errors.js';
+import { type Clock, parseRetryAfter, type RetryPolicy, withRetries } from './retry.js';
+import { encodeQuery, type QueryParams } from './url.js';
+
+export interface HttpOptions {
+  baseUrl: string;
+  token: string;
+  timeoutMs: number;
+  retry: RetryPolicy;
+  clock: Clock;
+  /** Receives one line per request and per response; headers are never logged. */
+  log?: ((line: string) => void) | undefined;
+}
+
+export interface RequestSpec extends RequestTarget {
+  query?: QueryParams;
+  /** Serialised as JSON whatever the content type (application rules send JSON as multipart/mixed). */
+  body?: unknown;
+  /** Sent when given, with or without a body (group DELETE documents it as required). */
+  contentType?: 'application/json' | 'multipart/mixed';
+}
+
+export interface Http {
+  /** Resolves with the parsed JSON body of a 2xx answer. */
+  send(spec: RequestSpec): Promise<unknown>;
+}
+
+/** Failures where the request may never have reached the server, or the connection broke mid-way. */
+const RETRYABLE_NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+export function checkBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new WafctlError('CONNECTION', `invalid API URL ${JSON.stringify(redact(baseUrl))}`, {
+      userFault: true,
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new WafctlError('CONNECTION', `API URL must start with http:// or https://, got ${url.protocol}`, {
+      userFault: true,
+    });
+  }
+  return baseUrl;
+}
+
+function debugHooks(log: (line: string) => void, clock: Clock) {
+  const started = new WeakMap<object, { at: number; label: string }>();
+  const finish = (context: FetchContext, outcome: string) => {
+    const start = started.get(context);
+    if (start === undefined) return;
+    log(redact(`<-- ${outcome} ${start.label} (${clock.now() - start.at} ms)`));
+  };
+  return {
+    onRequest(context: FetchContext) {
+      // Before ofetch applies baseURL, `request` is the path with its query: no host, no headers.
+      const label = `${context.options.method ?? 'GET'} ${String(context.request)}`;
+      started.set(context, { at: clock.now(), label });
+      log(redact(`--> ${label}`));
+    },
+    onResponse(context: FetchContext) {
+      finish(context, String(context.response?.status ?? '???'));
+    },
+    onRequestError(context: FetchContext) {
+      finish(context, `ERR ${describeNetworkFailure(context.error).problem}`);
+    },
+  };
+}
+
+function innermostCause(error: unknown): unknown {
+  let current = error;
+  for (let depth = 0; depth < 8; depth++) {
+    const next = typeof current === 'object' && current !== null ? Reflect.get(current, 'cause') : undefined;
+    if (next === undefined || next === null) return current;
+    current = next;
+  }
+  return current;
+}
+
+function describeNetworkFailure(error: unknown): { problem: string; code?: string; timedOut: boolean } {
+  const root = innermostCause(error);
+  const name = typeof root === 'object' && root !== null ? Reflect.get(root, 'name') : undefined;
+  if (name === 'TimeoutError') return { problem: 'timed out', timedOut: true };
+  const code = typeof root === 'object' && root !== null ? Reflect.get(root, 'code') : undefined;
+  const message = typeof root === 'object' && root !== null ? Reflect.get(root, 'message') : undefined;
+  const text = typeof message === 'string' ? message : '';
+  if (typeof code === 'string') {
+    const extra = text !== '' && !text.includes(code) ? ` (${text})` : '';
+    return { problem: `${code}${extra}`, code, timedOut: false };
+  }
+  return { problem: text === '' ? 'no response' : text, timedOut: false };
+}
+
+function toNetworkError(target: RequestTarget, error: unknown, timeoutMs: number): Error {
+  if (!(error instanceof FetchError)) return error instanceof Error ? error : new Error(String(error));
+  const failure = describeNetworkFailure(error.cause);
+  const root = innermostCause(error.cause);
+  // The FetchError itself is not kept as cause: it holds the request options, headers included.
+  const cause = root instanceof Error ? root : undefined;
+  if (failure.timedOut) {
+    return new ApiNetworkError(target, `timed out after ${timeoutMs} ms`, { retryable: true, cause });
+  }
+  const retryable = failure.code !== undefined && RETRYABLE_NETWORK_CODES.has(failure.code);
+  return new ApiNetworkError(target, `network error: ${failure.problem}`, { retryable, cause });
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function toApiError(target: RequestTarget, status: number, text: string, retryAfterMs?: number): ApiError {
+  const parsed = parseJson(text);
+  const body = parsed.ok && typeof parsed.value === 'object' && parsed.value !== null ? parsed.value : {};
+  const message = Reflect.get(body, 'message');
+  const errors = Reflect.get(body, 'errors');
+  return new ApiError({
+    ...target,
+    status,
+    ...(typeof message === 'string' && message !== '' ? { serverMessage: message } : {}),
+    ...(Array.isArray(errors) ? { details: errors.filter((e): e is string => typeof e === 'string') } : {}),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+  });
+}
+
+export function createHttp(options: HttpOptions): Http {
+  const { clock, timeoutMs } = options;
+  const fetcher = ofetch.create({
+    baseURL: checkBaseUrl(options.baseUrl),
+    headers: { authorization: `Bearer ${options.token}`, accept: 'application/json' },
+    timeout: timeoutMs,
+    retry: false, // see retry.ts for why retries are not ofetch's
+    responseType: 'text', // parsed here, so that a non-JSON body is reported, not guessed at
+    ignoreResponseError: true, // statuses are mapped here, to ApiError
+    ...(options.log === undefined ? {} : debugHooks(options.log, clock)),
+  });
+
+  async function attemptOnce(spec: RequestSpec): Promise<unknown> {
+    const target: RequestTarget = { method: spec.method, path: spec.path };
+    const query = spec.query === undefined ? '' : encodeQuery(spec.query);
+    const headers: Record<string, string> = spec.contentType ? { 'content-type': spec.contentType } : {};
+    let response: FetchResponse<string>;
+    try {
+      response = await fetcher.raw<string, 'text'>(query === '' ? spec.path : `${spec.path}?${query}`, {
+        method: spec.method,
+        headers,
+        ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
+      });
+    } catch (error) {
+      throw toNetworkError(target, error, timeoutMs);
+    }
+    const text = typeof response._data === 'string' ? response._data : '';
+    if (response.status < 200 || response.status > 299) {
+      const retryAfter = parseRetryAfter(response.headers.get('retry-after'), clock.now());
+      throw toApiError(target, response.status, text, retryAfter);
+    }
+    if (text.trim() === '') throw new InvalidResponseError(target, 'empty body');
+    const parsed = parseJson(text);
+    if (!parsed.ok) {
+      const type = response.headers.get('content-type') ?? 'no content-type';
+      throw new InvalidResponseError(target, `body is not JSON (${type})`);
+    }
+    return parsed.value;
+  }
+
+  const onRetry =
+    options.log === undefined
+      ? undefined
+      : ({ retryNumber, delayMs, error }: { retryNumber: number; delayMs: number; error: Error }) =>
+          options.log?.(redact(`retry ${retryNumber} in ${delayMs} ms after: ${error.message}`));
+
+  return {
+    send(spec) {
+      // POST is never retried: a create whose answer was lost may have been applied, and sending it
+      // again would create a duplicate (application rules have no server-side unique key). After an
+      // ambiguous POST failure the applier re-reads by natural key instead.
+      if (spec.method === 'POST') return attemptOnce(spec);
+      return withRetries(() => attemptOnce(spec), options.retry, clock, onRetry);
+    },
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * The typed client of the WAF management API: one namespace per resource family, one function per
+ * documented endpoint. It never prints: debug lines go to the `log` callback, failures are
+ * WafctlErrors (ApiError, InvalidResponseError, ApiNetworkError, IncompleteListingError).
+ */
+import { WafctlError } from '../errors.js';
+import { registerSecret } from '../secrets.js';
+import { type ApplicationRulesApi, applicationRulesApi } from './application-rules.js';
+import type { ClientContext } from './context.js';
+import { type ListKind, parseFilterStrings } from './filters.js';
+import { type GroupsApi, groupsApi } from './groups.js';
+import { createHttp } from './http.js';
+import { type NotificationsApi, notificationsApi } from './notifications.js';
+import type { ApplicationRule, Group, Notification, Rule, Schedule } from './records.js';
+import { type Clock, DEFAULT_RETRY_POLICY, type RetryPolicy, SYSTEM_CLOCK } from './retry.js';
+import { type RulesApi, rulesApi } from './rules.js';
+import { type SchedulesApi, schedulesApi } from './schedules.js';
+
+export interface ApiClientOptions {
+  /** `http(s)://host[:port][/prefix]`, with or without a trailing slash; `/api/v1/...` is appended. */
+  baseUrl: string;
+  token: string;
+  /** Per attempt. Default 30 s. */
+  timeoutMs?: number;
+  /** Retries of GET, PUT and DELETE (POST is never retried). */
+  retry?: Partial<RetryPolicy>;
+  /** Rows asked for per page (the server may cap it). Default 1000. */
+  pageSize?: number;
+  /** Pages fetched at once. Default 8. */
+  concurrency?: number;
+  /** One line per request, response and retry (method, path with query, status, duration). */
+  log?: (line: string) => void;
+  /** Time and randomness; tests replace `sleep` so that no test waits for real. */
+  clock?: Partial<Clock>;
+}
+
+export interface RecordsByKind {
+  groups: Group;
+  rules: Rule;
+  'application-rules': ApplicationRule;
+  notifications: Notification;
+  schedules: Schedule;
+}
+
+export interface ApiClient {
+  groups: GroupsApi;
+  rules: RulesApi;
+  applicationRules: ApplicationRulesApi;
+  notifications: NotificationsApi;
+  schedules: SchedulesApi;
+  /**
+   * For `wafctl get KIND --filter NAME=VALUE`: checks each name against the documented filters of
+   * KIND (an unknown one throws a USAGE error listing the valid names) and converts the values.
+   */
+  listWithFilters<K extends ListKind>(
+    kind: K,
+    filters: Readonly<Record<string, string>>,
+  ): Promise<RecordsByKind[K][]>;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  const chosen = value ?? fallback;
+  if (!Number.isSafeInteger(chosen) || chosen < 1) {
+    throw new WafctlError('USAGE', `${name} must be a positive integer, got ${chosen}`, { userFault: true });
+  }
+  return chosen;
+}
+
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  if (options.token === '') throw new WafctlError('CONNECTION', 'no API token given', { userFault: true });
+  registerSecret(options.token);
+  const retry: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  positiveInteger('retry attempts', retry.attempts, 1);
+  for (const [name, value] of Object.entries(retry)) {
+    if (!Number.isFinite(value) || value < 0) {
+      throw new WafctlError('USAGE', `retry ${name} must be a non-negative number, got ${value}`, {
+        userFault: true,
+      });
+    }
+  }
+  const ctx: ClientContext = {
+    http: createHttp({
+      baseUrl: options.baseUrl,
+      token: options.token,
+      timeoutMs: positiveInteger('timeout', options.timeoutMs, 30_000),
+      retry,
+      clock: { ...SYSTEM_CLOCK, ...options.clock },
+      log: options.log,
+    }),
+    pageSize: positiveInteger('page size', options.pageSize, 1000),
+    concurrency: positiveInteger('concurrency', options.concurrency, 8),
+  };
+  const client = {
+    groups: groupsApi(ctx),
+    rules: rulesApi(ctx),
+    applicationRules: applicationRulesApi(ctx),
+    notifications: notificationsApi(ctx),
+    schedules: schedulesApi(ctx),
+  };
+  // Filters were checked against the kind's own table, so handing them on as that kind's type is sound.
+  const listers: { [K in ListKind]: (filters: object) => Promise<RecordsByKind[K][]> } = {
+    groups: () => client.groups.list(),
+    rules: (filters) => client.rules.list(filters),
+    'application-rules': (filters) => client.applicationRules.list(filters),
+    notifications: () => client.notifications.list(),
+    schedules: (filters) => client.schedules.list(filters),
+  };
+  return {
+    ...client,
+    listWithFilters: async (kind, filters) => listers[kind](parseFilterStrings(kind, filters)),
+  };
+}
+
+export type { ApplicationRuleInput, ApplicationRuleUpdate } from './application-rules.js';
+export {
+  ApiError,
+  type ApiErrorDetails,
+  ApiNetworkError,
+  type HttpMethod,
+  IncompleteListingError,
+  InvalidResponseError,
+} from './errors.js';
+export {
+  APPLICATION_RULE_FILTERS,
+  type ApplicationRuleFilters,
+  FILTERS_BY_KIND,
+  type FilterTable,
+  type FilterType,
+  type ListKind,
+  RULE_FILTERS,
+  type RuleFilters,
+  SCHEDULE_FILTERS,
+  type ScheduleFilters,
+} from './filters.js';
+export type { GroupInput } from './groups.js';
+export type { NotificationInput, NotificationSettingsInput, NotificationUpdate } from './notifications.js';
+export type {
+  Action,
+  ApplicationRule,
+  Condition,
+  Group,
+  GroupPermission,
+  Notification,
+  Rule,
+  Schedule,
+} from './records.js';
+export type { Clock, RetryPolicy } from './retry.js';
+export type { ScheduleInput } from './schedules.js';
+export type { ApplicationRulesApi, GroupsApi, NotificationsApi, RulesApi, SchedulesApi };

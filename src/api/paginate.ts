@@ -1,0 +1,111 @@
+/**
+ * Reading every page of a paginated listing, without trusting the server to behave as documented:
+ * the page base (0 or 1) is detected, a silently capped page_size is detected, remaining pages are
+ * fetched concurrently (bounded by p-limit), rows are de-duplicated by id, and a listing whose
+ * distinct rows fall short of `total_count` throws instead of looking complete.
+ */
+import pLimit from 'p-limit';
+import type { Pagination } from './envelope.js';
+import { ApiError, IncompleteListingError } from './errors.js';
+
+export interface Page<T> {
+  rows: readonly T[];
+  pagination: Pagination;
+}
+
+export type PageFetcher<T> = (page: number, pageSize: number) => Promise<Page<T>>;
+
+export interface PaginateOptions {
+  /** For error messages: the listing's API path. */
+  path: string;
+  pageSize: number;
+  /** Pages in flight at once. */
+  concurrency: number;
+}
+
+/** The spec's message for a bad `page`/`page_size`; a server rejecting page 0 with it counts from 1. */
+const PAGINATION_FIELDS_ERROR = /pagination fields/i;
+
+/** How many pages may be requested ahead of the one being yielded: bounds memory on huge listings. */
+const LOOKAHEAD_PER_SLOT = 4;
+
+async function readFirstPage<T>(fetchPage: PageFetcher<T>, pageSize: number) {
+  let page: Page<T>;
+  try {
+    page = await fetchPage(0, pageSize);
+  } catch (error) {
+    const rejectsPageZero =
+      error instanceof ApiError &&
+      error.status === 400 &&
+      PAGINATION_FIELDS_ERROR.test(error.serverMessage ?? '');
+    if (!rejectsPageZero) throw error;
+    return { page: await fetchPage(1, pageSize), base: 1 };
+  }
+  // Asked for page 0, was told this is page 1: the server counts from 1 and clamped our index.
+  if (page.pagination.page === 1) return { page, base: 1 };
+  // Nothing on page 0 although rows exist: page 0 lies before a 1-based first page.
+  if (page.rows.length === 0 && page.pagination.total_count > 0)
+    return { page: await fetchPage(1, pageSize), base: 1 };
+  return { page, base: 0 };
+}
+
+/** Rows not met before (a row may sit on two pages when the listing shifts while being read). */
+function* unseen<T extends { id: string }>(rows: readonly T[], seen: Set<string>): Generator<T> {
+  for (const row of rows) {
+    if (seen.has(row.id)) continue;
+    seen.add(row.id);
+    yield row;
+  }
+}
+
+export async function* paginate<T extends { id: string }>(
+  fetchPage: PageFetcher<T>,
+  options: PaginateOptions,
+): AsyncGenerator<T, void, undefined> {
+  const { page: first, base } = await readFirstPage(fetchPage, options.pageSize);
+  const { total_count: totalCount, total_pages: totalPages } = first.pagination;
+  // A first page that is not the last but holds fewer (or more) rows than asked for tells the
+  // server's real page size; later pages are requested with it so that page offsets line up.
+  const pageSize =
+    first.rows.length > 0 && totalCount > first.rows.length ? first.rows.length : options.pageSize;
+  const pageCount = Math.max(totalPages, Math.ceil(totalCount / pageSize));
+
+  const limit = pLimit(options.concurrency);
+  const scheduled: Promise<Page<T>>[] = [];
+  let nextIndex = 1;
+  const scheduleAhead = () => {
+    while (nextIndex < pageCount && scheduled.length < options.concurrency * LOOKAHEAD_PER_SLOT) {
+      const pageNumber = base + nextIndex++;
+      const pending = limit(() => fetchPage(pageNumber, pageSize));
+      // Marked handled: if the caller stops early, a page that fails later must not crash the process.
+      pending.catch(() => {});
+      scheduled.push(pending);
+    }
+  };
+
+  const seen = new Set<string>();
+  let expected = totalCount;
+  try {
+    scheduleAhead();
+    yield* unseen(first.rows, seen);
+    for (let pending = scheduled.shift(); pending !== undefined; pending = scheduled.shift()) {
+      const page = await pending;
+      // An empty page means the rows ran out: asking for the pages after it would only multiply
+      // requests (by a bogus total_count, possibly millions); the count check below reports the gap.
+      if (page.rows.length === 0) nextIndex = pageCount;
+      scheduleAhead();
+      // A listing that grows or shrinks while being read must still add up to its largest count.
+      expected = Math.max(expected, page.pagination.total_count);
+      yield* unseen(page.rows, seen);
+    }
+  } finally {
+    limit.clearQueue();
+  }
+  if (seen.size < expected) throw new IncompleteListingError(options.path, seen.size, expected);
+}
+
+export async function collect<T>(rows: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const row of rows) out.push(row);
+  return out;
+}

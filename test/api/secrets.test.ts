@@ -1,0 +1,76 @@
+import { inspect } from 'node:util';
+import nock from 'nock';
+import { describe, expect, it } from 'vitest';
+import { answer, BASE, makeClient, ok, TOKEN, useNock } from './helpers.js';
+
+useNock();
+
+/** Every way an error or a log line could end up as text somewhere. */
+function renderings(error: unknown): string[] {
+  const e = error as Error;
+  const cause = (e as { cause?: unknown }).cause;
+  return [String(e), e.message, JSON.stringify(e), inspect(e, { depth: 10 }), String(cause), inspect(cause)];
+}
+
+describe('the token never leaks', () => {
+  it('not from a server that echoes it in its error message and details', async () => {
+    const lines: string[] = [];
+    const { client } = makeClient({ log: (l) => lines.push(l) });
+    answer(nock(BASE).get('/api/v1/groups'), 403, {
+      status: 'error',
+      message: `Forbidden: token ${TOKEN} unknown`,
+      errors: [`Bearer ${TOKEN}`, encodeURIComponent(TOKEN)],
+    });
+
+    const error = await client.groups.list().catch((e: unknown) => e);
+
+    expect((error as Error).message).toBe(
+      '[GET] /api/v1/groups: 403 Forbidden: token [REDACTED] unknown (Bearer [REDACTED]; [REDACTED])',
+    );
+    for (const text of [...renderings(error), ...lines]) expect(text).not.toContain(TOKEN);
+  });
+
+  it('not from a network error, a timeout or an invalid response', async () => {
+    const lines: string[] = [];
+    const { client } = makeClient({ log: (l) => lines.push(l), timeoutMs: 25, retry: { attempts: 1 } });
+    nock(BASE)
+      .get('/api/v1/groups')
+      .replyWithError({ code: 'ECONNRESET', message: `reset by ${TOKEN}` });
+    nock(BASE)
+      .get('/api/v1/settings/notifications')
+      .delay(2_000)
+      .reply(200, ok({ notifications: [] }));
+    answer(nock(BASE).get('/api/v1/rules/r-1'), 200, {
+      status: 'ok',
+      data: { rule: { id: 1, note: TOKEN } },
+    });
+
+    const errors = [
+      await client.groups.list().catch((e: unknown) => e),
+      await client.notifications.list().catch((e: unknown) => e),
+      await client.rules.get('r-1').catch((e: unknown) => e),
+    ];
+
+    expect(errors.map((e) => (e as { code?: string }).code)).toEqual([
+      'API_NETWORK',
+      'API_NETWORK',
+      'API_RESPONSE_INVALID',
+    ]);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const text of [...errors.flatMap(renderings), ...lines]) expect(text).not.toContain(TOKEN);
+  });
+
+  it('not from a query value that happens to contain it', async () => {
+    const lines: string[] = [];
+    const { client } = makeClient({ log: (l) => lines.push(l) });
+    answer(nock(BASE).get('/api/v1/rules').query(true), 400, {
+      status: 'error',
+      message: 'Error with filters',
+    });
+
+    const error = await client.rules.list({ pattern: TOKEN }).catch((e: unknown) => e);
+
+    expect(lines[0]).toContain('pattern=[REDACTED]');
+    for (const text of [...renderings(error), ...lines]) expect(text).not.toContain(TOKEN);
+  });
+});
