@@ -64,17 +64,5 @@ export function pendingCommands(): Command[] {
       ),
   ).action(notAvailable('get'));
 
-  const emulator = new Command('emulator')
-    .description('serve the WAF management API locally (for pipelines, demos and tests)')
-    .option('--host <H>', 'interface to listen on', '127.0.0.1')
-    .option('--port <N>', 'port to listen on (0 picks a free port)', '8080')
-    .option('--admin-token <T>', 'administrator token (env: WAF_EMULATOR_ADMIN_TOKEN)')
-    .option('--state <FILE>', 'persist state to FILE (JSON, written atomically after every change)')
-    .option('--seed <FILE>', 'seed users and read-only rules from FILE (JSON or YAML)')
-    .option('--latency <MS>', 'delay every request by MS milliseconds')
-    .option('--fault-rate <R>', 'probability (0..1) of injecting a fault into a request')
-    .option('--fault-seed <S>', 'seed for reproducible faults')
-    .action(notAvailable('emulator'));
-
-  return [validate, plan, apply, drift, exportCmd, get, emulator];
+  return [validate, plan, apply, drift, exportCmd, get];
 }

@@ -1,5 +1,6 @@
 /** Builds the commander program: global options and one command per file in this folder. */
 import { Command } from 'commander';
+import { emulatorCommand } from './emulator.js';
 import { pendingCommands } from './pending.js';
 import { packageVersion } from './version.js';
 
@@ -12,5 +13,6 @@ export function buildProgram(): Command {
     .exitOverride();
 
   for (const command of pendingCommands()) program.addCommand(command.exitOverride());
+  program.addCommand(emulatorCommand().exitOverride());
   return program;
 }

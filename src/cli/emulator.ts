@@ -1,0 +1,104 @@
+/**
+ * `wafctl emulator`: serve the API locally until SIGINT/SIGTERM. The emulator module (zod, yaml, the
+ * whole server) is imported inside the action, so `wafctl --version` never pays for it.
+ */
+import { Command } from 'commander';
+import { WafctlError } from '../errors.js';
+import { registerSecret } from '../secrets.js';
+import { writeOut } from './output.js';
+
+interface EmulatorFlags {
+  host: string;
+  port: string;
+  adminToken?: string;
+  state?: string;
+  seed?: string;
+  latency?: string;
+  faultRate?: string;
+  faultSeed?: string;
+}
+
+function usage(message: string): WafctlError {
+  return new WafctlError('USAGE', message, { userFault: true });
+}
+
+function parseNumber(flag: string, raw: string | undefined, check: (n: number) => boolean, expected: string) {
+  if (raw === undefined) return undefined;
+  const value = raw.trim() === '' ? Number.NaN : Number(raw);
+  if (!check(value)) throw usage(`${flag} must be ${expected}, got '${raw}'.`);
+  return value;
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+async function runEmulator(flags: EmulatorFlags): Promise<void> {
+  const port = parseNumber(
+    '--port',
+    flags.port,
+    (n) => Number.isInteger(n) && n >= 0 && n <= 65535,
+    'an integer from 0 to 65535',
+  );
+  const latencyMs = parseNumber(
+    '--latency',
+    flags.latency,
+    (n) => Number.isInteger(n) && n >= 0,
+    'an integer >= 0 (milliseconds)',
+  );
+  const faultRate = parseNumber(
+    '--fault-rate',
+    flags.faultRate,
+    (n) => n >= 0 && n <= 1,
+    'a number from 0 to 1',
+  );
+  const faultSeed = parseNumber('--fault-seed', flags.faultSeed, Number.isSafeInteger, 'an integer');
+  const adminToken = flags.adminToken ?? (process.env.WAF_EMULATOR_ADMIN_TOKEN || undefined);
+  registerSecret(adminToken);
+
+  const { loadSeedFile, startEmulator } = await import('../emulator/index.js');
+  const seed = flags.seed === undefined ? undefined : await loadSeedFile(flags.seed);
+  const seedHasToken = seed?.users?.some((user) => user.token !== undefined) ?? false;
+  if (adminToken === undefined && !seedHasToken) {
+    throw usage(
+      'the emulator needs a token to accept requests: pass --admin-token T, set WAF_EMULATOR_ADMIN_TOKEN, ' +
+        'or give --seed FILE with users that have a token.',
+    );
+  }
+  const emulator = await startEmulator({
+    host: flags.host,
+    port,
+    adminToken,
+    statePath: flags.state,
+    seed,
+    latencyMs,
+    faultRate,
+    faultSeed,
+  });
+  // Listening already: this line is the "ready" signal scripts wait for.
+  writeOut(emulator.url);
+  await waitForSignal();
+  await emulator.close();
+}
+
+export function emulatorCommand(): Command {
+  return new Command('emulator')
+    .description('serve the WAF management API locally (for pipelines, demos and tests)')
+    .option('--host <H>', 'interface to listen on', '127.0.0.1')
+    .option('--port <N>', 'port to listen on (0 picks a free port)', '8080')
+    .option('--admin-token <T>', 'administrator token (env: WAF_EMULATOR_ADMIN_TOKEN)')
+    .option('--state <FILE>', 'persist state to FILE (JSON, written atomically after every change)')
+    .option('--seed <FILE>', 'seed users and read-only rules from FILE (JSON or YAML)')
+    .option('--latency <MS>', 'delay every request by MS milliseconds')
+    .option('--fault-rate <R>', 'probability (0..1) of injecting a fault into a request')
+    .option('--fault-seed <S>', 'seed for reproducible faults')
+    .action((flags: EmulatorFlags) => runEmulator(flags));
+}

@@ -1,0 +1,123 @@
+/**
+ * The wafctl emulator: a local, in-memory fake of the whole WAF management API, the way localstack
+ * fakes AWS. Used by `wafctl emulator`, by `--url embedded`, and by the end-to-end tests.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WafctlError } from '../errors.js';
+import { registerSecret } from '../secrets.js';
+import { Authenticator } from './auth.js';
+import { DEMO_RULES, DEMO_USERS } from './demo-directory.js';
+import { FaultInjector, type FaultKind } from './faults.js';
+import { BODY_LIMIT_BYTES } from './http.js';
+import { loadState, StateWriter } from './persistence.js';
+import { type ApplicationRuleListShape, Router } from './router.js';
+import { API_ROUTES } from './routes/index.js';
+import { type EmulatorSeed, parseSeed } from './seed.js';
+import { createRequestListener } from './server.js';
+import { RequestStats } from './stats.js';
+import { Store } from './store.js';
+
+export type { FaultKind } from './faults.js';
+export type { ApplicationRuleListShape } from './router.js';
+export { type EmulatorSeed, loadSeedFile } from './seed.js';
+
+export interface EmulatorOptions {
+  /** Default '127.0.0.1'. */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  /** Administrator token: everything is allowed. */
+  adminToken?: string;
+  /** Persist the store to this JSON file (atomically, after every change); loaded at start if present. */
+  statePath?: string;
+  /** Users (with tokens) and read-only rules; replaces the demo directory key by key. */
+  seed?: EmulatorSeed;
+  /** Added to every API request. */
+  latencyMs?: number;
+  /** Probability (0..1) that an API request gets a fault. */
+  faultRate?: number;
+  /** Seed of the fault PRNG, for reproducible runs (default: random). */
+  faultSeed?: number;
+  /** Restrict injected faults to these kinds (default: all four); lets tests force one kind. */
+  faultKinds?: readonly FaultKind[];
+  /** Shape of application-rule list rows (default 'full'; see routes/application-rules.ts). */
+  applicationRuleListShape?: ApplicationRuleListShape;
+}
+
+export interface RunningEmulator {
+  /** `http://HOST:PORT`, no trailing slash. */
+  url: string;
+  close(): Promise<void>;
+}
+
+function checkOptions(options: EmulatorOptions): void {
+  const problems: string[] = [];
+  const { port, latencyMs, faultRate, faultSeed } = options;
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+    problems.push('port must be an integer from 0 to 65535');
+  }
+  if (latencyMs !== undefined && !(Number.isFinite(latencyMs) && latencyMs >= 0)) {
+    problems.push('latency must be a number of milliseconds >= 0');
+  }
+  if (faultRate !== undefined && !(Number.isFinite(faultRate) && faultRate >= 0 && faultRate <= 1)) {
+    problems.push('fault rate must be a number from 0 to 1');
+  }
+  if (faultSeed !== undefined && !Number.isInteger(faultSeed)) problems.push('fault seed must be an integer');
+  if (problems.length > 0)
+    throw new WafctlError('USAGE', `emulator: ${problems.join('; ')}`, { userFault: true });
+}
+
+function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      const reason = error.code === 'EADDRINUSE' ? 'the address is already in use' : error.message;
+      reject(
+        new WafctlError('USAGE', `emulator cannot listen on ${host}:${port}: ${reason}`, { cause: error }),
+      );
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  checkOptions(options);
+  registerSecret(options.adminToken);
+  const seed = options.seed === undefined ? {} : parseSeed(options.seed, 'seed');
+  const saved = options.statePath === undefined ? undefined : await loadState(options.statePath);
+  // A state file wins over the seed and the demo for everything it holds; tokens only ever come
+  // from the seed (they are never written to the state file).
+  const store = saved
+    ? Store.fromState(saved)
+    : Store.fromDirectory(seed.users ?? DEMO_USERS, seed.rules ?? DEMO_RULES);
+  const writer =
+    options.statePath === undefined ? undefined : new StateWriter(options.statePath, () => store.snapshot());
+  const listener = createRequestListener({
+    router: new Router(API_ROUTES),
+    store,
+    auth: new Authenticator(options.adminToken, seed.users ?? []),
+    stats: new RequestStats(),
+    faults: new FaultInjector(options.faultRate ?? 0, options.faultSeed, options.faultKinds),
+    writer,
+    latencyMs: options.latencyMs ?? 0,
+    bodyLimit: BODY_LIMIT_BYTES,
+    listShape: options.applicationRuleListShape ?? 'full',
+  });
+  const server = createServer(listener);
+  const host = options.host ?? '127.0.0.1';
+  const address = await listen(server, host, options.port ?? 0);
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await writer?.idle();
+    },
+  };
+}

@@ -1,0 +1,198 @@
+/** /api/v1/groups: administrators only. Members must exist in the user directory. */
+import { z } from 'zod';
+import { permissionById } from '../../domain.js';
+import type { Group, StoredPermission } from '../records.js';
+import { changed, fail, ok, type Route, type RouteContext, type RouteResult } from '../router.js';
+import type { Store } from '../store.js';
+import { nonEmptyString, parseWith } from '../validation.js';
+
+const MESSAGES = {
+  list: 'List of groups',
+  retrieved: 'Group retrieved',
+  retrieveError: 'Error retrieving group',
+  created: 'Group created succesfully',
+  createError: 'Error creating new group',
+  updated: 'Group updated succesfully',
+  updateError: 'Error updating the group.',
+  deleted: 'Group deleted succesfully',
+  deleteError: 'Error deleting the group.',
+} as const;
+
+const permissionInput = z.strictObject({ permission_id: z.int().min(0).max(3), service_id: z.string() });
+
+const attrsShape = {
+  name: nonEmptyString,
+  description: z.string(),
+  is_admin: z.boolean(),
+  permissions: z.array(permissionInput),
+  user_ids: z.array(nonEmptyString),
+};
+const createBody = z.strictObject({
+  attrs: z.strictObject({
+    ...attrsShape,
+    description: attrsShape.description.default(''),
+    is_admin: attrsShape.is_admin.default(false),
+    permissions: attrsShape.permissions.default([]),
+    user_ids: attrsShape.user_ids.default([]),
+  }),
+});
+const updateBody = z.strictObject({ attrs: z.strictObject(attrsShape).partial() });
+
+type PermissionInput = z.output<typeof permissionInput>;
+
+function summary(group: Group): Record<string, unknown> {
+  const { id, name, description, is_admin, created_at, updated_at } = group;
+  return { id, name, description, is_admin, created_at, updated_at };
+}
+
+function detail(group: Group, store: Store): Record<string, unknown> {
+  return {
+    ...summary(group),
+    permissions: group.permissions.map((p) => ({
+      permission_id: p.permission_id,
+      permission_name: permissionById(p.permission_id)?.name ?? '',
+      permission_description: permissionById(p.permission_id)?.description ?? '',
+      service_id: p.service_id,
+      service_name: p.service_id === '' ? 'default' : p.service_id,
+      inserted_at: p.inserted_at,
+      expired_at: p.expired_at,
+    })),
+    users: group.user_ids.map((id) => ({ id, username: store.usernameOf(id) })),
+  };
+}
+
+/** Problems with a group's name and members; `selfId` is the group being updated, if any. */
+function checkReferences(
+  store: Store,
+  name: string | undefined,
+  userIds: readonly string[],
+  selfId?: string,
+) {
+  const errors: string[] = [];
+  if (name !== undefined) {
+    for (const group of store.groups.values()) {
+      if (group.name === name && group.id !== selfId)
+        errors.push(`attrs.name: a group named '${name}' exists`);
+    }
+  }
+  for (const id of userIds) if (!store.users.has(id)) errors.push(`attrs.user_ids: unknown user id '${id}'`);
+  return errors;
+}
+
+/** Same permission on the same service twice is one permission; entries kept keep their inserted_at. */
+function mergePermissions(old: readonly StoredPermission[], wanted: readonly PermissionInput[], now: string) {
+  const result: StoredPermission[] = [];
+  const key = (p: PermissionInput) => `${p.permission_id}\u0000${p.service_id}`;
+  const seen = new Set<string>();
+  for (const p of wanted) {
+    if (seen.has(key(p))) continue;
+    seen.add(key(p));
+    const kept = old.find((o) => key(o) === key(p));
+    result.push(
+      kept ?? {
+        permission_id: p.permission_id,
+        service_id: p.service_id,
+        inserted_at: now,
+        expired_at: null,
+      },
+    );
+  }
+  return result;
+}
+
+function create({ body, store }: RouteContext): RouteResult {
+  const parsed = parseWith(createBody, body);
+  if (!parsed.ok) return fail(MESSAGES.createError, parsed.errors);
+  const attrs = parsed.value.attrs;
+  const errors = checkReferences(store, attrs.name, attrs.user_ids);
+  if (errors.length > 0) return fail(MESSAGES.createError, errors);
+  const now = store.nowIso();
+  const group: Group = {
+    id: store.nextId('group'),
+    name: attrs.name,
+    description: attrs.description,
+    is_admin: attrs.is_admin,
+    created_at: now,
+    updated_at: now,
+    permissions: mergePermissions([], attrs.permissions, now),
+    user_ids: [...new Set(attrs.user_ids)],
+  };
+  store.groups.set(group.id, group);
+  return changed(MESSAGES.created, { group: detail(group, store) });
+}
+
+function update({ body, store, params }: RouteContext): RouteResult {
+  const group = store.groups.get(params.id ?? '');
+  if (group === undefined) return fail(MESSAGES.updateError, [`id: no group with id '${params.id}'`]);
+  const parsed = parseWith(updateBody, body);
+  if (!parsed.ok) return fail(MESSAGES.updateError, parsed.errors);
+  const attrs = parsed.value.attrs;
+  const errors = checkReferences(store, attrs.name, attrs.user_ids ?? [], group.id);
+  if (errors.length > 0) return fail(MESSAGES.updateError, errors);
+  const now = store.nowIso();
+  const updated: Group = {
+    ...group,
+    name: attrs.name ?? group.name,
+    description: attrs.description ?? group.description,
+    is_admin: attrs.is_admin ?? group.is_admin,
+    permissions: attrs.permissions
+      ? mergePermissions(group.permissions, attrs.permissions, now)
+      : group.permissions,
+    user_ids: attrs.user_ids ? [...new Set(attrs.user_ids)] : group.user_ids,
+    updated_at: now,
+  };
+  store.groups.set(group.id, updated);
+  return changed(MESSAGES.updated, { group: detail(updated, store) });
+}
+
+export const groupRoutes: Route[] = [
+  {
+    method: 'GET',
+    template: '/api/v1/groups',
+    privilege: 'groups',
+    body: 'none',
+    errorMessage: MESSAGES.retrieveError,
+    handle: ({ store }) => ok(MESSAGES.list, { groups: [...store.groups.values()].map(summary) }),
+  },
+  {
+    method: 'GET',
+    template: '/api/v1/groups/{id}',
+    privilege: 'groups',
+    body: 'none',
+    errorMessage: MESSAGES.retrieveError,
+    handle: ({ store, params }) => {
+      const group = store.groups.get(params.id ?? '');
+      if (group === undefined) return fail(MESSAGES.retrieveError, [`id: no group with id '${params.id}'`]);
+      return ok(MESSAGES.retrieved, { groups: [detail(group, store)] });
+    },
+  },
+  {
+    method: 'POST',
+    template: '/api/v1/groups',
+    privilege: 'groups',
+    body: 'json',
+    errorMessage: MESSAGES.createError,
+    handle: create,
+  },
+  {
+    method: 'PUT',
+    template: '/api/v1/groups/{id}',
+    privilege: 'groups',
+    body: 'json',
+    errorMessage: MESSAGES.updateError,
+    handle: update,
+  },
+  {
+    method: 'DELETE',
+    template: '/api/v1/groups/{id}',
+    privilege: 'groups',
+    body: 'json-ignored',
+    errorMessage: MESSAGES.deleteError,
+    handle: ({ store, params }) => {
+      const group = store.groups.get(params.id ?? '');
+      if (group === undefined) return fail(MESSAGES.deleteError, [`id: no group with id '${params.id}'`]);
+      store.groups.delete(group.id);
+      return changed(MESSAGES.deleted, { group: detail(group, store) });
+    },
+  },
+];

@@ -1,0 +1,15 @@
+/** Every API route, in one table: adding a family is one import and one spread here. */
+import type { Route } from '../router.js';
+import { applicationRuleRoutes } from './application-rules.js';
+import { groupRoutes } from './groups.js';
+import { notificationRoutes } from './notifications.js';
+import { ruleRoutes } from './rules.js';
+import { scheduleRoutes } from './schedules.js';
+
+export const API_ROUTES: readonly Route[] = [
+  ...groupRoutes,
+  ...ruleRoutes,
+  ...applicationRuleRoutes,
+  ...notificationRoutes,
+  ...scheduleRoutes,
+];

@@ -1,0 +1,107 @@
+/**
+ * Seeds: the user directory (with the tokens that let users call the API) and the read-only rules.
+ * Every token read here is registered as a secret at once, so no later message can print it.
+ */
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { WafctlError } from '../errors.js';
+import { registerSecret } from '../secrets.js';
+import { ruleSchema } from './records.js';
+import { issueLines } from './validation.js';
+
+const seedUserSchema = z.strictObject({
+  id: z.string().min(1),
+  username: z.string().min(1),
+  token: z.string().min(1).optional(),
+});
+
+const seedSchema = z
+  .strictObject({
+    users: z.array(seedUserSchema).optional(),
+    rules: z.array(ruleSchema).optional(),
+  })
+  .superRefine((seed, ctx) => {
+    reportDuplicates(
+      ctx,
+      'users',
+      'id',
+      seed.users?.map((u) => u.id),
+    );
+    reportDuplicates(
+      ctx,
+      'users',
+      'token',
+      seed.users?.map((u) => u.token),
+    );
+    reportDuplicates(
+      ctx,
+      'rules',
+      'id',
+      seed.rules?.map((r) => r.id),
+    );
+  });
+
+/** What a caller may pass: rules may leave out the descriptive fields (see `ruleSchema` defaults). */
+export type EmulatorSeed = z.input<typeof seedSchema>;
+export type ParsedSeed = z.output<typeof seedSchema>;
+export type SeedUser = z.output<typeof seedUserSchema>;
+
+function reportDuplicates(
+  ctx: z.RefinementCtx,
+  list: string,
+  field: string,
+  values: readonly (string | undefined)[] | undefined,
+): void {
+  const seen = new Set<string>();
+  values?.forEach((value, index) => {
+    if (value === undefined) return;
+    if (seen.has(value)) {
+      // Never echo a token back, even in an error.
+      const shown = field === 'token' ? 'a token' : `'${value}'`;
+      ctx.addIssue({ code: 'custom', path: [list, index, field], message: `duplicate ${field}: ${shown}` });
+    }
+    seen.add(value);
+  });
+}
+
+/** Validates a seed given as data; `source` names it in the error (a file path or "seed"). */
+export function parseSeed(input: unknown, source: string): ParsedSeed {
+  const result = seedSchema.safeParse(input ?? {});
+  if (!result.success) {
+    throw new WafctlError(
+      'CONFIG_INVALID',
+      `${source} is not a valid seed: ${issueLines(result.error).join('; ')}`,
+      {
+        userFault: true,
+      },
+    );
+  }
+  for (const user of result.data.users ?? []) registerSecret(user.token);
+  return result.data;
+}
+
+/** Reads a seed file: JSON or YAML (YAML is tried for anything that is not a `.json` file). */
+export async function loadSeedFile(path: string): Promise<EmulatorSeed> {
+  let content: string;
+  try {
+    content = await readFile(path, 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new WafctlError('CONFIG_INVALID', `cannot read seed file ${path}: ${reason}`, {
+      cause: error,
+      userFault: true,
+    });
+  }
+  let data: unknown;
+  try {
+    data = path.toLowerCase().endsWith('.json') ? JSON.parse(content) : parseYaml(content);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new WafctlError('CONFIG_INVALID', `seed file ${path} cannot be parsed: ${reason}`, {
+      cause: error,
+      userFault: true,
+    });
+  }
+  return parseSeed(data, `seed file ${path}`);
+}

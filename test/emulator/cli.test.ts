@@ -1,0 +1,128 @@
+/** `wafctl emulator` end to end: spawns the built CLI (`npm test` builds dist/ first). */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_PATH, runCli } from '../helpers/cli.js';
+import { makeTempDir } from './helpers.js';
+
+interface Served {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  exit: Promise<number | null>;
+  stderr: () => string;
+}
+
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
+  if (extra.WAF_EMULATOR_ADMIN_TOKEN === undefined) delete env.WAF_EMULATOR_ADMIN_TOKEN;
+  return env;
+}
+
+/** Starts `wafctl emulator ARGS` and resolves once it has printed its URL line. */
+function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
+  const child = spawn(process.execPath, [CLI_PATH, 'emulator', ...args], {
+    env: cleanEnv(env),
+    stdio: 'pipe',
+  });
+  let stdout = '';
+  let stderr = '';
+  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      const newline = stdout.indexOf('\n');
+      if (newline >= 0) resolve({ child, url: stdout.slice(0, newline), exit, stderr: () => stderr });
+    });
+    void exit.then((code) =>
+      reject(new Error(`emulator exited (${code}) before printing its URL: ${stderr}`)),
+    );
+  });
+}
+
+let dir: string;
+let cleanup: () => Promise<void>;
+
+beforeEach(async () => {
+  ({ dir, cleanup } = await makeTempDir());
+});
+afterEach(() => cleanup());
+
+describe('wafctl emulator', () => {
+  it('prints its URL, serves the API, and exits 0 on SIGTERM', async () => {
+    const served = await serve(['--port', '0', '--admin-token', 'cli-admin-token']);
+    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const response = await fetch(`${served.url}/api/v1/groups`, {
+      headers: { authorization: 'Bearer cli-admin-token' },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ status: 'ok', message: 'List of groups' });
+    served.child.kill('SIGTERM');
+    expect(await served.exit).toBe(0);
+    expect(served.stderr()).toBe('');
+  });
+
+  it('takes the admin token from WAF_EMULATOR_ADMIN_TOKEN and exits 0 on SIGINT', async () => {
+    const served = await serve(['--port', '0'], { WAF_EMULATOR_ADMIN_TOKEN: 'env-admin-token' });
+    const response = await fetch(`${served.url}/api/v1/groups`, {
+      headers: { authorization: 'Bearer env-admin-token' },
+    });
+    expect(response.status).toBe(200);
+    served.child.kill('SIGINT');
+    expect(await served.exit).toBe(0);
+  });
+
+  it('starts without an admin token when the seed has a token-holding user, and persists to --state', async () => {
+    const seedPath = join(dir, 'seed.yaml');
+    const statePath = join(dir, 'state.json');
+    await writeFile(seedPath, 'users:\n  - {id: u-1, username: ann, token: ann-token-1}\n');
+    const served = await serve(['--port', '0', '--seed', seedPath, '--state', statePath]);
+    const response = await fetch(`${served.url}/api/v1/reports/schedules?paginate=false`, {
+      headers: { authorization: 'Bearer ann-token-1' },
+    });
+    expect(response.status).toBe(200);
+    served.child.kill('SIGTERM');
+    expect(await served.exit).toBe(0);
+  });
+
+  it('refuses to start without any token (exit 1) and says how to give one', async () => {
+    const result = await runCli(['emulator', '--port', '0']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('--admin-token');
+    expect(result.stderr).toContain('WAF_EMULATOR_ADMIN_TOKEN');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it.each([
+    [['--port', 'eighty'], '--port must be an integer from 0 to 65535'],
+    [['--port', '70000'], '--port must be an integer from 0 to 65535'],
+    [['--fault-rate', '1.5'], '--fault-rate must be a number from 0 to 1'],
+    [['--latency', '-3'], '--latency must be an integer >= 0'],
+    [['--fault-seed', 'abc'], '--fault-seed must be an integer'],
+  ])('rejects %j with one line and exit 1', async (args, message) => {
+    const result = await runCli(['emulator', '--admin-token', 'cli-admin-token', ...args]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(message)]);
+  });
+
+  it('a corrupt state file is one error line and exit 1, and the token is never printed', async () => {
+    const statePath = join(dir, 'state.json');
+    await writeFile(statePath, '{"format_version": 1, "groups": [');
+    const result = await runCli([
+      'emulator',
+      '--port',
+      '0',
+      '--admin-token',
+      'cli-admin-token',
+      '--state',
+      statePath,
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(statePath)]);
+    expect(result.stderr).not.toContain('cli-admin-token');
+  });
+});
