@@ -14,11 +14,6 @@ function notAvailable(name: string): () => never {
 }
 
 export function pendingCommands(): Command[] {
-  const validate = new Command('validate')
-    .description('check configuration files offline: syntax, schema and semantic rules')
-    .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
-    .action(notAvailable('validate'));
-
   const plan = addConnectionOptions(
     new Command('plan')
       .description('fetch the live state, diff it against the configuration and print the plan')
@@ -64,5 +59,5 @@ export function pendingCommands(): Command[] {
       ),
   ).action(notAvailable('get'));
 
-  return [validate, plan, apply, drift, exportCmd, get];
+  return [plan, apply, drift, exportCmd, get];
 }

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { emulatorCommand } from './emulator.js';
 import { pendingCommands } from './pending.js';
+import { validateCommand } from './validate.js';
 import { packageVersion } from './version.js';
 
 export function buildProgram(): Command {
@@ -12,6 +13,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
+  program.addCommand(validateCommand().exitOverride());
   for (const command of pendingCommands()) program.addCommand(command.exitOverride());
   program.addCommand(emulatorCommand().exitOverride());
   return program;

@@ -14,11 +14,10 @@ const globCache = new Map<string, RegExp>();
 export function globToRegExp(glob: string): RegExp {
   let re = globCache.get(glob);
   if (re === undefined) {
-    const body = glob
-      .split('')
+    const body = [...glob]
       .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.|+()[\]{}]/g, '\\$&')))
       .join('');
-    re = new RegExp(`^${body}$`, 's');
+    re = new RegExp(`^${body}$`, 'su');
     globCache.set(glob, re);
   }
   return re;
@@ -26,7 +25,7 @@ export function globToRegExp(glob: string): RegExp {
 
 export function inScope(attributes: Attributes, scope: ManageScope): boolean {
   for (const [field, globs] of Object.entries(scope.match)) {
-    const value = attributes[field];
+    const value = Object.hasOwn(attributes, field) ? attributes[field] : undefined;
     if (typeof value !== 'string') return false;
     if (!globs.some((glob) => globToRegExp(glob).test(value))) return false;
   }

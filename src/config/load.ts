@@ -1,0 +1,117 @@
+/**
+ * The I/O half of loading: expand PATH arguments into YAML files, read them, and hand the texts to
+ * `validateSources`. Directories are walked recursively for `*.yaml`/`*.yml`, skipping hidden
+ * entries and node_modules; all files are then sorted by path so the result never depends on the
+ * order of the arguments or of the file system.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Environment } from './env.js';
+import { MAX_FILE_BYTES, tooLargeProblem } from './parse-yaml.js';
+import { ConfigError, type ConfigProblem } from './problems.js';
+import { type LoadedConfig, type SourceFile, validateSources } from './validate-sources.js';
+
+const YAML_FILE = /\.ya?ml$/i;
+
+export interface LoadOptions {
+  env?: Environment;
+  /** Directory relative PATHs are resolved against; problems still show the PATH as given. */
+  cwd?: string;
+}
+
+function errorCode(error: unknown): string | undefined {
+  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+}
+
+function fileProblem(file: string, message: string): ConfigProblem {
+  return { file, line: 0, col: 0, path: '', message };
+}
+
+function readFailure(error: unknown): string {
+  const code = errorCode(error);
+  if (code === 'ENOENT') return 'no such file or directory';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return `cannot read: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** Relative paths (from `dir`) of the YAML files below it, not following directory symlinks. */
+async function walk(dir: string, prefix: string): Promise<string[]> {
+  const entries = await readdir(join(dir, prefix), { withFileTypes: true });
+  const found: string[] = [];
+  for (const entry of entries) {
+    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+    const relative = prefix === '' ? entry.name : join(prefix, entry.name);
+    if (entry.isDirectory()) found.push(...(await walk(dir, relative)));
+    else if ((entry.isFile() || entry.isSymbolicLink()) && YAML_FILE.test(entry.name)) found.push(relative);
+  }
+  return found;
+}
+
+interface ExpandedFile {
+  display: string;
+  absolute: string;
+}
+
+/** PATH arguments -> files (display path and absolute path), plus a problem per unusable PATH. */
+export async function expandPaths(
+  paths: readonly string[],
+  cwd: string,
+): Promise<{ files: ExpandedFile[]; problems: ConfigProblem[] }> {
+  const byAbsolute = new Map<string, ExpandedFile>();
+  const problems: ConfigProblem[] = [];
+  for (const path of paths) {
+    const absolute = resolve(cwd, path);
+    let info: Awaited<ReturnType<typeof stat>>;
+    try {
+      info = await stat(absolute);
+    } catch (error) {
+      problems.push(fileProblem(path, readFailure(error)));
+      continue;
+    }
+    if (!info.isDirectory()) {
+      if (!byAbsolute.has(absolute)) byAbsolute.set(absolute, { display: path, absolute });
+      continue;
+    }
+    const found = await walk(absolute, '');
+    if (found.length === 0) problems.push(fileProblem(path, 'no *.yaml or *.yml files in this directory'));
+    for (const relative of found) {
+      const file = { display: join(path, relative), absolute: join(absolute, relative) };
+      if (!byAbsolute.has(file.absolute)) byAbsolute.set(file.absolute, file);
+    }
+  }
+  const files = [...byAbsolute.values()].sort((a, b) =>
+    a.display < b.display ? -1 : a.display > b.display ? 1 : 0,
+  );
+  return { files, problems };
+}
+
+/**
+ * Loads and validates the desired state from PATHs (files or directories; default `.`). Throws a
+ * ConfigError carrying every problem found.
+ */
+export async function loadDesiredState(
+  paths: readonly string[],
+  options: LoadOptions = {},
+): Promise<LoadedConfig> {
+  const cwd = options.cwd ?? process.cwd();
+  const { files, problems } = await expandPaths(paths.length === 0 ? ['.'] : paths, cwd);
+  const sources: SourceFile[] = [];
+  for (const file of files) {
+    try {
+      const info = await stat(file.absolute);
+      // Refused before reading: the limit protects memory as much as the parser.
+      if (info.size > MAX_FILE_BYTES) {
+        problems.push(tooLargeProblem(file.display, info.size));
+        continue;
+      }
+      sources.push({ file: file.display, text: await readFile(file.absolute, 'utf8') });
+    } catch (error) {
+      problems.push(fileProblem(file.display, readFailure(error)));
+    }
+  }
+  const result = validateSources(sources, { env: options.env ?? process.env });
+  if (!result.ok || problems.length > 0) {
+    throw new ConfigError([...problems, ...(result.ok ? [] : result.problems)]);
+  }
+  return { ...result.config, files: files.map((file) => file.display) };
+}

@@ -1,0 +1,81 @@
+/**
+ * `settings` and `manage` may be spread over files; they are merged leaf by leaf. A leaf is any value
+ * that is not a mapping (a glob list is one leaf). The same leaf set twice, even to the same value,
+ * is a conflict naming both places: which file wins must never depend on file names.
+ */
+
+import type { ParsedDocument } from './parse-yaml.js';
+import type { ConfigProblem } from './problems.js';
+import { formatPath, nodeAt, offsetOf, type YamlPath } from './yaml-path.js';
+
+type Mapping = Record<string, unknown>;
+
+function isMapping(value: unknown): value is Mapping {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+interface Leaf {
+  path: YamlPath;
+  value: unknown;
+}
+
+function leavesOf(value: unknown, path: YamlPath): Leaf[] {
+  if (!isMapping(value)) return [{ path, value }];
+  return Object.keys(value).flatMap((key) => leavesOf(value[key], [...path, key]));
+}
+
+/** Sets `path` in `target`, creating mappings on the way; own properties only, never a prototype. */
+function setLeaf(target: Mapping, path: YamlPath, value: unknown): void {
+  let current = target;
+  path.forEach((segment, index) => {
+    const key = String(segment);
+    if (index === path.length - 1) {
+      Object.defineProperty(current, key, { value, enumerable: true, writable: true, configurable: true });
+      return;
+    }
+    const existing = Object.hasOwn(current, key) ? current[key] : undefined;
+    const next: Mapping = isMapping(existing) ? existing : {};
+    Object.defineProperty(current, key, {
+      value: next,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    current = next;
+  });
+}
+
+export interface MergeResult {
+  merged: Mapping;
+  problems: ConfigProblem[];
+}
+
+/** Merges the top-level section `section` (`settings` or `manage`) of the given documents. */
+export function mergeSection(documents: readonly ParsedDocument[], section: string): MergeResult {
+  const merged: Mapping = {};
+  const problems: ConfigProblem[] = [];
+  const firstSet = new Map<string, string>();
+  for (const document of documents) {
+    const data = document.data;
+    if (!isMapping(data) || !Object.hasOwn(data, section)) continue;
+    for (const leaf of leavesOf(data[section], [section])) {
+      const key = formatPath(leaf.path);
+      const { line, col } = document.lineCounter.linePos(offsetOf(nodeAt(document.doc, leaf.path)));
+      const here = `${document.file}:${line}:${col}`;
+      const earlier = firstSet.get(key);
+      if (earlier !== undefined) {
+        problems.push({
+          file: document.file,
+          line,
+          col,
+          path: key,
+          message: `already set at ${earlier}: settings and manage merge across files, and each field may be set only once`,
+        });
+        continue;
+      }
+      firstSet.set(key, here);
+      setLeaf(merged, leaf.path.slice(1), leaf.value);
+    }
+  }
+  return { merged, problems };
+}

@@ -1,0 +1,126 @@
+/**
+ * One file's text -> its YAML documents, with positions, after variable substitution. Everything
+ * that is not plain data is refused here, before any schema sees it: syntax errors, duplicate keys,
+ * tags, complex keys, unknown aliases and alias bombs.
+ */
+import { type Document, isScalar, LineCounter, parseAllDocuments } from 'yaml';
+import { type Environment, substituteInDocument } from './env.js';
+import type { ConfigProblem } from './problems.js';
+import { aliasesOf, complexKeys, duplicateKeyAt, formatPath, offsetOf, type YamlPath } from './yaml-path.js';
+
+/** Checked before parsing: a desired-state file is hand-written; megabytes of it are a mistake. */
+export const MAX_FILE_BYTES = 5 * 1024 * 1024;
+/** yaml's expansion budget (uses x anchor size): plenty for shared conditions, fatal for alias bombs. */
+export const MAX_ALIAS_COUNT = 100;
+
+export interface ParsedDocument {
+  file: string;
+  doc: Document;
+  lineCounter: LineCounter;
+  /** The document as plain data, or undefined when the YAML itself was refused. */
+  data: unknown;
+  /** Paths whose values had substitution problems: schema complaints about them would be noise. */
+  substitutionPaths: Set<string>;
+}
+
+export interface ParsedFile {
+  documents: ParsedDocument[];
+  problems: ConfigProblem[];
+}
+
+function problemAt(
+  file: string,
+  lines: LineCounter,
+  offset: number,
+  path: YamlPath,
+  message: string,
+): ConfigProblem {
+  const { line, col } = lines.linePos(offset);
+  return { file, line, col, path: formatPath(path), message };
+}
+
+/** A document with nothing in it (`---` alone, or only comments), as opposed to an explicit `null`. */
+function isEmptyDocument(doc: Document): boolean {
+  const contents = doc.contents;
+  if (contents === null) return true;
+  return isScalar(contents) && contents.value === null && contents.range?.[0] === contents.range?.[1];
+}
+
+export function tooLargeProblem(file: string, bytes: number): ConfigProblem {
+  const message = `file is too large: ${bytes} bytes, the limit is ${MAX_FILE_BYTES} bytes (5 MiB)`;
+  return { file, line: 1, col: 1, path: '', message };
+}
+
+export function parseYamlFile(file: string, text: string, env: Environment): ParsedFile {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_FILE_BYTES) return { documents: [], problems: [tooLargeProblem(file, bytes)] };
+  const lineCounter = new LineCounter();
+  const parsed = parseAllDocuments(text, {
+    lineCounter,
+    prettyErrors: false,
+    uniqueKeys: true,
+    schema: 'core', // even under `%YAML 1.1`: no `yes` booleans, no `<<` merges
+    merge: false,
+    customTags: [],
+    resolveKnownTags: false, // no !!binary, !!set, !!timestamp...
+    logLevel: 'silent',
+  });
+  const docs: Document[] = Array.isArray(parsed) ? parsed : [];
+  const problems: ConfigProblem[] = [];
+  const at = (offset: number, path: YamlPath, message: string) =>
+    problems.push(problemAt(file, lineCounter, offset, path, message));
+
+  const documents: ParsedDocument[] = [];
+  for (const doc of docs) {
+    const before = problems.length;
+    for (const error of doc.errors) {
+      const duplicate = error.code === 'DUPLICATE_KEY' ? duplicateKeyAt(doc, error.pos[0]) : undefined;
+      if (duplicate) {
+        const first = lineCounter.linePos(duplicate.firstOffset);
+        at(
+          error.pos[0],
+          [],
+          `duplicate key "${duplicate.key}" (first at ${file}:${first.line}:${first.col})`,
+        );
+      } else at(error.pos[0], [], `invalid YAML: ${error.message}`);
+    }
+    for (const warning of doc.warnings) {
+      if (warning.code === 'TAG_RESOLVE_FAILED') {
+        const tag = text.slice(warning.pos[0], warning.pos[1]);
+        at(warning.pos[0], [], `unsupported tag ${tag}: tags are not allowed in wafctl files`);
+      } else at(warning.pos[0], [], `invalid YAML: ${warning.message}`);
+    }
+    for (const pair of complexKeys(doc)) {
+      at(offsetOf(pair.key), [], 'a mapping key must be a plain scalar, not a list or mapping');
+    }
+    const aliases = aliasesOf(doc);
+    for (const { alias, resolved } of aliases) {
+      if (!resolved)
+        at(offsetOf(alias), [], `unknown alias *${alias.source}: no anchor &${alias.source} before it`);
+    }
+    if (problems.length > before) continue;
+    if (isEmptyDocument(doc)) continue;
+    const substitution = substituteInDocument(doc, text, env);
+    for (const problem of substitution) at(problem.offset, problem.path, problem.message);
+    let data: unknown;
+    try {
+      data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      at(
+        offsetOf(aliases[0]?.alias ?? doc.contents),
+        [],
+        message.includes('Excessive alias count')
+          ? `too many alias expansions (limit ${MAX_ALIAS_COUNT}): refusing a possible alias bomb`
+          : `invalid YAML: ${message}`,
+      );
+      continue;
+    }
+    const substitutionPaths = new Set(substitution.map((p) => formatPath(p.path)));
+    documents.push({ file, doc, lineCounter, data, substitutionPaths });
+  }
+  if (documents.length === 0 && problems.length === 0) {
+    problems.push({ file, line: 1, col: 1, path: '', message: 'file is empty' });
+  }
+  return { documents, problems };
+}

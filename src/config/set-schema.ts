@@ -1,0 +1,50 @@
+/**
+ * Set-like lists: order does not matter and a value may appear once. A duplicate is reported at the
+ * duplicate's position; `params.duplicateOf` carries the index of the first occurrence so the issue
+ * mapper can name its FILE:LINE:COL.
+ */
+import * as z from 'zod';
+
+/**
+ * Order-independent identity of a value. Every list nested inside a set element is itself a set in
+ * this format (expressions, targets), so nested arrays are compared as sets too.
+ */
+export function canonicalKey(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalKey).sort().join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalKey(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'undefined';
+}
+
+export interface SetOptions<T> {
+  /** Minimum number of items (e.g. 1: a rule needs at least one condition). */
+  min?: number;
+  /** How a duplicate is named in the message, after the noun; strings default to their quoted value. */
+  label?: (value: T) => string;
+}
+
+export function setOf<T extends z.ZodType>(item: T, noun: string, options: SetOptions<z.output<T>> = {}) {
+  const list = z.array(item).superRefine((values, ctx) => {
+    const firstIndex = new Map<string, number>();
+    values.forEach((value, index) => {
+      const key = canonicalKey(value);
+      const first = firstIndex.get(key);
+      if (first === undefined) {
+        firstIndex.set(key, index);
+        return;
+      }
+      const label = options.label?.(value) ?? (typeof value === 'string' ? JSON.stringify(value) : '');
+      ctx.addIssue({
+        code: 'custom',
+        path: [index],
+        message: `duplicate ${noun}${label === '' ? '' : ` ${label}`}`,
+        params: { duplicateOf: first },
+        input: value,
+      });
+    });
+  });
+  // `meta` last: zod drops metadata when a check such as `min` clones the schema afterwards.
+  return (options.min === undefined ? list : list.min(options.min)).meta({ uniqueItems: true });
+}

@@ -1,0 +1,145 @@
+/**
+ * The pure half of loading: file texts in, a normalised DesiredState (or every problem) out. No I/O,
+ * so tests call it with strings; `load.ts` does the reading.
+ */
+import type { Environment } from './env.js';
+import { problemsFromIssue } from './issues.js';
+import { mergeSection } from './merge.js';
+import {
+  type DeclaredObject,
+  declaredObjects,
+  duplicateKeyProblems,
+  type SourceLocation,
+} from './natural-keys.js';
+import { type ParsedDocument, parseYamlFile } from './parse-yaml.js';
+import { type ConfigProblem, sortProblems } from './problems.js';
+import {
+  type DesiredDocument,
+  type DesiredState,
+  documentSchema,
+  KIND_NAMES,
+  type KindName,
+  type ManageScope,
+  manageSchema,
+  settingsSchema,
+} from './schema.js';
+
+export interface SourceFile {
+  /** As the user gave it; problems name it this way. */
+  file: string;
+  text: string;
+}
+
+/** Where each declared object is, by kind and natural key: the planner names it in its errors. */
+export type DesiredSources = Record<KindName, Map<string, SourceLocation>>;
+
+export interface LoadedConfig {
+  state: DesiredState;
+  sources: DesiredSources;
+  files: string[];
+}
+
+export type ValidationResult =
+  | { ok: true; config: LoadedConfig }
+  | { ok: false; problems: ConfigProblem[]; files: string[] };
+
+export interface ValidateOptions {
+  env: Environment;
+}
+
+export const DEFAULT_USERNAME = 'wafctl';
+
+function validateDocument(document: ParsedDocument): { output?: DesiredDocument; problems: ConfigProblem[] } {
+  const result = documentSchema.safeParse(document.data, { reportInput: true });
+  if (result.success) return { output: result.data, problems: [] };
+  const context = {
+    file: document.file,
+    doc: document.doc,
+    lineCounter: document.lineCounter,
+    root: documentSchema,
+  };
+  const problems = result.error.issues
+    .flatMap((issue) => problemsFromIssue(issue, context))
+    .filter((problem) => !document.substitutionPaths.has(problem.path));
+  return { problems };
+}
+
+/** Default scope of a kind that no file mentions: everything, never pruned. */
+const manageAll = (): ManageScope => ({ prune: false, match: {} });
+
+/** The match fields a file left out are dropped, so every listed field really has globs. */
+function scopeOf(
+  parsed: { prune: boolean; match: Record<string, string[] | undefined> } | undefined,
+): ManageScope {
+  if (parsed === undefined) return manageAll();
+  const match = Object.entries(parsed.match).filter(
+    (entry): entry is [string, string[]] => entry[1] !== undefined,
+  );
+  return { prune: parsed.prune, match: Object.fromEntries(match) };
+}
+
+function finalManage(merged: unknown): Record<KindName, ManageScope> {
+  const parsed = manageSchema.parse(merged);
+  return {
+    groups: scopeOf(parsed.groups),
+    application_rules: scopeOf(parsed.application_rules),
+    notifications: scopeOf(parsed.notifications),
+    schedules: scopeOf(parsed.schedules),
+  };
+}
+
+function sourceMap(objects: readonly DeclaredObject[] = []): Map<string, SourceLocation> {
+  return new Map(objects.map((object) => [object.key, object.location]));
+}
+
+/** Files are processed in the order given (the loader sorts them); problems come back sorted. */
+export function validateSources(sources: readonly SourceFile[], options: ValidateOptions): ValidationResult {
+  const files = sources.map((source) => source.file);
+  const problems: ConfigProblem[] = [];
+  const documents: ParsedDocument[] = [];
+  for (const source of sources) {
+    const parsed = parseYamlFile(source.file, source.text, options.env);
+    problems.push(...parsed.problems);
+    documents.push(...parsed.documents);
+  }
+
+  const valid: { document: ParsedDocument; output: DesiredDocument }[] = [];
+  for (const document of documents) {
+    const { output, problems: found } = validateDocument(document);
+    problems.push(...found);
+    if (output && found.length === 0) valid.push({ document, output });
+  }
+
+  const declared = new Map<KindName, DeclaredObject[]>();
+  for (const kind of KIND_NAMES) {
+    const objects = declaredObjects(documents, kind);
+    declared.set(kind, objects);
+    problems.push(...duplicateKeyProblems(objects));
+  }
+  const validDocuments = valid.map((entry) => entry.document);
+  const settings = mergeSection(validDocuments, 'settings');
+  const manage = mergeSection(validDocuments, 'manage');
+  problems.push(...settings.problems, ...manage.problems);
+  if (problems.length > 0) return { ok: false, problems: sortProblems(problems), files };
+
+  const mergedSettings = settingsSchema.parse(settings.merged);
+  const envUsername = options.env.WAF_USERNAME;
+  const state: DesiredState = {
+    groups: valid.flatMap((entry) => entry.output.groups ?? []),
+    application_rules: valid.flatMap((entry) => entry.output.application_rules ?? []),
+    notifications: valid.flatMap((entry) => entry.output.notifications ?? []),
+    schedules: valid.flatMap((entry) => entry.output.schedules ?? []),
+    manage: finalManage(manage.merged),
+    settings: {
+      username: mergedSettings.username ?? (envUsername ? envUsername : DEFAULT_USERNAME),
+      safety: mergedSettings.safety,
+    },
+  };
+  const sourceMaps: DesiredSources = {
+    groups: sourceMap(declared.get('groups')),
+    application_rules: sourceMap(declared.get('application_rules')),
+    notifications: sourceMap(declared.get('notifications')),
+    schedules: sourceMap(declared.get('schedules')),
+  };
+  return { ok: true, config: { state, sources: sourceMaps, files } };
+}

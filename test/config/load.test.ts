@@ -1,0 +1,228 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDesiredState } from '../../src/config/load.js';
+import { MAX_FILE_BYTES } from '../../src/config/parse-yaml.js';
+import { ConfigError, formatProblem } from '../../src/config/problems.js';
+import { type SourceFile, validateSources } from '../../src/config/validate-sources.js';
+
+function loaded(files: SourceFile[], env: Record<string, string> = {}) {
+  const result = validateSources(files, { env });
+  if (!result.ok) throw new Error(result.problems.map(formatProblem).join('\n'));
+  return result.config;
+}
+
+const RULE = `application_rules:
+  - rq_host: shop.example.com
+    description: Block admin
+    priority: high
+    conditions:
+      - operator: match
+        expressions: ["^/admin"]
+        targets: [path]
+    actions:
+      - firewall_action: block
+        firewall_name: waf-eu-1
+`;
+
+describe('defaults and normalisation', () => {
+  it('fills every default of the contract', () => {
+    const text = `${RULE}groups:
+  - name: soc
+notifications:
+  - name: splunk
+    settings: {destination_address: "::1", destination_port: 514, format: json, protocol: tcp}
+schedules:
+  - name: weekly
+    hosts: [shop.example.com]
+    type: summary
+    schedule: weekly
+    send_to: [a@example.com]
+    send_via: email
+    timezone: UTC
+`;
+    const { state } = loaded([{ file: 'all.yaml', text }]);
+    expect(state.groups).toEqual([
+      {
+        name: 'soc',
+        description: '',
+        is_admin: false,
+        permissions: [],
+        users: [],
+        protect: false,
+        ignore_changes: [],
+      },
+    ]);
+    expect(state.application_rules[0]).toMatchObject({
+      enabled: true,
+      duration: null,
+      start_time: null,
+      protect: false,
+      ignore_changes: [],
+      conditions: [{ operator: 'match', not_op: false, expressions: ['^/admin'], targets: ['path'] }],
+    });
+    expect(state.notifications[0]).toMatchObject({ type: 'siem', enabled: true });
+    expect(state.schedules[0]).toMatchObject({ services: null });
+    expect(state.manage).toEqual({
+      groups: { prune: false, match: {} },
+      application_rules: { prune: false, match: {} },
+      notifications: { prune: false, match: {} },
+      schedules: { prune: false, match: {} },
+    });
+    expect(state.settings).toEqual({
+      username: 'wafctl',
+      safety: { max_delete_percent: 30, min_existing: 10 },
+    });
+  });
+
+  it('resolves permission names to their catalog ids, and keeps ids', () => {
+    const text = `groups:
+  - name: soc
+    permissions:
+      - permission: Explore alerts
+        service_id: svc-shop
+      - permission: Load source rules
+      - permission: 1
+`;
+    const { state } = loaded([{ file: 'g.yaml', text }]);
+    expect(state.groups[0]?.permissions).toEqual([
+      { permission: 0, service_id: 'svc-shop' },
+      { permission: 3, service_id: '' },
+      { permission: 1, service_id: '' },
+    ]);
+  });
+
+  it('takes settings.username from the files, else WAF_USERNAME, else "wafctl"', () => {
+    const bare = [{ file: 'g.yaml', text: 'groups: []\n' }];
+    expect(loaded(bare).state.settings.username).toBe('wafctl');
+    expect(loaded(bare, { WAF_USERNAME: 'ci-bot' }).state.settings.username).toBe('ci-bot');
+    const named = [{ file: 's.yaml', text: 'settings: {username: gitops}\n' }];
+    expect(loaded(named, { WAF_USERNAME: 'ci-bot' }).state.settings.username).toBe('gitops');
+  });
+
+  it('merges settings and manage leaf by leaf across files, then applies defaults', () => {
+    const { state } = loaded([
+      {
+        file: 'a.yaml',
+        text: 'settings: {safety: {min_existing: 3}}\nmanage: {application_rules: {prune: true}}\n',
+      },
+      {
+        file: 'b.yaml',
+        text: 'settings: {safety: {max_delete_percent: 50}}\nmanage: {application_rules: {match: {rq_host: ["*.example.com"]}}}\n',
+      },
+    ]);
+    expect(state.settings.safety).toEqual({ max_delete_percent: 50, min_existing: 3 });
+    expect(state.manage.application_rules).toEqual({ prune: true, match: { rq_host: ['*.example.com'] } });
+    expect(state.manage.groups).toEqual({ prune: false, match: {} });
+  });
+});
+
+describe('documents, files and sources', () => {
+  it('concatenates the documents of a file and the files in the order given, recording each source', () => {
+    const config = loaded([
+      { file: 'a.yaml', text: 'groups:\n  - name: one\n---\n# nothing\n---\ngroups:\n  - name: two\n' },
+      { file: 'b.yaml', text: 'groups:\n  - name: three\n' },
+    ]);
+    expect(config.state.groups.map((g) => g.name)).toEqual(['one', 'two', 'three']);
+    expect(config.sources.groups.get('two')).toEqual({ file: 'a.yaml', line: 7, col: 5, path: 'groups[0]' });
+    expect(config.sources.groups.get('three')).toEqual({
+      file: 'b.yaml',
+      line: 2,
+      col: 5,
+      path: 'groups[0]',
+    });
+    expect(config.files).toEqual(['a.yaml', 'b.yaml']);
+  });
+
+  it('keys application rules by rq_host/description', () => {
+    const config = loaded([{ file: 'r.yaml', text: RULE }]);
+    expect([...config.sources.application_rules.keys()]).toEqual(['shop.example.com/Block admin']);
+  });
+
+  it('never sets a prototype: __proto__ and constructor are plain unknown fields', () => {
+    const text =
+      'groups:\n  - name: soc\n    __proto__: {is_admin: true}\nsettings:\n  constructor: {prototype: {polluted: true}}\n';
+    const result = validateSources([{ file: 'p.yaml', text }], { env: {} });
+    expect(result.ok ? [] : result.problems.map(formatProblem)).toEqual([
+      'p.yaml:3:5 groups[0]: unknown field "__proto__"',
+      'p.yaml:5:3 settings: unknown field "constructor"',
+    ]);
+    expect(({} as Record<string, unknown>).is_admin).toBeUndefined();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('refuses text over the size limit before parsing it', () => {
+    const result = validateSources([{ file: 'big.yaml', text: `# ${'x'.repeat(MAX_FILE_BYTES)}\n` }], {
+      env: {},
+    });
+    expect(result.ok ? [] : result.problems.map(formatProblem)).toEqual([
+      `big.yaml:1:1: file is too large: ${MAX_FILE_BYTES + 3} bytes, the limit is ${MAX_FILE_BYTES} bytes (5 MiB)`,
+    ]);
+  });
+});
+
+describe('loadDesiredState (files and directories)', () => {
+  let dir = '';
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'wafctl-config-'));
+    const files: Record<string, string> = {
+      'conf/b.yaml': 'groups:\n  - name: b\n',
+      'conf/a.yml': 'groups:\n  - name: a\n',
+      'conf/sub/c.yaml': 'groups:\n  - name: c\n',
+      'conf/sub/deeper/d.YAML': 'groups:\n  - name: d\n',
+      'conf/a-z.yaml': 'groups:\n  - name: a-z\n',
+      'conf/.hidden/x.yaml': 'groups:\n  - name: hidden\n',
+      'conf/node_modules/pkg/y.yaml': 'groups:\n  - name: dependency\n',
+      'conf/notes.txt': 'not yaml',
+      'extra.yaml': 'groups:\n  - name: extra\n',
+    };
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(join(dir, path, '..'), { recursive: true });
+      await writeFile(join(dir, path), text);
+    }
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('walks directories recursively, skips hidden entries and node_modules, and sorts all files by path', async () => {
+    const config = await loadDesiredState(['extra.yaml', 'conf'], { cwd: dir, env: {} });
+    expect(config.files).toEqual([
+      'conf/a-z.yaml',
+      'conf/a.yml',
+      'conf/b.yaml',
+      'conf/sub/c.yaml',
+      'conf/sub/deeper/d.YAML',
+      'extra.yaml',
+    ]);
+    expect(config.state.groups.map((g) => g.name)).toEqual(['a-z', 'a', 'b', 'c', 'd', 'extra']);
+  });
+
+  it('defaults to the current directory and loads a file named twice only once', async () => {
+    const config = await loadDesiredState([], { cwd: join(dir, 'conf'), env: {} });
+    expect(config.files[0]).toBe('a-z.yaml');
+    const twice = await loadDesiredState(['conf/a.yml', 'conf'], { cwd: dir, env: {} });
+    expect(twice.files.filter((f) => f.endsWith('a.yml'))).toEqual(['conf/a.yml']);
+  });
+
+  it('reports a missing PATH and an oversized file together, as ConfigError problems', async () => {
+    await writeFile(join(dir, 'big.yaml'), `# ${'x'.repeat(MAX_FILE_BYTES)}\n`);
+    const error = await loadDesiredState(['missing.yaml', 'big.yaml'], { cwd: dir, env: {} }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    const configError = error as ConfigError;
+    expect(configError.code).toBe('CONFIG_INVALID');
+    expect(configError.userFault).toBe(true);
+    expect(configError.message).toBe(
+      [
+        `big.yaml:1:1: file is too large: ${MAX_FILE_BYTES + 3} bytes, the limit is ${MAX_FILE_BYTES} bytes (5 MiB)`,
+        'missing.yaml: no such file or directory',
+        '2 problems in 2 files.',
+      ].join('\n'),
+    );
+  });
+});

@@ -1,0 +1,86 @@
+/* biome-ignore-all lint/suspicious/noTemplateCurlyInString: YAML text with ${VAR} references */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('wafctl validate', () => {
+  it('accepts examples/ with exit 0 and a summary of what it loaded', async () => {
+    const result = await runCli(['validate', 'examples/'], { cwd: ROOT });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      'Configuration is valid: 6 files, 4 groups, 6 application rules, 1 notification, 2 schedules.\n',
+    );
+  });
+
+  it('--format json prints the counts', async () => {
+    const result = await runCli(['validate', 'examples', '--format', 'json'], { cwd: ROOT });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      valid: true,
+      files: 6,
+      groups: 4,
+      application_rules: 6,
+      notifications: 1,
+      schedules: 2,
+    });
+  });
+
+  describe('with files of its own', () => {
+    let dir = '';
+
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'wafctl-validate-'));
+      await writeFile(join(dir, 'ok.yaml'), 'groups:\n  - name: soc\n');
+      await writeFile(join(dir, 'big.yaml'), `# ${'x'.repeat(5 * 1024 * 1024)}\n`);
+    });
+
+    afterAll(async () => {
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it('defaults PATH to the current directory', async () => {
+      const result = await runCli(['validate', 'ok.yaml'], { cwd: dir });
+      expect(result.code).toBe(0);
+      const defaulted = await runCli(['validate'], { cwd: dir });
+      expect(defaulted.code).toBe(1);
+      expect(defaulted.stderr).toContain('big.yaml:1:1: file is too large');
+    });
+
+    it('reports a missing PATH and an oversized file, exit 1', async () => {
+      const result = await runCli(['validate', 'nope.yaml', 'big.yaml', 'ok.yaml'], { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        [
+          'big.yaml:1:1: file is too large: 5242883 bytes, the limit is 5242880 bytes (5 MiB)',
+          'nope.yaml: no such file or directory',
+          '2 problems in 2 files.',
+          '',
+        ].join('\n'),
+      );
+    });
+
+    it('substitutes variables from its environment', async () => {
+      await writeFile(join(dir, 'env.yaml'), 'groups:\n  - name: ${GROUP_NAME}\n');
+      const unset = await runCli(['validate', 'env.yaml'], { cwd: dir });
+      expect(unset.code).toBe(1);
+      expect(unset.stderr).toContain(
+        'env.yaml:2:11 groups[0].name: environment variable GROUP_NAME is not set',
+      );
+      const set = await runCli(['validate', 'env.yaml'], { cwd: dir, env: { GROUP_NAME: 'soc' } });
+      expect(set.code).toBe(0);
+    });
+
+    it('rejects an unknown --format', async () => {
+      const result = await runCli(['validate', 'ok.yaml', '--format', 'xml'], { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("argument 'xml' is invalid");
+    });
+  });
+});
