@@ -1,0 +1,101 @@
+/**
+ * Resolves where and as whom wafctl talks to the API: `--url` / `WAF_URL`, the token from
+ * `--token-file` / `WAF_TOKEN` (never a flag), or `--url embedded`, which starts the emulator
+ * in-process for this one command with a random administrator token that never leaves the process.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { ApiClient } from '../api/index.js';
+import { WafctlError } from '../errors.js';
+import { registerSecret } from '../secrets.js';
+import type { ConnectionFlags } from './options.js';
+import { writeErr } from './output.js';
+import { debugEnabled } from './report-error.js';
+
+export interface Connection {
+  baseUrl: string;
+  token: string;
+  /** Stops the embedded emulator, if any. Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+export const EMBEDDED = 'embedded';
+
+function connectionError(message: string): WafctlError {
+  return new WafctlError('CONNECTION', message, { userFault: true });
+}
+
+export async function openConnection(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Connection> {
+  const url = flags.url ?? env.WAF_URL;
+  if (url === undefined || url === '') {
+    throw connectionError(`no API URL: pass --url URL or set WAF_URL (or use --url ${EMBEDDED}).`);
+  }
+  if (url === EMBEDDED) return openEmbedded(flags.emulatorState);
+  if (flags.emulatorState !== undefined) {
+    throw connectionError(`--emulator-state only applies with --url ${EMBEDDED}.`);
+  }
+  const token = await readToken(flags.tokenFile, env);
+  return { baseUrl: url, token, close: async () => {} };
+}
+
+async function readToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
+  let token: string | undefined;
+  if (tokenFile !== undefined) {
+    try {
+      token = (await readFile(tokenFile, 'utf8')).trim();
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw connectionError(`cannot read the token file ${tokenFile}: ${reason}.`);
+    }
+    if (token === '') throw connectionError(`the token file ${tokenFile} is empty.`);
+  } else {
+    token = env.WAF_TOKEN;
+    if (token === undefined || token === '') {
+      throw connectionError('no API token: set WAF_TOKEN or pass --token-file FILE.');
+    }
+  }
+  registerSecret(token);
+  return token;
+}
+
+async function openEmbedded(statePath: string | undefined): Promise<Connection> {
+  const token = randomBytes(24).toString('hex');
+  registerSecret(token);
+  const { startEmulator } = await import('../emulator/index.js');
+  const emulator = await startEmulator({ port: 0, adminToken: token, ...(statePath ? { statePath } : {}) });
+  let closed = false;
+  return {
+    baseUrl: emulator.url,
+    token,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await emulator.close();
+    },
+  };
+}
+
+/**
+ * Runs `work` with a client for the resolved connection, and always stops an embedded emulator
+ * afterwards. With WAFCTL_DEBUG=1 the client logs one (redacted) line per request to stderr.
+ */
+export async function withApiClient<T>(
+  flags: ConnectionFlags,
+  work: (api: ApiClient, connection: Connection) => Promise<T>,
+): Promise<T> {
+  const connection = await openConnection(flags);
+  try {
+    const { createApiClient } = await import('../api/index.js');
+    const api = createApiClient({
+      baseUrl: connection.baseUrl,
+      token: connection.token,
+      ...(debugEnabled() ? { log: writeErr } : {}),
+    });
+    return await work(api, connection);
+  } finally {
+    await connection.close();
+  }
+}

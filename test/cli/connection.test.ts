@@ -1,0 +1,76 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openConnection, withApiClient } from '../../src/cli/connection.js';
+
+const noEnv = {} as NodeJS.ProcessEnv;
+
+describe('openConnection', () => {
+  it('needs a URL from --url or WAF_URL', async () => {
+    await expect(openConnection({}, noEnv)).rejects.toThrow('no API URL: pass --url URL or set WAF_URL');
+  });
+
+  it('takes the token from WAF_TOKEN, or from --token-file (trimmed) in preference', async () => {
+    const env = { WAF_URL: 'http://127.0.0.1:1', WAF_TOKEN: 'env-token-1234' } as NodeJS.ProcessEnv;
+    expect(await openConnection({}, env)).toMatchObject({
+      baseUrl: 'http://127.0.0.1:1',
+      token: 'env-token-1234',
+    });
+
+    const dir = await mkdtemp(join(tmpdir(), 'wafctl-token-'));
+    const file = join(dir, 'token');
+    await writeFile(file, 'file-token-5678\n');
+    expect(await openConnection({ tokenFile: file }, env)).toMatchObject({ token: 'file-token-5678' });
+  });
+
+  it('explains a missing token, an unreadable token file and an empty one, without their content', async () => {
+    const env = { WAF_URL: 'http://127.0.0.1:1' } as NodeJS.ProcessEnv;
+    await expect(openConnection({}, env)).rejects.toThrow(
+      'no API token: set WAF_TOKEN or pass --token-file FILE.',
+    );
+    await expect(openConnection({ tokenFile: '/nonexistent/token' }, env)).rejects.toThrow(
+      'cannot read the token file /nonexistent/token: ENOENT.',
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'wafctl-token-'));
+    await writeFile(join(dir, 'empty'), '  \n');
+    await expect(openConnection({ tokenFile: join(dir, 'empty') }, env)).rejects.toThrow('is empty');
+  });
+
+  it('refuses --emulator-state without --url embedded', async () => {
+    const env = { WAF_URL: 'http://127.0.0.1:1', WAF_TOKEN: 'x-token' } as NodeJS.ProcessEnv;
+    await expect(openConnection({ emulatorState: 'a.json' }, env)).rejects.toThrow(
+      '--emulator-state only applies with --url embedded.',
+    );
+  });
+});
+
+describe('--url embedded', () => {
+  it('serves the API in-process for one command, and persists to --emulator-state', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wafctl-embedded-'));
+    const statePath = join(dir, 'state.json');
+    const created = await withApiClient({ url: 'embedded', emulatorState: statePath }, async (api) => {
+      const group = await api.groups.create({ name: 'embedded-test', permissions: [], user_ids: ['u-1001'] });
+      return group.name;
+    });
+    expect(created).toBe('embedded-test');
+    // A second command sees what the first one did, through the state file.
+    const names = await withApiClient({ url: 'embedded', emulatorState: statePath }, async (api) =>
+      (await api.groups.list()).map((g) => g.name),
+    );
+    expect(names).toEqual(['embedded-test']);
+    expect(await readFile(statePath, 'utf8')).toContain('embedded-test');
+  });
+
+  it('stops the emulator even when the work fails', async () => {
+    let url = '';
+    await expect(
+      withApiClient({ url: 'embedded' }, async (api, connection) => {
+        url = connection.baseUrl;
+        await api.groups.get('does-not-exist');
+      }),
+    ).rejects.toThrow('[GET] /api/v1/groups/does-not-exist: 400 Error retrieving group');
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    await expect(fetch(`${url}/__emulator/stats`)).rejects.toThrow();
+  });
+});
