@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import { WafctlError } from '../errors.js';
-import { addConnectionOptions, FORMATS, parsePositiveInt } from './options.js';
+import { addConnectionOptions, parsePositiveInt } from './options.js';
 
 function notAvailable(name: string): () => never {
   return () => {
@@ -14,15 +14,6 @@ function notAvailable(name: string): () => never {
 }
 
 export function pendingCommands(): Command[] {
-  const plan = addConnectionOptions(
-    new Command('plan')
-      .description('fetch the live state, diff it against the configuration and print the plan')
-      .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
-      .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
-      .option('--out <FILE>', 'also save the plan (JSON) for `apply --plan`')
-      .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are'),
-  ).action(notAvailable('plan'));
-
   const apply = addConnectionOptions(
     new Command('apply')
       .description('plan, then create, update and delete to match the configuration')
@@ -32,14 +23,6 @@ export function pendingCommands(): Command[] {
       .option('--parallelism <N>', 'concurrent API requests', parsePositiveInt('--parallelism'), 8)
       .option('--force', 'apply even when deletes exceed the safety threshold'),
   ).action(notAvailable('apply'));
-
-  const drift = addConnectionOptions(
-    new Command('drift')
-      .description('report objects whose live state differs from the configuration')
-      .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
-      .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
-      .option('--report <FILE>', 'also write the report to FILE'),
-  ).action(notAvailable('drift'));
 
   const exportCmd = addConnectionOptions(
     new Command('export')
@@ -59,5 +42,5 @@ export function pendingCommands(): Command[] {
       ),
   ).action(notAvailable('get'));
 
-  return [plan, apply, drift, exportCmd, get];
+  return [apply, exportCmd, get];
 }

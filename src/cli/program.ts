@@ -1,7 +1,9 @@
 /** Builds the commander program: global options and one command per file in this folder. */
 import { Command } from 'commander';
+import { driftCommand } from './drift.js';
 import { emulatorCommand } from './emulator.js';
 import { pendingCommands } from './pending.js';
+import { planCommand } from './plan.js';
 import { validateCommand } from './validate.js';
 import { packageVersion } from './version.js';
 
@@ -14,6 +16,8 @@ export function buildProgram(): Command {
     .exitOverride();
 
   program.addCommand(validateCommand().exitOverride());
+  program.addCommand(planCommand().exitOverride());
+  program.addCommand(driftCommand().exitOverride());
   for (const command of pendingCommands()) program.addCommand(command.exitOverride());
   program.addCommand(emulatorCommand().exitOverride());
   return program;

@@ -1,0 +1,32 @@
+/** `wafctl drift`: the plan's comparison, reported as drift for nightly jobs. Exit 0 none, 2 drift, 1 error. */
+import { Command, Option } from 'commander';
+import { addConnectionOptions, type ConnectionFlags, FORMATS } from './options.js';
+import { writeOut } from './output.js';
+
+interface DriftFlags extends ConnectionFlags {
+  format: (typeof FORMATS)[number];
+  report?: string;
+}
+
+export function driftCommand(): Command {
+  return addConnectionOptions(
+    new Command('drift')
+      .description('report objects whose live state differs from the configuration (exit 2 on drift)')
+      .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
+      .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
+      .option('--report <FILE>', 'also write the report, in the same format, to FILE'),
+  ).action(async (paths: string[], _flags: DriftFlags, command: Command) => {
+    const flags = command.optsWithGlobals<DriftFlags>();
+    const { loadAndPlan, assertNoProblems, writeTextFile } = await import('./planning.js');
+    const { renderTextDrift, renderMarkdownDrift, renderJsonDrift } = await import('../plan/render/drift.js');
+
+    const { plan } = await loadAndPlan(paths, flags);
+    const report = { text: renderTextDrift, markdown: renderMarkdownDrift, json: renderJsonDrift }[
+      flags.format
+    ](plan);
+    writeOut(report);
+    if (flags.report !== undefined) await writeTextFile(flags.report, report);
+    assertNoProblems(plan);
+    if (plan.changes.length > 0) process.exitCode = 2;
+  });
+}

@@ -1,0 +1,39 @@
+/** `wafctl plan`: fetch, diff and print; `--out` saves the JSON plan for `apply --plan`. */
+import { Command, Option } from 'commander';
+import { addConnectionOptions, type ConnectionFlags, FORMATS } from './options.js';
+import { colorEnabled, writeOut } from './output.js';
+
+interface PlanFlags extends ConnectionFlags {
+  format: (typeof FORMATS)[number];
+  out?: string;
+  detailedExitcode?: boolean;
+  color?: boolean;
+}
+
+export function planCommand(): Command {
+  return addConnectionOptions(
+    new Command('plan')
+      .description('fetch the live state, diff it against the configuration and print the plan')
+      .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
+      .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
+      .option('--out <FILE>', 'also save the plan (JSON) for `apply --plan`')
+      .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are'),
+  ).action(async (paths: string[], _flags: PlanFlags, command: Command) => {
+    const flags = command.optsWithGlobals<PlanFlags>();
+    const { loadAndPlan, assertNoProblems, writeTextFile } = await import('./planning.js');
+    const { renderTextPlan } = await import('../plan/render/text.js');
+    const { renderMarkdownPlan } = await import('../plan/render/markdown.js');
+    const { renderJsonPlan } = await import('../plan/render/json.js');
+
+    const { plan } = await loadAndPlan(paths, flags);
+    const rendered = {
+      text: () => renderTextPlan(plan, { color: colorEnabled(process.stdout, flags.color) }),
+      markdown: () => renderMarkdownPlan(plan),
+      json: () => renderJsonPlan(plan),
+    }[flags.format]();
+    writeOut(rendered);
+    if (flags.out !== undefined) await writeTextFile(flags.out, renderJsonPlan(plan));
+    assertNoProblems(plan);
+    if (flags.detailedExitcode && plan.changes.length > 0) process.exitCode = 2;
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * What plan, drift and apply share: load the configuration, refresh the live state, plan. Loaded
+ * lazily by those commands (it pulls in zod, yaml and the client), so `--version` stays fast.
+ */
+import { writeFile } from 'node:fs/promises';
+import { loadDesiredState } from '../config/load.js';
+import type { LoadedConfig } from '../config/validate-sources.js';
+import { WafctlError } from '../errors.js';
+import type { Plan } from '../plan/model.js';
+import { refreshAndPlan } from '../plan/refresh.js';
+import { withApiClient } from './connection.js';
+import type { ConnectionFlags } from './options.js';
+
+/** GET-one calls in flight at once while hydrating (groups, incomplete rule rows). */
+const HYDRATION_CONCURRENCY = 16;
+
+export interface PlannedConfig {
+  config: LoadedConfig;
+  plan: Plan;
+}
+
+export async function loadAndPlan(paths: readonly string[], flags: ConnectionFlags): Promise<PlannedConfig> {
+  // Configuration errors are reported before any network call.
+  const config = await loadDesiredState([...paths]);
+  const plan = await withApiClient(flags, (api) =>
+    refreshAndPlan(config, api, { concurrency: HYDRATION_CONCURRENCY }),
+  );
+  return { config, plan };
+}
+
+/** The plan's problems make the command fail, after the plan itself has been shown. */
+export function assertNoProblems(plan: Plan): void {
+  const n = plan.problems.length;
+  if (n === 0) return;
+  throw new WafctlError(
+    'PLAN_REFUSED',
+    `${n} ${n === 1 ? 'object' : 'objects'} could not be planned (see the errors above); nothing was planned for ${n === 1 ? 'it' : 'them'}.`,
+    { userFault: true },
+  );
+}
+
+export async function writeTextFile(path: string, text: string): Promise<void> {
+  try {
+    await writeFile(path, text);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new WafctlError('USAGE', `cannot write ${path}: ${reason}`, { userFault: true, cause: error });
+  }
+}

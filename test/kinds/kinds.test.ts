@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import type { ApplicationRule } from '../../src/api/index.js';
+import { applicationRulesKind } from '../../src/kinds/application-rules.js';
+import { groupsKind } from '../../src/kinds/groups.js';
+import { notificationsKind } from '../../src/kinds/notifications.js';
+import { schedulesKind } from '../../src/kinds/schedules.js';
+import { fakeApi } from './fake-api.js';
+
+const options = { concurrency: 4 };
+
+const remoteRule = (id: string, complete: boolean): ApplicationRule => ({
+  id,
+  rq_host: 'shop.example.com',
+  description: `Rule ${id}`,
+  priority: 'high',
+  enabled: true,
+  duration: null,
+  start_time: null,
+  username: 'someone',
+  timestamp_create: 1,
+  timestamp_update: 2,
+  conditions: [
+    {
+      id: 'c1',
+      operator: 'match',
+      not_op: false,
+      expressions: [{ expression: 'b', condition_id: 'c1' }, { expression: 'a' }],
+      targets: [{ target: 'query' }, { target: 'path' }],
+    },
+  ],
+  actions: [
+    { firewall_action: 'log', firewall_name: 'waf-2', sync_status: 'synced', application_rule_id: id },
+    { firewall_action: 'block', firewall_name: 'waf-1' },
+  ],
+  complete,
+});
+
+describe('kinds normalise desired and remote objects into one comparable shape', () => {
+  it('groups: permissions by catalog name, members by id, sets in canonical order; one GET-one per group', async () => {
+    const { api, calls } = fakeApi({
+      groups: [
+        {
+          id: 'g1',
+          name: 'ops',
+          description: 'Operators',
+          is_admin: false,
+          created_at: '2026-01-01T00:00:00Z',
+          permissions: [
+            { permission_id: 1, service_id: 'svc', permission_name: 'Handle rules', inserted_at: 'x' },
+            { permission_id: 0, service_id: '' },
+          ],
+          users: [
+            { id: 'u-2', username: 'bob' },
+            { id: 'u-1', username: 'alice' },
+          ],
+        },
+      ],
+    });
+    const [remote] = await groupsKind.fetchAll(api, options);
+    const desired = groupsKind.attributes({
+      name: 'ops',
+      description: 'Operators',
+      is_admin: false,
+      permissions: [
+        { permission: 0, service_id: '' },
+        { permission: 1, service_id: 'svc' },
+      ],
+      users: ['u-1', 'u-2'],
+      protect: true,
+      ignore_changes: ['users'],
+    });
+    expect(remote).toEqual({ id: 'g1', key: 'ops', attributes: desired });
+    expect(desired.permissions).toEqual([
+      { permission: 'Explore alerts', service_id: '' },
+      { permission: 'Handle rules', service_id: 'svc' },
+    ]);
+    expect(calls).toEqual(['groups.list', 'groups.get g1']);
+  });
+
+  it('application rules: conditions, expressions, targets and actions as sets; only incomplete rows hydrated', async () => {
+    const { api, calls } = fakeApi({ applicationRules: [remoteRule('1', true), remoteRule('2', false)] });
+    const remote = await applicationRulesKind.fetchAll(api, options);
+    expect(calls).toEqual(['applicationRules.list', 'applicationRules.get 2']);
+    const desired = applicationRulesKind.attributes({
+      rq_host: 'shop.example.com',
+      description: 'Rule 1',
+      priority: 'high',
+      enabled: true,
+      duration: null,
+      start_time: null,
+      conditions: [{ operator: 'match', not_op: false, expressions: ['a', 'b'], targets: ['path', 'query'] }],
+      actions: [
+        { firewall_action: 'block', firewall_name: 'waf-1' },
+        { firewall_action: 'log', firewall_name: 'waf-2' },
+      ],
+      protect: false,
+      ignore_changes: [],
+    });
+    expect(remote[0]).toEqual({ id: '1', key: 'shop.example.com/Rule 1', attributes: desired });
+    expect(remote[1]?.attributes.actions).toEqual(desired.actions);
+  });
+
+  it('application rules without a description are keyed by host and an empty description', async () => {
+    const { api } = fakeApi({ applicationRules: [{ ...remoteRule('3', true), description: null }] });
+    const [remote] = await applicationRulesKind.fetchAll(api, options);
+    expect(remote?.key).toBe('shop.example.com/');
+  });
+
+  it('notifications are keyed and addressed by name; schedules compare hosts and recipients as sets', async () => {
+    const settings = {
+      destination_address: '10.0.0.5',
+      destination_port: 514,
+      format: 'cef',
+      protocol: 'udp',
+    } as const;
+    const { api } = fakeApi({
+      notifications: [{ name: 'siem', type: 'siem', enabled: true, settings }],
+      schedules: [
+        {
+          id: 's1',
+          name: 'weekly',
+          hosts: ['b.example.com', 'a.example.com'],
+          services: null,
+          type: 'summary',
+          schedule: 'weekly',
+          send_to: ['y@example.com', 'x@example.com'],
+          send_via: 'email',
+          timezone: 'UTC',
+          scheduled_at: 5,
+        },
+      ],
+    });
+    const [notification] = await notificationsKind.fetchAll(api, options);
+    expect(notification).toEqual({
+      id: 'siem',
+      key: 'siem',
+      attributes: notificationsKind.attributes({
+        name: 'siem',
+        type: 'siem',
+        enabled: true,
+        settings,
+        protect: false,
+        ignore_changes: [],
+      }),
+    });
+    const [schedule] = await schedulesKind.fetchAll(api, options);
+    expect(schedule?.attributes).toEqual(
+      schedulesKind.attributes({
+        name: 'weekly',
+        hosts: ['a.example.com', 'b.example.com'],
+        services: null,
+        type: 'summary',
+        schedule: 'weekly',
+        send_to: ['x@example.com', 'y@example.com'],
+        send_via: 'email',
+        timezone: 'UTC',
+        protect: false,
+        ignore_changes: [],
+      }),
+    );
+  });
+});
