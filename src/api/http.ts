@@ -196,7 +196,7 @@ export function createHttp(options: HttpOptions): Http {
       // again would create a duplicate (application rules have no server-side unique key). After an
       // ambiguous POST failure the applier re-reads by natural key instead.
       if (spec.method === 'POST') return attemptOnce(spec);
-      return withRetries(() => attemptOnce(spec), options.retry, clock, onRetry);
+      return withRetries(spec.method, () => attemptOnce(spec), options.retry, clock, onRetry);
     },
   };
 }

@@ -8,7 +8,7 @@
  * `setTimeout`, so honouring `Retry-After: 2` could not be tested without sleeping for real. The HTTP
  * layer therefore calls ofetch with `retry: false` and wraps it here, with an injectable clock.
  */
-import { ApiError, ApiNetworkError } from './errors.js';
+import { ApiError, ApiNetworkError, type HttpMethod } from './errors.js';
 
 export interface RetryPolicy {
   /** Total attempts, the first included (1 = never retry). */
@@ -45,8 +45,14 @@ export const SYSTEM_CLOCK: Clock = {
 /** Statuses that mean "not now" rather than "no": the request may succeed if sent again. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
-export function isRetryable(error: unknown): boolean {
-  if (error instanceof ApiError) return RETRYABLE_STATUSES.has(error.status);
+/**
+ * Whether sending `method` again can help. A 500 may come after a change was applied, so a PUT or
+ * DELETE is not sent again on it; a GET changes nothing, so it is.
+ */
+export function isRetryable(error: unknown, method: HttpMethod): boolean {
+  if (error instanceof ApiError) {
+    return RETRYABLE_STATUSES.has(error.status) || (method === 'GET' && error.status === 500);
+  }
   if (error instanceof ApiNetworkError) return error.retryable;
   return false;
 }
@@ -69,6 +75,7 @@ export function backoffDelay(retryNumber: number, policy: RetryPolicy, random: (
 export type RetryObserver = (info: { retryNumber: number; delayMs: number; error: Error }) => void;
 
 export async function withRetries<T>(
+  method: HttpMethod,
   attempt: () => Promise<T>,
   policy: RetryPolicy,
   clock: Clock,
@@ -79,7 +86,7 @@ export async function withRetries<T>(
     try {
       return await attempt();
     } catch (error) {
-      if (!(error instanceof Error) || !isRetryable(error) || attemptNumber >= policy.attempts) throw error;
+      if (!(error instanceof Error) || !isRetryable(error, method) || attemptNumber >= policy.attempts) throw error;
       const retryAfter = error instanceof ApiError ? error.retryAfterMs : undefined;
       const delayMs = retryAfter ?? backoffDelay(attemptNumber, policy, clock.random);
       // Waiting past the budget only to fail later helps nobody: give up now with the real error.

@@ -5,7 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import { WafctlError } from '../errors.js';
-import { addConnectionOptions, parsePositiveInt } from './options.js';
+import { addConnectionOptions } from './options.js';
 
 function notAvailable(name: string): () => never {
   return () => {
@@ -14,16 +14,6 @@ function notAvailable(name: string): () => never {
 }
 
 export function pendingCommands(): Command[] {
-  const apply = addConnectionOptions(
-    new Command('apply')
-      .description('plan, then create, update and delete to match the configuration')
-      .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
-      .option('--auto-approve', 'do not ask for confirmation')
-      .option('--plan <FILE>', 'apply a plan saved by `plan --out` (refused if it is stale)')
-      .option('--parallelism <N>', 'concurrent API requests', parsePositiveInt('--parallelism'), 8)
-      .option('--force', 'apply even when deletes exceed the safety threshold'),
-  ).action(notAvailable('apply'));
-
   const exportCmd = addConnectionOptions(
     new Command('export')
       .description('write the live state as YAML configuration that plans to no changes')
@@ -42,5 +32,5 @@ export function pendingCommands(): Command[] {
       ),
   ).action(notAvailable('get'));
 
-  return [apply, exportCmd, get];
+  return [exportCmd, get];
 }

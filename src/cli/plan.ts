@@ -24,15 +24,18 @@ export function planCommand(): Command {
     const { renderTextPlan } = await import('../plan/render/text.js');
     const { renderMarkdownPlan } = await import('../plan/render/markdown.js');
     const { renderJsonPlan } = await import('../plan/render/json.js');
+    const { renderSavedPlan } = await import('../apply/saved-plan.js');
 
-    const { plan } = await loadAndPlan(paths, flags);
+    const { plan, config } = await loadAndPlan(paths, flags);
     const rendered = {
       text: () => renderTextPlan(plan, { color: colorEnabled(process.stdout, flags.color) }),
       markdown: () => renderMarkdownPlan(plan),
       json: () => renderJsonPlan(plan),
     }[flags.format]();
     writeOut(rendered);
-    if (flags.out !== undefined) await writeTextFile(flags.out, renderJsonPlan(plan));
+    if (flags.out !== undefined) {
+      await writeTextFile(flags.out, renderSavedPlan(plan, config.state.settings.username));
+    }
     assertNoProblems(plan);
     if (flags.detailedExitcode && plan.changes.length > 0) process.exitCode = 2;
   });

@@ -1,5 +1,6 @@
 /** Builds the commander program: global options and one command per file in this folder. */
 import { Command } from 'commander';
+import { applyCommand } from './apply.js';
 import { driftCommand } from './drift.js';
 import { emulatorCommand } from './emulator.js';
 import { pendingCommands } from './pending.js';
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
 
   program.addCommand(validateCommand().exitOverride());
   program.addCommand(planCommand().exitOverride());
+  program.addCommand(applyCommand().exitOverride());
   program.addCommand(driftCommand().exitOverride());
   for (const command of pendingCommands()) program.addCommand(command.exitOverride());
   program.addCommand(emulatorCommand().exitOverride());

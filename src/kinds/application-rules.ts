@@ -3,8 +3,9 @@
  * Conditions and actions cannot be updated: a change to them replaces the rule. List rows that do
  * not carry the full `actions` array and `conditions` are hydrated with GET-one, and only those.
  */
-import type { ApplicationRule } from '../api/index.js';
-import type { Kind } from './kind.js';
+import type { ApplicationRule, ApplicationRuleInput, ApplicationRuleUpdate } from '../api/index.js';
+import type { Attributes } from '../plan/model.js';
+import { indexIds, type Kind } from './kind.js';
 import { mapLimited, sortedSet } from './normalize.js';
 
 export const applicationRuleKey = (rqHost: string, description: string | null): string =>
@@ -31,6 +32,31 @@ function normalize(rule: ApplicationRule) {
     ),
   };
 }
+
+type RuleAttributes = ReturnType<typeof normalize>;
+
+function toInput(attributes: Attributes, username: string): ApplicationRuleInput {
+  const a = attributes as RuleAttributes;
+  return {
+    rq_host: a.rq_host,
+    description: a.description,
+    priority: a.priority,
+    enabled: a.enabled,
+    duration: a.duration,
+    start_time: a.start_time,
+    username,
+    conditions: a.conditions.map((c) => ({
+      operator: c.operator,
+      not_op: c.not_op,
+      expressions: c.expressions.map((expression) => ({ expression })),
+      targets: c.targets.map((target) => ({ target })),
+    })),
+    actions: a.actions,
+  };
+}
+
+const keyOfAttributes = (attributes: Attributes): string =>
+  applicationRuleKey(String(attributes.rq_host), String(attributes.description));
 
 export const applicationRulesKind: Kind<'application_rules'> = {
   name: 'application_rule',
@@ -66,5 +92,37 @@ export const applicationRulesKind: Kind<'application_rules'> = {
       key: applicationRuleKey(rule.rq_host, rule.description),
       attributes: normalize(rule),
     }));
+  },
+  keyOf: keyOfAttributes,
+  writer: {
+    bulkCreate: true,
+    bulkUpdate: true,
+    bulkDelete: true,
+    deletesFirst: false,
+    async create({ api, username }, objects) {
+      await api.applicationRules.create(objects.map((object) => toInput(object, username)));
+    },
+    async update({ api }, changes) {
+      // Every change of one call carries the same changed fields (conditions and actions never:
+      // they are immutable), so one body serves them all.
+      const attrs = changes[0]?.after as ApplicationRuleUpdate | undefined;
+      if (attrs === undefined) return;
+      const ids = changes.map((c) => c.id);
+      if (ids.length === 1) await api.applicationRules.update(ids[0]!, attrs);
+      else await api.applicationRules.updateMany(ids, attrs);
+    },
+    async delete({ api }, ids) {
+      await api.applicationRules.delete(ids);
+    },
+    async idsByKey({ api }, objects) {
+      // A filtered re-read: only the hosts of these rules.
+      const hosts = [...new Set(objects.map((o) => String(o.rq_host)))];
+      const rows = await api.applicationRules.list({ rq_host_list: hosts });
+      const records = rows.map((r) => ({ id: r.id, key: applicationRuleKey(r.rq_host, r.description) }));
+      return indexIds(records, new Set(objects.map(keyOfAttributes)));
+    },
+    async existing({ api }, ids) {
+      return new Set((await api.applicationRules.list({ id_list: [...ids] })).map((r) => r.id));
+    },
   },
 };

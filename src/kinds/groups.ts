@@ -2,9 +2,10 @@
  * Groups: keyed by name. The list endpoint returns groups without permissions and members, so every
  * group costs one GET-one to hydrate: the API offers nothing cheaper.
  */
-import type { Group } from '../api/index.js';
-import { permissionById } from '../domain.js';
-import type { Kind } from './kind.js';
+import type { Group, GroupInput } from '../api/index.js';
+import { permissionById, permissionByName } from '../domain.js';
+import type { Attributes } from '../plan/model.js';
+import { indexIds, type Kind } from './kind.js';
 import { mapLimited, sortedSet } from './normalize.js';
 
 /** Permissions are shown by catalog name: a reviewer reads "Handle rules", not 1. */
@@ -22,6 +23,21 @@ function normalize(group: Group) {
       })),
     ),
     users: sortedSet((group.users ?? []).map((u) => u.id)),
+  };
+}
+
+/** Planned attributes -> the API's group body (the whole group: PUT has the same shape as POST). */
+function toInput(attributes: Attributes): GroupInput {
+  const a = attributes as ReturnType<typeof normalize>;
+  return {
+    name: a.name,
+    description: a.description,
+    is_admin: a.is_admin,
+    permissions: a.permissions.map((p) => ({
+      permission_id: permissionByName(p.permission)?.id ?? Number(p.permission),
+      service_id: p.service_id,
+    })),
+    user_ids: a.users,
   };
 }
 
@@ -43,5 +59,32 @@ export const groupsKind: Kind<'groups'> = {
     const listed = await api.groups.list();
     const hydrated = await mapLimited(listed, concurrency, (row) => api.groups.get(row.id));
     return hydrated.map((group) => ({ id: group.id, key: group.name, attributes: normalize(group) }));
+  },
+  keyOf: (attributes) => String(attributes.name),
+  writer: {
+    bulkCreate: false,
+    bulkUpdate: false,
+    bulkDelete: false,
+    deletesFirst: true,
+    async create({ api }, objects) {
+      for (const object of objects) await api.groups.create(toInput(object));
+    },
+    async update({ api }, changes) {
+      for (const change of changes) await api.groups.update(change.id, toInput(change.target));
+    },
+    async delete({ api }, ids) {
+      for (const id of ids) await api.groups.delete(id);
+    },
+    async idsByKey({ api }, objects) {
+      const listed = await api.groups.list();
+      return indexIds(
+        listed.map((g) => ({ id: g.id, key: g.name })),
+        new Set(objects.map((o) => String(o.name))),
+      );
+    },
+    async existing({ api }, ids) {
+      const wanted = new Set(ids);
+      return new Set((await api.groups.list()).map((g) => g.id).filter((id) => wanted.has(id)));
+    },
   },
 };

@@ -5,7 +5,7 @@
  */
 import type { ApiClient } from '../api/index.js';
 import type { DesiredState, KindName as Section } from '../config/schema.js';
-import type { Attributes, KindName } from '../plan/model.js';
+import type { Attributes, KindName, UpdateChange } from '../plan/model.js';
 
 /** A remote object, normalised into the same comparable shape as the desired one. */
 export interface RemoteRecord {
@@ -21,6 +21,38 @@ export interface FetchOptions {
 
 export type DesiredOf<S extends Section> = DesiredState[S][number];
 
+export interface WriteContext {
+  api: ApiClient;
+  /** Sent as `username` when creating application rules. */
+  username: string;
+}
+
+/**
+ * How a family is written. The applier decides order, batching and recovery from these few facts
+ * and calls; the calls only translate planned attributes into the API's request shapes.
+ */
+export interface Writer {
+  /** The API creates many in one call (else one call per object). */
+  bulkCreate: boolean;
+  /** Updates with identical changed fields can share one call (else one call per object). */
+  bulkUpdate: boolean;
+  /** The API deletes many in one call (else one call per object). */
+  bulkDelete: boolean;
+  /**
+   * Deletes run before creates: frees names for a rename. Application rules do the opposite, so a
+   * replaced rule's successor is live before the old rule goes.
+   */
+  deletesFirst: boolean;
+  create(ctx: WriteContext, objects: readonly Attributes[]): Promise<void>;
+  /** With `bulkUpdate`, every change of one call has the same `after`. */
+  update(ctx: WriteContext, changes: readonly UpdateChange[]): Promise<void>;
+  delete(ctx: WriteContext, ids: readonly string[]): Promise<void>;
+  /** Re-read after an ambiguous create: the live ids of each of these keys. */
+  idsByKey(ctx: WriteContext, objects: readonly Attributes[]): Promise<Map<string, string[]>>;
+  /** Re-read after an ambiguous delete: which of these ids still exist. */
+  existing(ctx: WriteContext, ids: readonly string[]): Promise<Set<string>>;
+}
+
 export interface Kind<S extends Section = Section> {
   /** The name in plans (`group`, `application_rule`, ...). */
   name: KindName;
@@ -33,4 +65,20 @@ export interface Kind<S extends Section = Section> {
   attributes(desired: DesiredOf<S>): Attributes;
   /** Every remote object of the family, hydrated where the listing is incomplete, normalised. */
   fetchAll(api: ApiClient, options: FetchOptions): Promise<RemoteRecord[]>;
+  /** The natural key of a planned object's attributes (the same as `key` of its desired object). */
+  keyOf(attributes: Attributes): string;
+  writer: Writer;
+}
+
+/** Groups ids by key, for `idsByKey`. */
+export function indexIds(
+  records: readonly { id: string; key: string }[],
+  keys: ReadonlySet<string>,
+): Map<string, string[]> {
+  const byKey = new Map<string, string[]>();
+  for (const { id, key } of records) {
+    if (!keys.has(key)) continue;
+    byKey.set(key, [...(byKey.get(key) ?? []), id]);
+  }
+  return byKey;
 }

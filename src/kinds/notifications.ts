@@ -1,6 +1,6 @@
 /** Notification systems: keyed by name, which is also their path key in the API (they have no id). */
-import type { Notification } from '../api/index.js';
-import type { Kind } from './kind.js';
+import type { Notification, NotificationInput, NotificationUpdate } from '../api/index.js';
+import { indexIds, type Kind } from './kind.js';
 
 type NotificationFields = Pick<Notification, 'name' | 'type' | 'enabled' | 'settings'>;
 
@@ -23,5 +23,35 @@ export const notificationsKind: Kind<'notifications'> = {
   async fetchAll(api) {
     const listed = await api.notifications.list();
     return listed.map((n) => ({ id: n.name, key: n.name, attributes: attributesOf(n) }));
+  },
+  keyOf: (attributes) => String(attributes.name),
+  writer: {
+    bulkCreate: false,
+    bulkUpdate: false,
+    bulkDelete: false,
+    deletesFirst: true,
+    async create({ api }, objects) {
+      for (const object of objects)
+        await api.notifications.create(attributesOf(object as unknown as NotificationInput));
+    },
+    async update({ api }, changes) {
+      // Only the changed fields; `settings` is sent whole (as planned), never half of it.
+      for (const change of changes)
+        await api.notifications.update(change.id, change.after as NotificationUpdate);
+    },
+    async delete({ api }, ids) {
+      for (const name of ids) await api.notifications.delete(name);
+    },
+    async idsByKey({ api }, objects) {
+      const listed = await api.notifications.list();
+      return indexIds(
+        listed.map((n) => ({ id: n.name, key: n.name })),
+        new Set(objects.map((o) => String(o.name))),
+      );
+    },
+    async existing({ api }, ids) {
+      const wanted = new Set(ids);
+      return new Set((await api.notifications.list()).map((n) => n.name).filter((name) => wanted.has(name)));
+    },
   },
 };

@@ -1,6 +1,6 @@
 /** Report schedules: keyed by name. Hosts, services and recipients are sets. */
-import type { Schedule } from '../api/index.js';
-import type { Kind } from './kind.js';
+import type { Schedule, ScheduleInput } from '../api/index.js';
+import { indexIds, type Kind } from './kind.js';
 import { sortedSet } from './normalize.js';
 
 interface ScheduleFields {
@@ -36,5 +36,32 @@ export const schedulesKind: Kind<'schedules'> = {
   async fetchAll(api) {
     const listed: Schedule[] = await api.schedules.list();
     return listed.map((s) => ({ id: s.id, key: s.name, attributes: attributesOf(s) }));
+  },
+  keyOf: (attributes) => String(attributes.name),
+  writer: {
+    bulkCreate: false,
+    bulkUpdate: false,
+    bulkDelete: true,
+    deletesFirst: true,
+    async create({ api }, objects) {
+      for (const object of objects) await api.schedules.create(object as unknown as ScheduleInput);
+    },
+    async update({ api }, changes) {
+      for (const change of changes)
+        await api.schedules.update(change.id, change.after as Partial<ScheduleInput>);
+    },
+    async delete({ api }, ids) {
+      await api.schedules.delete(ids);
+    },
+    async idsByKey({ api }, objects) {
+      const listed = await api.schedules.list();
+      return indexIds(
+        listed.map((s) => ({ id: s.id, key: s.name })),
+        new Set(objects.map((o) => String(o.name))),
+      );
+    },
+    async existing({ api }, ids) {
+      return new Set((await api.schedules.list({ id_list: [...ids] })).map((s) => s.id));
+    },
   },
 };

@@ -97,12 +97,21 @@ describe('HTTP errors', () => {
     });
   });
 
-  it('does not retry a 500, which may follow an applied change', async () => {
+  it('does not retry a PUT or DELETE on a 500, which may follow an applied change', async () => {
     const { client, clock } = makeClient();
     answer(nock(BASE).delete('/api/v1/groups/42'), 500, failure('boom'));
 
     await expect(client.groups.delete('42')).rejects.toMatchObject({ status: 500 });
     expect(clock.sleeps).toEqual([]);
+  });
+
+  it('retries a GET on a 500: reading again changes nothing', async () => {
+    const { client, clock } = makeClient();
+    answer(nock(BASE).get('/api/v1/groups'), 500, failure('boom'));
+    answer(nock(BASE).get('/api/v1/groups'), 200, groupsOk);
+
+    await expect(client.groups.list()).resolves.toHaveLength(1);
+    expect(clock.sleeps).toHaveLength(1);
   });
 });
 

@@ -1,0 +1,109 @@
+/**
+ * `wafctl apply`: plan, show the plan, confirm, apply, report. With `--plan FILE`, apply exactly a
+ * saved plan (after checking it is not stale), without a prompt. Exit 0 only if everything applied.
+ */
+import { Command } from 'commander';
+import { WafctlError } from '../errors.js';
+import { addConnectionOptions, type ConnectionFlags, parsePositiveInt } from './options.js';
+import { colorEnabled, writeErr, writeOut } from './output.js';
+
+interface ApplyFlags extends ConnectionFlags {
+  autoApprove?: boolean;
+  plan?: string;
+  parallelism: number;
+  batchSize: number;
+  force?: boolean;
+  color?: boolean;
+}
+
+function refuse(message: string): WafctlError {
+  return new WafctlError('PLAN_REFUSED', message, { userFault: true });
+}
+
+async function confirm(): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = await rl.question(
+      "\nDo you want to perform these actions?\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: ",
+    );
+    return answer.trim() === 'yes';
+  } finally {
+    rl.close();
+  }
+}
+
+export function applyCommand(): Command {
+  return addConnectionOptions(
+    new Command('apply')
+      .description('plan, then create, update and delete to match the configuration')
+      .argument('[PATH...]', 'files or directories of YAML configuration (default: .)')
+      .option('--auto-approve', 'do not ask for confirmation')
+      .option('--plan <FILE>', 'apply a plan saved by `plan --out` (refused if it is stale)')
+      .option('--parallelism <N>', 'concurrent API requests', parsePositiveInt('--parallelism'), 8)
+      .option('--batch-size <N>', 'objects per bulk call', parsePositiveInt('--batch-size'), 100)
+      .option('--force', 'apply even when deletes exceed the safety threshold'),
+  ).action(async (paths: string[], _flags: ApplyFlags, command: Command) => {
+    const flags = command.optsWithGlobals<ApplyFlags>();
+    if (flags.plan !== undefined && paths.length > 0) {
+      throw new WafctlError('USAGE', 'give either PATHs or --plan FILE, not both.', { userFault: true });
+    }
+    // A saved plan was approved when it was reviewed; a fresh one needs a person at a terminal.
+    const interactive = flags.plan === undefined && !flags.autoApprove;
+    if (interactive && !process.stdin.isTTY) {
+      throw refuse(
+        'refusing to apply without confirmation: no terminal to ask on. Pass --auto-approve to apply.',
+      );
+    }
+
+    const { withApiClient } = await import('./connection.js');
+    const { loadDesiredState } = await import('../config/load.js');
+    const { refreshAndPlan } = await import('../plan/refresh.js');
+    const { renderTextPlan } = await import('../plan/render/text.js');
+    const { readSavedPlan, assertNotStale } = await import('../apply/saved-plan.js');
+    const { applyPlan } = await import('../apply/applier.js');
+    const { renderApplyReport } = await import('../apply/report.js');
+    const { applySucceeded } = await import('../apply/model.js');
+    const { progressReporter } = await import('./progress.js');
+
+    // Configuration problems and unreadable saved plans are reported before any network call.
+    const source =
+      flags.plan === undefined
+        ? ({ from: 'config', config: await loadDesiredState(paths.length > 0 ? paths : ['.']) } as const)
+        : ({ from: 'saved', saved: await readSavedPlan(flags.plan) } as const);
+
+    await withApiClient(flags, async (api) => {
+      const concurrency = flags.parallelism;
+      const { plan, username } =
+        source.from === 'saved'
+          ? await assertNotStale(source.saved.plan, api, concurrency).then(() => source.saved)
+          : {
+              plan: await refreshAndPlan(source.config, api, { concurrency }),
+              username: source.config.state.settings.username,
+            };
+      writeOut(renderTextPlan(plan, { color: colorEnabled(process.stdout, flags.color) }));
+
+      if (plan.changes.length === 0 && plan.problems.length === 0) return;
+      if (plan.warnings.length > 0 && !flags.force) {
+        const what = plan.warnings
+          .map((w) => `${w.deletes} of ${w.existing} ${w.kind} objects (limit ${w.maxDeletePercent}%)`)
+          .join(', ');
+        throw refuse(
+          `refusing to delete ${what}: above the safety threshold (settings.safety). Pass --force to apply anyway.`,
+        );
+      }
+      if (interactive && plan.changes.length > 0 && !(await confirm())) throw refuse('Apply cancelled.');
+
+      const progress = progressReporter(process.stderr, writeErr);
+      const report = await applyPlan(plan, api, {
+        parallelism: flags.parallelism,
+        batchSize: flags.batchSize,
+        username,
+        onCall: progress.onCall,
+      });
+      progress.finish();
+      writeOut(`\n${renderApplyReport(report)}`);
+      if (!applySucceeded(report)) process.exitCode = 1;
+    });
+  });
+}

@@ -1,0 +1,28 @@
+/** Apply progress on stderr: a live line on a terminal, otherwise one line per finished call. */
+import type { CallEvent } from '../apply/model.js';
+
+export interface ProgressReporter {
+  onCall(event: CallEvent): void;
+  finish(): void;
+}
+
+export function progressReporter(
+  stream: NodeJS.WriteStream,
+  writeLine: (line: string) => void,
+): ProgressReporter {
+  let live = false;
+  return {
+    onCall(event) {
+      const what = `${event.operation} ${event.objects} ${event.kind}${event.objects === 1 ? '' : 's'}`;
+      if (stream.isTTY) {
+        live = true;
+        stream.write(`\r\u001b[2Kapplying ${event.finished}/${event.total} ... (${what})`);
+      } else {
+        writeLine(`${what}: ${event.ok ? 'done' : 'failed'} [${event.finished}/${event.total}]`);
+      }
+    },
+    finish() {
+      if (live) stream.write('\r\u001b[2K');
+    },
+  };
+}
