@@ -14,9 +14,7 @@ export type ErrorCode =
   | 'API_NETWORK' // timeout, reset, refused: no answer at all
   | 'INCOMPLETE_LISTING' // a paginated listing did not add up to total_count
   | 'EMULATOR_STATE' // the emulator's --state file is unreadable or corrupt
-  | 'PLAN_REFUSED' // safety threshold, protect, stale saved plan
-  | 'APPLY_FAILED' // one or more operations failed
-  | 'NOT_AVAILABLE'; // a command whose implementation has not landed yet
+  | 'PLAN_REFUSED'; // safety threshold, protect, stale saved plan, no confirmation
 
 export interface WafctlErrorOptions {
   cause?: unknown;
@@ -51,8 +49,6 @@ const EXIT_CODES: Record<ErrorCode, number> = {
   INCOMPLETE_LISTING: 1,
   EMULATOR_STATE: 1,
   PLAN_REFUSED: 1,
-  APPLY_FAILED: 1,
-  NOT_AVAILABLE: 1,
 };
 
 export function exitCodeFor(error: unknown): number {

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { ApiClient } from '../api/index.js';
+import type { ApiClient, ApiClientOptions } from '../api/index.js';
 import { WafctlError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
 import type { ConnectionFlags } from './options.js';
@@ -85,11 +85,14 @@ async function openEmbedded(statePath: string | undefined): Promise<Connection> 
 export async function withApiClient<T>(
   flags: ConnectionFlags,
   work: (api: ApiClient, connection: Connection) => Promise<T>,
+  /** Client settings a command needs (e.g. `get --limit` reads small pages, one at a time). */
+  clientOptions: Pick<ApiClientOptions, 'pageSize' | 'concurrency'> = {},
 ): Promise<T> {
   const connection = await openConnection(flags);
   try {
     const { createApiClient } = await import('../api/index.js');
     const api = createApiClient({
+      ...clientOptions,
       baseUrl: connection.baseUrl,
       token: connection.token,
       ...(debugEnabled() ? { log: writeErr } : {}),

@@ -3,7 +3,8 @@ import { Command } from 'commander';
 import { applyCommand } from './apply.js';
 import { driftCommand } from './drift.js';
 import { emulatorCommand } from './emulator.js';
-import { pendingCommands } from './pending.js';
+import { exportCommand } from './export.js';
+import { getCommand } from './get.js';
 import { planCommand } from './plan.js';
 import { validateCommand } from './validate.js';
 import { packageVersion } from './version.js';
@@ -20,7 +21,8 @@ export function buildProgram(): Command {
   program.addCommand(planCommand().exitOverride());
   program.addCommand(applyCommand().exitOverride());
   program.addCommand(driftCommand().exitOverride());
-  for (const command of pendingCommands()) program.addCommand(command.exitOverride());
+  program.addCommand(exportCommand().exitOverride());
+  program.addCommand(getCommand().exitOverride());
   program.addCommand(emulatorCommand().exitOverride());
   return program;
 }

@@ -1,0 +1,88 @@
+/**
+ * The rows of `wafctl get KIND`: documented filters only, every page read transparently, and with
+ * `--limit N` the listing is abandoned after N rows (the paginator stops asking for pages).
+ * Full records (for JSON and YAML) need what the listing leaves out: groups are listed without
+ * permissions and members, and some servers list application rules with a single action.
+ */
+import { parseFilterStrings } from '../../api/filters.js';
+import type {
+  ApiClient,
+  ApplicationRuleFilters,
+  ListKind,
+  RecordsByKind,
+  RuleFilters,
+  ScheduleFilters,
+} from '../../api/index.js';
+import type { QueryParams } from '../../api/url.js';
+import { WafctlError } from '../../errors.js';
+import { mapLimited } from '../../kinds/normalize.js';
+
+function usage(message: string): WafctlError {
+  return new WafctlError('USAGE', message, { userFault: true });
+}
+
+/** `--filter NAME=VALUE` arguments -> NAME -> VALUE; a name given twice is refused, not overwritten. */
+export function parseFilterArgs(args: readonly string[]): Record<string, string> {
+  const filters: Record<string, string> = {};
+  for (const arg of args) {
+    const at = arg.indexOf('=');
+    if (at <= 0) throw usage(`--filter expects NAME=VALUE, got "${arg}"`);
+    const name = arg.slice(0, at).trim();
+    if (Object.hasOwn(filters, name)) {
+      throw usage(`--filter ${name} is given twice; a list filter takes comma-separated values`);
+    }
+    filters[name] = arg.slice(at + 1);
+  }
+  return filters;
+}
+
+async function* rowsOf<T>(rows: Promise<T[]>): AsyncGenerator<T> {
+  yield* await rows;
+}
+
+// The filters were checked against the kind's own table by parseFilterStrings, so handing them on as
+// that kind's filter type is sound (and the client checks them once more before sending).
+const ROWS: { [K in ListKind]: (api: ApiClient, filters: QueryParams) => AsyncIterable<RecordsByKind[K]> } = {
+  groups: (api) => rowsOf(api.groups.list()),
+  rules: (api, filters) => api.rules.iterate(filters as RuleFilters),
+  'application-rules': (api, filters) => api.applicationRules.iterate(filters as ApplicationRuleFilters),
+  notifications: (api) => rowsOf(api.notifications.list()),
+  schedules: (api, filters) => api.schedules.iterate(filters as ScheduleFilters),
+};
+
+const COMPLETE: { [K in ListKind]: (api: ApiClient, row: RecordsByKind[K]) => Promise<RecordsByKind[K]> } = {
+  groups: (api, row) => api.groups.get(row.id),
+  rules: async (_api, row) => row,
+  'application-rules': async (api, row) => (row.complete ? row : api.applicationRules.get(row.id)),
+  notifications: async (_api, row) => row,
+  schedules: async (_api, row) => row,
+};
+
+export interface ListOptions {
+  /** NAME -> VALUE, as given to `--filter` (names are validated against the kind's documented filters). */
+  filters: Readonly<Record<string, string>>;
+  /** Stop after this many rows. */
+  limit?: number;
+  /** Re-read rows the listing returns incomplete (GET-one), for output that shows whole records. */
+  full: boolean;
+  /** GET-one calls in flight at once when completing rows. */
+  concurrency: number;
+}
+
+export async function listRecords<K extends ListKind>(
+  api: ApiClient,
+  kind: K,
+  options: ListOptions,
+): Promise<RecordsByKind[K][]> {
+  // Checked before the first request: a typo in a filter name must not cost a listing.
+  const filters = parseFilterStrings(kind, options.filters);
+  const rows: RecordsByKind[K][] = [];
+  if (options.limit !== 0) {
+    for await (const row of ROWS[kind](api, filters)) {
+      rows.push(row);
+      if (options.limit !== undefined && rows.length >= options.limit) break;
+    }
+  }
+  if (!options.full) return rows;
+  return mapLimited(rows, options.concurrency, (row) => COMPLETE[kind](api, row));
+}

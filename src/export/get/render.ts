@@ -1,0 +1,45 @@
+/** `wafctl get` output: a table for people, or the whole records as JSON or YAML for scripts. */
+import { stringify } from 'yaml';
+import type { ListKind, RecordsByKind } from '../../api/index.js';
+import { COLUMNS } from './columns.js';
+import { renderTable } from './table.js';
+
+export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** Records as the API sent them, minus what the client adds (`complete` on application rules). */
+function publicRecord(record: object): object {
+  if (!('complete' in record)) return record;
+  const { complete: _complete, ...rest } = record;
+  return rest;
+}
+
+function serialise(value: unknown, format: 'json' | 'yaml'): string {
+  return format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : stringify(value, { lineWidth: 0 });
+}
+
+export function renderRecords<K extends ListKind>(
+  kind: K,
+  records: readonly RecordsByKind[K][],
+  format: OutputFormat,
+  options: { color: boolean },
+): string {
+  if (format !== 'table') return serialise(records.map(publicRecord), format);
+  const columns = COLUMNS[kind];
+  return renderTable(
+    columns.map((c) => c.header),
+    records.map((record) => columns.map((c) => c.cell(record))),
+    options,
+  );
+}
+
+/** One object: JSON and YAML show the object itself (not a list of one); the table, one row. */
+export function renderRecord<K extends ListKind>(
+  kind: K,
+  record: RecordsByKind[K],
+  format: OutputFormat,
+  options: { color: boolean },
+): string {
+  if (format !== 'table') return serialise(publicRecord(record), format);
+  return renderRecords(kind, [record], format, options);
+}

@@ -1,0 +1,365 @@
+/* biome-ignore-all lint/suspicious/noTemplateCurlyInString: a `${...}` in a rule description is data that export must escape */
+/** `wafctl export`: the real CLI against a real emulator; the export must plan to "No changes." */
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApplicationRuleInput } from '../../src/api/index.js';
+import { SCHEMA_FILE } from '../../src/export/schema-reference.js';
+import { runCli } from '../helpers/cli.js';
+import { startTestFirewall, type TestFirewall, unreachableUrl } from '../helpers/firewall.js';
+
+const rule = (rqHost: string, description: string | null, expression = '^/x'): ApplicationRuleInput => ({
+  rq_host: rqHost,
+  description: description as string,
+  priority: 'low',
+  username: 'someone',
+  conditions: [{ operator: 'match', expressions: [{ expression }], targets: [{ target: 'path' }] }],
+  actions: [{ firewall_action: 'block', firewall_name: 'waf-eu-1' }],
+});
+
+/** One of everything the format can say, created through the API with sets in a shuffled order. */
+async function populate({ api }: TestFirewall): Promise<void> {
+  await api.groups.create({
+    name: 'soc',
+    description: 'Tier-1 analysts',
+    permissions: [
+      { permission_id: 0, service_id: 'svc-shop' },
+      { permission_id: 0, service_id: 'svc-api' },
+      { permission_id: 2, service_id: '' },
+    ],
+    user_ids: ['u-1003', 'u-1001'],
+  });
+  await api.groups.create({ name: 'admins', is_admin: true, permissions: [], user_ids: ['u-1002'] });
+  await api.applicationRules.create([
+    {
+      rq_host: 'shop.example.com',
+      description: 'Block ${jndi} lookups and the admin panel',
+      priority: 'high',
+      username: 'someone',
+      enabled: false,
+      duration: 3600,
+      start_time: 1_767_225_600_000_000,
+      conditions: [
+        {
+          operator: 'match',
+          not_op: true,
+          expressions: [{ expression: '^/admin' }, { expression: '\\$\\{jndi:' }],
+          targets: [{ target: 'request:user-agent' }, { target: 'path' }],
+        },
+        {
+          operator: 'contains',
+          expressions: [{ expression: 'union select' }],
+          targets: [{ target: 'request_body:x-www-form-urlencoded:q' }],
+        },
+      ],
+      actions: [
+        { firewall_action: 'log', firewall_name: 'waf-eu-2' },
+        { firewall_action: 'block', firewall_name: 'waf-eu-1' },
+      ],
+    },
+    rule('api.example.com', 'Log v1 calls'),
+  ]);
+  await api.notifications.create({
+    name: 'splunk',
+    type: 'siem',
+    enabled: true,
+    settings: { destination_address: '10.0.0.5', destination_port: 514, format: 'cef', protocol: 'udp' },
+  });
+  await api.notifications.create({
+    name: 'archive',
+    type: 'generic',
+    enabled: false,
+    settings: { destination_address: '2001:db8::7', destination_port: 6514, format: 'json', protocol: 'tcp' },
+  });
+  await api.schedules.create({
+    name: 'weekly-shop',
+    hosts: ['shop.example.com', 'api.example.com'],
+    services: ['svc-shop', 'svc-api'],
+    type: 'summary',
+    schedule: 'weekly',
+    send_to: ['secops@example.com', 'owners@example.com'],
+    send_via: 'email',
+    timezone: 'Europe/Paris',
+  });
+  await api.schedules.create({
+    name: 'daily-api',
+    hosts: ['api.example.com'],
+    type: 'detailed',
+    schedule: 'daily',
+    send_to: ['api@example.com'],
+    send_via: 'email',
+    timezone: 'America/New_York',
+  });
+}
+
+const EXPECTED_STDOUT = `# yaml-language-server: $schema=schemas/wafctl.schema.json
+manage:
+  groups:
+    prune: true
+  application_rules:
+    prune: true
+  notifications:
+    prune: true
+  schedules:
+    prune: true
+
+groups:
+  - name: admins
+    is_admin: true
+    users: [u-1002]
+
+  - name: soc
+    description: Tier-1 analysts
+    permissions:
+      - permission: Explore alerts
+        service_id: svc-api
+      - permission: Explore alerts
+        service_id: svc-shop
+      - permission: Load application rules
+    users: [u-1001, u-1003]
+
+application_rules:
+  - rq_host: api.example.com
+    description: Log v1 calls
+    priority: low
+    conditions:
+      - operator: match
+        expressions: [^/x]
+        targets: [path]
+    actions:
+      - firewall_action: block
+        firewall_name: waf-eu-1
+
+  - rq_host: shop.example.com
+    description: Block $\${jndi} lookups and the admin panel
+    priority: high
+    enabled: false
+    duration: 3600
+    start_time: 1767225600000000
+    conditions:
+      - operator: match
+        not_op: true
+        expressions: ["\\\\$\\\\{jndi:", ^/admin]
+        targets: [path, request:user-agent]
+      - operator: contains
+        expressions: [union select]
+        targets: [request_body:x-www-form-urlencoded:q]
+    actions:
+      - firewall_action: block
+        firewall_name: waf-eu-1
+      - firewall_action: log
+        firewall_name: waf-eu-2
+
+notifications:
+  - name: archive
+    type: generic
+    enabled: false
+    settings:
+      destination_address: 2001:db8::7
+      destination_port: 6514
+      format: json
+      protocol: tcp
+
+  - name: splunk
+    settings:
+      destination_address: 10.0.0.5
+      destination_port: 514
+      format: cef
+      protocol: udp
+
+schedules:
+  - name: daily-api
+    hosts: [api.example.com]
+    type: detailed
+    schedule: daily
+    send_to: [api@example.com]
+    send_via: email
+    timezone: America/New_York
+
+  - name: weekly-shop
+    hosts: [api.example.com, shop.example.com]
+    services: [svc-api, svc-shop]
+    type: summary
+    schedule: weekly
+    send_to: [owners@example.com, secops@example.com]
+    send_via: email
+    timezone: Europe/Paris
+`;
+
+async function tempDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'wafctl-export-'));
+}
+
+async function readAll(dir: string): Promise<Record<string, string>> {
+  const names = (await readdir(dir)).sort();
+  return Object.fromEntries(
+    await Promise.all(names.map(async (n) => [n, await readFile(join(dir, n), 'utf8')])),
+  );
+}
+
+let firewall: TestFirewall;
+afterEach(async () => {
+  await firewall.close();
+});
+
+describe('wafctl export', () => {
+  beforeEach(async () => {
+    firewall = await startTestFirewall();
+  });
+
+  it('writes the live state to stdout, sorted, defaults omitted; it validates and plans to no changes', async () => {
+    await populate(firewall);
+    const result = await runCli(['export'], { env: firewall.env });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(EXPECTED_STDOUT);
+
+    const dir = await tempDir();
+    await writeFile(join(dir, 'waf.yaml'), result.stdout);
+    const validate = await runCli(['validate', dir]);
+    expect(validate.stdout).toContain('Configuration is valid: 1 file, 2 groups, 2 application rules');
+    expect(validate.code).toBe(0);
+    const plan = await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env });
+    expect(plan.stdout).toBe('No changes. The firewall matches the configuration.\n');
+    expect(plan.code).toBe(0);
+  });
+
+  it('writes one file per kind into --dir; a re-export gives byte-identical files', async () => {
+    await populate(firewall);
+    const dir = join(await tempDir(), 'waf');
+    const first = await runCli(['export', '--dir', dir], { env: firewall.env });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe(
+      `Exported 2 groups, 2 application rules, 2 notifications, 2 schedules to 4 files in ${dir}.\n`,
+    );
+    const files = await readAll(dir);
+    expect(Object.keys(files)).toEqual([
+      'application-rules.yaml',
+      'groups.yaml',
+      'notifications.yaml',
+      'schedules.yaml',
+    ]);
+    // The temporary directory is outside the repository: the schema is referenced by absolute path.
+    for (const text of Object.values(files)) {
+      expect(text.split('\n')[0]).toBe(`# yaml-language-server: $schema=${SCHEMA_FILE}`);
+    }
+    expect(files['groups.yaml']).toContain(
+      'manage:\n  groups:\n    prune: true\n\ngroups:\n  - name: admins\n',
+    );
+
+    const again = await runCli(['export', '--dir', dir], { env: firewall.env });
+    expect(again.code).toBe(0);
+    expect(await readAll(dir)).toEqual(files);
+
+    const plan = await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env });
+    expect(plan.stdout).toBe('No changes. The firewall matches the configuration.\n');
+    expect(plan.code).toBe(0);
+  });
+
+  it('round-trips examples/: apply, export to a directory, and the export plans to no changes', async () => {
+    expect((await runCli(['apply', 'examples/', '--auto-approve'], { env: firewall.env })).code).toBe(0);
+    const dir = join(await tempDir(), 'exported');
+    const exported = await runCli(['export', '--dir', dir], { env: firewall.env });
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toContain('Exported 4 groups, 6 application rules, 1 notification, 2 schedules');
+    const plan = await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env });
+    expect(plan.stdout).toBe('No changes. The firewall matches the configuration.\n');
+    expect(plan.code).toBe(0);
+  });
+
+  it('exports only the kinds named by --kind', async () => {
+    await populate(firewall);
+    const dir = await tempDir();
+    const result = await runCli(['export', '--dir', dir, '--kind', 'schedules', 'groups'], {
+      env: firewall.env,
+    });
+    expect(result.code).toBe(0);
+    expect(Object.keys(await readAll(dir))).toEqual(['groups.yaml', 'schedules.yaml']);
+
+    const stdout = await runCli(['export', '--kind', 'notifications'], { env: firewall.env });
+    expect(stdout.stdout).toContain('manage:\n  notifications:\n    prune: true\n\nnotifications:\n');
+    expect(stdout.stdout).not.toContain('groups');
+  });
+
+  it('refuses an unknown --kind before any network call', async () => {
+    const result = await runCli(['export', '--kind', 'group', 'rules'], {
+      env: { WAF_URL: await unreachableUrl(), WAF_TOKEN: 'unused-token' },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'Error: unknown kind "rules"; expected one of groups, application-rules, notifications, schedules\n',
+    );
+  });
+
+  it('leaves out rules that cannot be keyed, lists them on stderr, turns prune off, and still plans clean', async () => {
+    const [, noDescription, emptyDescription, twinA, twinB] = await firewall.api.applicationRules.create([
+      rule('shop.example.com', 'Keyed'),
+      rule('shop.example.com', null),
+      rule('api.example.com', ''),
+      rule('shop.example.com', 'Twin', 'a'),
+      rule('shop.example.com', 'Twin', 'b'),
+    ]);
+    const dir = await tempDir();
+    const result = await runCli(['export', '--dir', dir, '--kind', 'application-rules'], {
+      env: firewall.env,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr.split('\n')).toEqual([
+      `Warning: application_rule ${emptyDescription} (api.example.com/) left out: it has no description, and application rules are keyed by rq_host and description.`,
+      `Warning: application_rule ${noDescription} (shop.example.com/) left out: it has no description, and application rules are keyed by rq_host and description.`,
+      `Warning: application_rule ${twinA} (shop.example.com/Twin) left out: it has the same rq_host "shop.example.com" and description "Twin" as ${twinB}: objects sharing a key cannot be told apart.`,
+      `Warning: application_rule ${twinB} (shop.example.com/Twin) left out: it has the same rq_host "shop.example.com" and description "Twin" as ${twinA}: objects sharing a key cannot be told apart.`,
+      'Export finished with 4 warnings.',
+      '',
+    ]);
+    const text = await readFile(join(dir, 'application-rules.yaml'), 'utf8');
+    expect(text).toContain('    # and pruning would delete them.\n    prune: false\n');
+    expect(text.match(/- rq_host:/g)).toHaveLength(1);
+
+    const plan = await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env });
+    expect(plan.stdout).toContain('No changes. The firewall matches the configuration.');
+    expect(plan.code).toBe(0);
+  });
+
+  it('exports an empty firewall as empty, pruned lists: a later object plans to be destroyed', async () => {
+    const dir = await tempDir();
+    const result = await runCli(['export', '--dir', dir], { env: firewall.env });
+    expect(result.code).toBe(0);
+    expect((await readAll(dir))['groups.yaml']).toBe(
+      `# yaml-language-server: $schema=${SCHEMA_FILE}\nmanage:\n  groups:\n    prune: true\n\ngroups: []\n`,
+    );
+    const clean = await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env });
+    expect(clean.code).toBe(0);
+
+    await firewall.api.groups.create({ name: 'intruders', permissions: [], user_ids: [] });
+    const plan = await runCli(['plan', dir], { env: firewall.env });
+    expect(plan.stdout).toContain('# group.intruders will be destroyed');
+  });
+
+  it('reports an unreachable firewall with exit 1 and writes nothing', async () => {
+    const dir = join(await tempDir(), 'out');
+    const result = await runCli(['export', '--dir', dir], {
+      env: { WAF_URL: await unreachableUrl(), WAF_TOKEN: 'some-token' },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: \[GET\] \/api\/v1\/\S+: network error/m);
+    await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('wafctl export against list rows that need hydration', () => {
+  beforeEach(async () => {
+    firewall = await startTestFirewall({ applicationRuleListShape: 'single-action' });
+  });
+
+  it('reads each incomplete rule in full, so the export still plans to no changes', async () => {
+    await populate(firewall);
+    const result = await runCli(['export'], { env: firewall.env });
+    expect(result.stdout).toBe(EXPECTED_STDOUT);
+    const dir = await tempDir();
+    await writeFile(join(dir, 'waf.yaml'), result.stdout);
+    const plan = await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env });
+    expect(plan.code).toBe(0);
+  });
+});

@@ -1,0 +1,344 @@
+/** `wafctl get`: every family, every kind of filter, lookups by id and name, limits and pagination. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import type { ApplicationRuleInput } from '../../src/api/index.js';
+import { runCli } from '../helpers/cli.js';
+import { startTestFirewall, type TestFirewall } from '../helpers/firewall.js';
+
+const rule = (
+  rqHost: string,
+  description: string,
+  username: string,
+  enabled = true,
+): ApplicationRuleInput => ({
+  rq_host: rqHost,
+  description,
+  priority: 'high',
+  username,
+  enabled,
+  conditions: [
+    { operator: 'match', expressions: [{ expression: '^/a' }], targets: [{ target: 'path' }] },
+    { operator: 'contains', expressions: [{ expression: 'x' }], targets: [{ target: 'query' }] },
+  ],
+  actions: [
+    { firewall_action: 'block', firewall_name: 'waf-eu-1' },
+    { firewall_action: 'log', firewall_name: 'waf-eu-2' },
+  ],
+});
+
+let firewall: TestFirewall;
+let ids: { soc: string; firstBatch: string[]; secondBatch: string[]; weekly: string };
+
+beforeAll(async () => {
+  firewall = await startTestFirewall();
+  const { api } = firewall;
+  const soc = await api.groups.create({
+    name: 'soc',
+    description: 'Tier-1 analysts',
+    permissions: [{ permission_id: 0, service_id: 'svc-shop' }],
+    user_ids: ['u-1001', 'u-1002'],
+  });
+  await api.groups.create({ name: 'admins', is_admin: true, permissions: [], user_ids: [] });
+  const firstBatch = await api.applicationRules.create([
+    rule('shop.example.com', 'Block admin', 'alice'),
+    rule('api.example.com', 'Block scanners', 'bob', false),
+  ]);
+  const secondBatch = await api.applicationRules.create([rule('blog.example.com', 'Log comments', 'carol')]);
+  await api.notifications.create({
+    name: 'splunk',
+    type: 'siem',
+    enabled: true,
+    settings: { destination_address: '10.0.0.5', destination_port: 514, format: 'cef', protocol: 'udp' },
+  });
+  const weekly = await api.schedules.create({
+    name: 'weekly-shop',
+    hosts: ['shop.example.com'],
+    services: ['svc-shop'],
+    type: 'summary',
+    schedule: 'weekly',
+    send_to: ['secops@example.com'],
+    send_via: 'email',
+    timezone: 'Europe/Paris',
+  });
+  await api.schedules.create({
+    name: 'daily-api',
+    hosts: ['api.example.com'],
+    type: 'detailed',
+    schedule: 'daily',
+    send_to: ['api@example.com'],
+    send_via: 'email',
+    timezone: 'UTC',
+  });
+  ids = { soc: soc.id, firstBatch, secondBatch, weekly: weekly.id };
+});
+
+afterAll(async () => {
+  await firewall.close();
+});
+
+const get = (...args: string[]) => runCli(['get', ...args], { env: firewall.env });
+
+/** The ids (or names, for notifications) of a JSON listing. */
+async function listed(...args: string[]): Promise<string[]> {
+  const result = await get(...args, '--output', 'json');
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return (JSON.parse(result.stdout) as { id?: string; name: string }[]).map((r) => r.id ?? r.name);
+}
+
+function lines(text: string): string[] {
+  return text.trimEnd().split('\n');
+}
+
+describe('wafctl get groups', () => {
+  it('lists a table with ids, names, the admin flag and ISO dates', async () => {
+    const result = await get('groups');
+    expect(result.code).toBe(0);
+    const [header, ...rows] = lines(result.stdout);
+    expect(header).toMatch(/^ID\s+NAME\s+ADMIN\s+DESCRIPTION\s+CREATED\s+UPDATED$/);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(
+      new RegExp(
+        `^${ids.soc}\\s+soc\\s+false\\s+Tier-1 analysts\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\s+\\S+Z$`,
+      ),
+    );
+    expect(rows[1]).toMatch(/\sadmins\s+true\s/);
+  });
+
+  it('finds one group by id or by name, and prints the full record as JSON or YAML', async () => {
+    const byId = await get('groups', ids.soc, '--output', 'json');
+    const byName = await get('groups', 'soc', '--output', 'json');
+    expect(byName.stdout).toBe(byId.stdout);
+    const group = JSON.parse(byId.stdout) as {
+      name: string;
+      permissions: unknown[];
+      users: { id: string }[];
+    };
+    expect(group.name).toBe('soc');
+    expect(group.permissions).toHaveLength(1);
+    expect(group.users.map((u) => u.id).sort()).toEqual(['u-1001', 'u-1002']);
+
+    const yaml = await get('groups', 'soc', '--output', 'yaml');
+    expect(parse(yaml.stdout)).toEqual(group);
+  });
+
+  it('hydrates listed groups for JSON, which the listing returns without permissions and members', async () => {
+    const result = await get('groups', '--output', 'json');
+    const groups = JSON.parse(result.stdout) as { name: string; users?: unknown[] }[];
+    expect(groups.find((g) => g.name === 'soc')?.users).toHaveLength(2);
+  });
+
+  it('says clearly when no group has that id or name, and exits 1', async () => {
+    const result = await get('groups', 'nobody');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `Error: group "nobody" not found: no group has this id or name ([GET] /api/v1/groups/nobody: 400 Error retrieving group (id: no group with id 'nobody'))\n`,
+    );
+    expect(result.stdout).toBe('');
+  });
+
+  it('refuses filters: the API documents none for groups', async () => {
+    const result = await get('groups', '--filter', 'name=soc');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('Error: unknown filter "name" for groups; groups takes no filters\n');
+  });
+});
+
+describe('wafctl get rules (the read-only demo rules)', () => {
+  it('renders UNIX microseconds as ISO dates in the table', async () => {
+    const result = await get('rules');
+    const [header, first] = lines(result.stdout);
+    expect(header).toMatch(
+      /^ID\s+KIND\s+RQ_HOST\s+TARGET\s+ACTION\s+PRIORITY\s+ENABLED\s+DESCRIPTION\s+CREATED$/,
+    );
+    expect(first).toMatch(
+      /^1\s+application\s+shop\.example\.com\s+query\s+block\s+high\s+true\s+.+2024-03-01T09:00:00Z$/,
+    );
+  });
+
+  it('filters: exact, list, search, range and boolean', async () => {
+    expect(await listed('rules', '--filter', 'rq_host=blog.example.com')).toEqual(['2', '5']);
+    expect(await listed('rules', '--filter', 'id_list=1,3')).toEqual(['1', '3']);
+    expect(await listed('rules', '--filter', 'rq_host_search=BLOG')).toEqual(['2', '5']);
+    expect(
+      await listed('rules', '--filter', 'timestamp_start=1709287200000000', 'timestamp_end=1709294400000000'),
+    ).toEqual(['2', '3', '4']);
+    expect(await listed('rules', '--filter', 'network_only=true')).toEqual(['3', '4']);
+    expect(await listed('rules', '--filter', 'not_action_list=block,deny', 'kind=source')).toEqual(['4']);
+  });
+
+  it('validates filter names and values before any request', async () => {
+    const unknown = await get('rules', '--filter', 'host=x');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(
+      /^Error: unknown filter "host" for rules; valid filters: action, action_list, /,
+    );
+    const badBoolean = await get('rules', '--filter', 'network_only=yes');
+    expect(badBoolean.stderr).toBe('Error: filter network_only for rules: expected true or false\n');
+    const badInteger = await get('rules', '--filter', 'timestamp_start=yesterday');
+    expect(badInteger.stderr).toBe(
+      'Error: filter timestamp_start for rules: expected an integer, got "yesterday"\n',
+    );
+    expect(badInteger.code).toBe(1);
+  });
+
+  it('gets one rule by id; an unknown id exits 1 with the API message', async () => {
+    const one = await get('rules', '3', '--output', 'json');
+    expect(JSON.parse(one.stdout)).toMatchObject({ id: '3', kind: 'source', network_only: true });
+    const missing = await get('rules', '999');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      `Error: rule "999" not found: no rule has this id ([GET] /api/v1/rules/999: 400 Error retrieving rule (rule_id: no rule with id '999'))\n`,
+    );
+  });
+});
+
+describe('wafctl get application-rules', () => {
+  it('filters: exact, list, search, range and boolean', async () => {
+    const [shop, api] = ids.firstBatch;
+    const [blog] = ids.secondBatch;
+    expect(await listed('application-rules', '--filter', 'rq_host=api.example.com')).toEqual([api]);
+    expect(
+      await listed('application-rules', '--filter', 'rq_host_list=shop.example.com,blog.example.com'),
+    ).toEqual([shop, blog]);
+    expect(await listed('application-rules', '--filter', 'username_search=AR')).toEqual([blog]);
+    expect(await listed('application-rules', '--filter', 'enabled=false')).toEqual([api]);
+
+    const rules = JSON.parse((await get('application-rules', blog ?? '', '--output', 'json')).stdout) as {
+      timestamp_create: number;
+    };
+    expect(
+      await listed('application-rules', '--filter', `timestamp_create_start=${rules.timestamp_create}`),
+    ).toEqual([blog]);
+    expect(
+      await listed('application-rules', '--filter', `timestamp_create_end=${rules.timestamp_create - 1}`),
+    ).toEqual([shop, api]);
+  });
+
+  it('prints full records, with every action and condition and nothing wafctl adds', async () => {
+    const result = await get('application-rules', ids.firstBatch[0] ?? '', '--output', 'yaml');
+    const record = parse(result.stdout) as Record<string, unknown>;
+    expect(record).toMatchObject({
+      rq_host: 'shop.example.com',
+      description: 'Block admin',
+      username: 'alice',
+    });
+    expect(record.actions).toHaveLength(2);
+    expect(record.conditions).toHaveLength(2);
+    expect(record).not.toHaveProperty('complete');
+  });
+
+  it('shows a table by default and exits 1 for an unknown id', async () => {
+    const table = await get('application-rules', '--filter', 'enabled=false');
+    expect(lines(table.stdout)).toEqual([
+      expect.stringMatching(
+        /^ID\s+RQ_HOST\s+DESCRIPTION\s+PRIORITY\s+ENABLED\s+USERNAME\s+CREATED\s+UPDATED$/,
+      ),
+      expect.stringMatching(/^\S+\s+api\.example\.com\s+Block scanners\s+high\s+false\s+bob\s+\S+Z\s+\S+Z$/),
+    ]);
+    const missing = await get('application-rules', 'ar-none');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(
+      /^Error: application rule "ar-none" not found: no application rule has this id \(\[GET\] /,
+    );
+  });
+});
+
+describe('wafctl get notifications', () => {
+  it('lists, gets by name, and reports an unknown name', async () => {
+    const table = await get('notifications');
+    expect(lines(table.stdout)).toEqual([
+      'NAME    TYPE  ENABLED  DESTINATION   FORMAT  PROTOCOL',
+      'splunk  siem  true     10.0.0.5:514  cef     udp',
+    ]);
+    const one = await get('notifications', 'splunk', '--output', 'json');
+    expect(JSON.parse(one.stdout)).toMatchObject({ name: 'splunk', settings: { destination_port: 514 } });
+    const missing = await get('notifications', 'graylog');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(
+      /^Error: notification "graylog" not found: no notification has this name \(/,
+    );
+  });
+});
+
+describe('wafctl get schedules', () => {
+  it('gets one schedule by id or by exact name', async () => {
+    const byId = await get('schedules', ids.weekly, '--output', 'json');
+    const byName = await get('schedules', 'weekly-shop', '--output', 'json');
+    expect(byName.stdout).toBe(byId.stdout);
+    expect(JSON.parse(byId.stdout)).toMatchObject({ id: ids.weekly, services: ['svc-shop'] });
+    // `name` filters on part of the name: a part is not a name.
+    const part = await get('schedules', 'weekly');
+    expect(part.code).toBe(1);
+    expect(part.stderr).toMatch(/^Error: schedule "weekly" not found: no schedule has this id or name \(/);
+  });
+
+  it('filters: search (name), exact (type) and range (scheduled_at_start)', async () => {
+    expect(await listed('schedules', '--filter', 'name=shop')).toEqual([ids.weekly]);
+    expect(await listed('schedules', '--filter', 'type=detailed')).toHaveLength(1);
+    expect(await listed('schedules', '--filter', 'scheduled_at_start=0')).toHaveLength(2);
+    const table = await get('schedules', '--filter', 'type=summary');
+    expect(lines(table.stdout)[1]).toMatch(
+      /^\S+\s+weekly-shop\s+summary\s+weekly\s+email\s+shop\.example\.com\s+Europe\/Paris\s+\d{4}-\S+Z$/,
+    );
+  });
+
+  it('says so on stderr when nothing matches, and exits 0', async () => {
+    const result = await get('schedules', '--filter', 'type=none');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('No schedules found.\n');
+    expect(JSON.parse((await get('schedules', '--filter', 'type=none', '--output', 'json')).stdout)).toEqual(
+      [],
+    );
+  });
+});
+
+describe('wafctl get: usage', () => {
+  it('refuses an unknown kind, and --filter or --limit with one object', async () => {
+    const kind = await get('rule-sets');
+    expect(kind.code).toBe(1);
+    expect(kind.stderr).toMatch(/^Error: unknown kind "rule-sets"/);
+    const both = await get('rules', '1', '--limit', '2');
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('--filter and --limit apply to listings, not to one object');
+  });
+});
+
+describe('wafctl get: pagination and --limit', () => {
+  let big: TestFirewall;
+  beforeAll(async () => {
+    big = await startTestFirewall();
+    const rules = Array.from({ length: 1100 }, (_, i) => rule('bulk.example.com', `Rule ${i}`, 'bulk'));
+    await big.api.applicationRules.create(rules);
+  });
+  afterAll(async () => {
+    await big.close();
+  });
+
+  const count = async (...args: string[]) => {
+    const result = await runCli(['get', 'application-rules', ...args, '--output', 'json'], { env: big.env });
+    expect(result.code).toBe(0);
+    return (JSON.parse(result.stdout) as unknown[]).length;
+  };
+
+  it('reads every page of a listing larger than one page', async () => {
+    expect(await count()).toBe(1100);
+    expect(await count('--limit', '1050')).toBe(1050);
+  });
+
+  it('stops reading after --limit rows: pages of N rows, and no page after the one that holds them', async () => {
+    await big.resetStats();
+    const result = await runCli(['get', 'application-rules', '--limit', '3', '--output', 'json'], {
+      env: { ...big.env, WAFCTL_DEBUG: '1' },
+    });
+    expect((JSON.parse(result.stdout) as unknown[]).length).toBe(3);
+    const requests = result.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('--> GET /api/v1/application_rules'));
+    expect(requests[0]).toBe('--> GET /api/v1/application_rules?paginate=true&page=0&page_size=3');
+    // 367 pages of 3 rows exist; the first holds the answer, and at most the next one was in flight.
+    expect(requests.length).toBeLessThanOrEqual(2);
+    expect((await big.stats()).by_route['GET /api/v1/application_rules']).toBeLessThanOrEqual(2);
+  });
+});
