@@ -6,25 +6,10 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod';
+import { unwrapSchema } from '../config/schema-lookup.js';
 
-/** Wrappers that do not change the shape of the value: optional, nullable, pipes (transforms). */
-function shapeOf(schema: z.ZodType): z.ZodType {
-  let current = schema;
-  for (;;) {
-    if (
-      current instanceof z.ZodOptional ||
-      current instanceof z.ZodNullable ||
-      current instanceof z.ZodDefault ||
-      current instanceof z.ZodPrefault
-    ) {
-      current = current.unwrap() as z.ZodType;
-    } else if (current instanceof z.ZodPipe) {
-      current = current.in as z.ZodType;
-    } else {
-      return current;
-    }
-  }
-}
+/** The schema under wrappers that do not change the shape of the value (optional, defaults, pipes). */
+const shapeOf = (schema: z.ZodType): z.ZodType => unwrapSchema(schema).schema;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
