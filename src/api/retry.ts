@@ -86,7 +86,8 @@ export async function withRetries<T>(
     try {
       return await attempt();
     } catch (error) {
-      if (!(error instanceof Error) || !isRetryable(error, method) || attemptNumber >= policy.attempts) throw error;
+      if (!(error instanceof Error) || !isRetryable(error, method) || attemptNumber >= policy.attempts)
+        throw error;
       const retryAfter = error instanceof ApiError ? error.retryAfterMs : undefined;
       const delayMs = retryAfter ?? backoffDelay(attemptNumber, policy, clock.random);
       // Waiting past the budget only to fail later helps nobody: give up now with the real error.
