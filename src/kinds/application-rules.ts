@@ -11,10 +11,28 @@ import { mapLimited, sortedSet } from './normalize.js';
 export const applicationRuleKey = (rqHost: string, description: string | null): string =>
   `${rqHost}/${description ?? ''}`;
 
-function normalize(rule: ApplicationRule) {
+/** A rule in the configuration's shape: expressions and targets as plain strings. */
+interface RuleFields {
+  rq_host: string;
+  description: string;
+  priority: string;
+  enabled: boolean;
+  duration: number | null;
+  start_time: number | null;
+  conditions: readonly {
+    operator: string;
+    not_op: boolean;
+    expressions: readonly string[];
+    targets: readonly string[];
+  }[];
+  actions: readonly { firewall_action: string; firewall_name: string }[];
+}
+
+/** The comparable record of a rule, desired or remote: every list a set in canonical order. */
+function attributesOf(rule: RuleFields) {
   return {
     rq_host: rule.rq_host,
-    description: rule.description ?? '',
+    description: rule.description,
     priority: rule.priority,
     enabled: rule.enabled,
     duration: rule.duration,
@@ -22,9 +40,9 @@ function normalize(rule: ApplicationRule) {
     conditions: sortedSet(
       rule.conditions.map((c) => ({
         operator: c.operator,
-        not_op: c.not_op ?? false,
-        expressions: sortedSet(c.expressions.map((e) => e.expression)),
-        targets: sortedSet(c.targets.map((t) => t.target)),
+        not_op: c.not_op,
+        expressions: sortedSet(c.expressions),
+        targets: sortedSet(c.targets),
       })),
     ),
     actions: sortedSet(
@@ -33,7 +51,19 @@ function normalize(rule: ApplicationRule) {
   };
 }
 
-type RuleAttributes = ReturnType<typeof normalize>;
+/** The API's rule in the configuration's shape (server fields dropped, documented defaults applied). */
+const fromRemote = (rule: ApplicationRule): RuleFields => ({
+  ...rule,
+  description: rule.description ?? '',
+  conditions: rule.conditions.map((c) => ({
+    operator: c.operator,
+    not_op: c.not_op ?? false,
+    expressions: c.expressions.map((e) => e.expression),
+    targets: c.targets.map((t) => t.target),
+  })),
+});
+
+type RuleAttributes = ReturnType<typeof attributesOf>;
 
 function toInput(attributes: Attributes, username: string): ApplicationRuleInput {
   const a = attributes as RuleAttributes;
@@ -63,25 +93,7 @@ export const applicationRulesKind: Kind<'application_rules'> = {
   section: 'application_rules',
   immutable: ['conditions', 'actions'],
   key: (rule) => applicationRuleKey(rule.rq_host, rule.description),
-  attributes: (rule) => ({
-    rq_host: rule.rq_host,
-    description: rule.description,
-    priority: rule.priority,
-    enabled: rule.enabled,
-    duration: rule.duration,
-    start_time: rule.start_time,
-    conditions: sortedSet(
-      rule.conditions.map((c) => ({
-        operator: c.operator,
-        not_op: c.not_op,
-        expressions: sortedSet(c.expressions),
-        targets: sortedSet(c.targets),
-      })),
-    ),
-    actions: sortedSet(
-      rule.actions.map((a) => ({ firewall_action: a.firewall_action, firewall_name: a.firewall_name })),
-    ),
-  }),
+  attributes: attributesOf,
   async fetchAll(api, { concurrency }) {
     const rows = await api.applicationRules.list();
     const rules = await mapLimited(rows, concurrency, (row) =>
@@ -90,7 +102,7 @@ export const applicationRulesKind: Kind<'application_rules'> = {
     return rules.map((rule) => ({
       id: rule.id,
       key: applicationRuleKey(rule.rq_host, rule.description),
-      attributes: normalize(rule),
+      attributes: attributesOf(fromRemote(rule)),
     }));
   },
   keyOf: keyOfAttributes,

@@ -5,7 +5,7 @@
 import type { Group, GroupInput } from '../api/index.js';
 import { permissionById, permissionByName } from '../domain.js';
 import type { Attributes } from '../plan/model.js';
-import { indexIds, type Kind } from './kind.js';
+import { type Kind, rereadsByListing } from './kind.js';
 import { mapLimited, sortedSet } from './normalize.js';
 
 /** Permissions are shown by catalog name: a reviewer reads "Handle rules", not 1. */
@@ -75,16 +75,6 @@ export const groupsKind: Kind<'groups'> = {
     async delete({ api }, ids) {
       for (const id of ids) await api.groups.delete(id);
     },
-    async idsByKey({ api }, objects) {
-      const listed = await api.groups.list();
-      return indexIds(
-        listed.map((g) => ({ id: g.id, key: g.name })),
-        new Set(objects.map((o) => String(o.name))),
-      );
-    },
-    async existing({ api }, ids) {
-      const wanted = new Set(ids);
-      return new Set((await api.groups.list()).map((g) => g.id).filter((id) => wanted.has(id)));
-    },
+    ...rereadsByListing(async (api) => (await api.groups.list()).map((g) => ({ id: g.id, key: g.name }))),
   },
 };

@@ -70,6 +70,24 @@ export interface Kind<S extends Section = Section> {
   writer: Writer;
 }
 
+/**
+ * The two re-reads for a family keyed by name whose listing is cheap to read whole (groups,
+ * notifications, schedules: a page or two, against thousands of rules).
+ */
+export function rereadsByListing(
+  list: (api: ApiClient) => Promise<{ id: string; key: string }[]>,
+): Pick<Writer, 'idsByKey' | 'existing'> {
+  return {
+    async idsByKey({ api }, objects) {
+      return indexIds(await list(api), new Set(objects.map((o) => String(o.name))));
+    },
+    async existing({ api }, ids) {
+      const wanted = new Set(ids);
+      return new Set((await list(api)).map((r) => r.id).filter((id) => wanted.has(id)));
+    },
+  };
+}
+
 /** Groups ids by key, for `idsByKey`. */
 export function indexIds(
   records: readonly { id: string; key: string }[],

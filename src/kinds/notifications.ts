@@ -1,6 +1,6 @@
 /** Notification systems: keyed by name, which is also their path key in the API (they have no id). */
 import type { Notification, NotificationInput, NotificationUpdate } from '../api/index.js';
-import { indexIds, type Kind } from './kind.js';
+import { type Kind, rereadsByListing } from './kind.js';
 
 type NotificationFields = Pick<Notification, 'name' | 'type' | 'enabled' | 'settings'>;
 
@@ -42,16 +42,8 @@ export const notificationsKind: Kind<'notifications'> = {
     async delete({ api }, ids) {
       for (const name of ids) await api.notifications.delete(name);
     },
-    async idsByKey({ api }, objects) {
-      const listed = await api.notifications.list();
-      return indexIds(
-        listed.map((n) => ({ id: n.name, key: n.name })),
-        new Set(objects.map((o) => String(o.name))),
-      );
-    },
-    async existing({ api }, ids) {
-      const wanted = new Set(ids);
-      return new Set((await api.notifications.list()).map((n) => n.name).filter((name) => wanted.has(name)));
-    },
+    ...rereadsByListing(async (api) =>
+      (await api.notifications.list()).map((n) => ({ id: n.name, key: n.name })),
+    ),
   },
 };

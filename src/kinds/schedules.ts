@@ -1,6 +1,6 @@
 /** Report schedules: keyed by name. Hosts, services and recipients are sets. */
 import type { Schedule, ScheduleInput } from '../api/index.js';
-import { indexIds, type Kind } from './kind.js';
+import { type Kind, rereadsByListing } from './kind.js';
 import { sortedSet } from './normalize.js';
 
 interface ScheduleFields {
@@ -53,15 +53,6 @@ export const schedulesKind: Kind<'schedules'> = {
     async delete({ api }, ids) {
       await api.schedules.delete(ids);
     },
-    async idsByKey({ api }, objects) {
-      const listed = await api.schedules.list();
-      return indexIds(
-        listed.map((s) => ({ id: s.id, key: s.name })),
-        new Set(objects.map((o) => String(o.name))),
-      );
-    },
-    async existing({ api }, ids) {
-      return new Set((await api.schedules.list({ id_list: [...ids] })).map((s) => s.id));
-    },
+    ...rereadsByListing(async (api) => (await api.schedules.list()).map((s) => ({ id: s.id, key: s.name }))),
   },
 };
