@@ -53,13 +53,21 @@ export function isEmail(value: string): boolean {
   return EMAIL.test(value);
 }
 
+/** Answers by zone name: building an Intl.DateTimeFormat per schedule costs more than the rest of its checks. */
+const knownTimezones = new Map<string, boolean>();
+
 /** An IANA zone name that this Node's Intl knows (which also accepts aliases such as "UTC"). */
 export function isTimezone(value: string): boolean {
   if (value === '') return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: value });
-    return true;
-  } catch {
-    return false;
+  let known = knownTimezones.get(value);
+  if (known === undefined) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: value });
+      known = true;
+    } catch {
+      known = false;
+    }
+    knownTimezones.set(value, known);
   }
+  return known;
 }
