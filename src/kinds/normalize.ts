@@ -4,6 +4,8 @@ import { canonicalJson } from '../plan/fingerprint.js';
 
 /** Sorted by canonical JSON and de-duplicated: the order and repetition of a set carry no meaning. */
 export function sortedSet<T>(values: readonly T[]): T[] {
+  // Most sets hold one element (one condition, one target): nothing to sort or de-duplicate.
+  if (values.length < 2) return [...values];
   const byJson = new Map(values.map((value) => [canonicalJson(value), value]));
   return [...byJson.keys()].sort().map((json) => byJson.get(json) as T);
 }

@@ -1,0 +1,143 @@
+/** Command-line flags of the benchmark harness: sizes, latency, which scenarios, and the quick preset. */
+import { parseArgs } from 'node:util';
+import type { ApplicationRuleListShape } from '../src/emulator/index.js';
+
+export const SCENARIO_NAMES = [
+  'plan',
+  'apply-create',
+  'apply-update',
+  'apply-delete',
+  'planner',
+  'cold-start',
+] as const;
+export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+export interface BenchOptions {
+  /** Added by the emulator to every API request, in milliseconds. */
+  latencyMs: number;
+  /** The plan scenario's live firewall (and configuration). */
+  rules: number;
+  groups: number;
+  notifications: number;
+  schedules: number;
+  /** Rules created, updated and deleted by each apply scenario. */
+  apply: number;
+  /** Objects on each side (desired and remote) of the in-memory planner scenario. */
+  planner: number;
+  /** Spawns of `wafctl --version`; the median is reported. */
+  runs: number;
+  scenarios: ScenarioName[];
+  baseline: boolean;
+  quick: boolean;
+  /** Application-rule list rows: 'full' (the emulator's default) or 'single-action' (must be hydrated). */
+  listShape: ApplicationRuleListShape;
+}
+
+const FULL = {
+  rules: 10_000,
+  groups: 200,
+  notifications: 200,
+  schedules: 1_000,
+  apply: 1_000,
+  planner: 100_000,
+  runs: 11,
+};
+/** Small enough for CI (the whole `npm run bench -- --quick` stays well under a minute on 2 cores). */
+const QUICK = {
+  rules: 1_000,
+  groups: 20,
+  notifications: 20,
+  schedules: 100,
+  apply: 200,
+  planner: 10_000,
+  runs: 5,
+};
+
+export const USAGE = `Usage: npm run bench -- [options]
+
+  --quick                 small sizes for a CI smoke run
+  --latency MS            latency the emulator adds to every API request (default 20)
+  --rules N               plan scenario: application rules (default ${FULL.rules}, quick ${QUICK.rules})
+  --groups N              plan scenario: groups (default ${FULL.groups}, quick ${QUICK.groups})
+  --notifications N       plan scenario: notifications (default ${FULL.notifications}, quick ${QUICK.notifications})
+  --schedules N           plan scenario: report schedules (default ${FULL.schedules}, quick ${QUICK.schedules})
+  --apply N               apply scenarios: rules created, updated, deleted (default ${FULL.apply}, quick ${QUICK.apply})
+  --planner N             planner scenario: objects on each side (default ${FULL.planner}, quick ${QUICK.planner})
+  --runs N                cold-start scenario: spawns of \`wafctl --version\` (default ${FULL.runs}, quick ${QUICK.runs})
+  --scenario NAME         run only this scenario (repeatable): ${SCENARIO_NAMES.join(', ')}
+  --list-shape SHAPE      application-rule list rows: full (default) or single-action, where every
+                          listed rule must be read again with GET-one (the spec's strictest reading)
+  --no-baseline           skip the per-resource baseline runs
+  --help                  show this text
+`;
+
+export class UsageError extends Error {}
+
+function count(name: string, raw: string | undefined, fallback: number, min: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new UsageError(`--${name} must be an integer >= ${min}, got '${raw}'`);
+  }
+  return value;
+}
+
+/** Undefined when `--help` was asked for. */
+export function parseOptions(argv: readonly string[]): BenchOptions | undefined {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values } = parsed;
+  if (values.help) return undefined;
+  const preset = values.quick ? QUICK : FULL;
+  const listShape = values['list-shape'] ?? 'full';
+  if (listShape !== 'full' && listShape !== 'single-action') {
+    throw new UsageError(`--list-shape must be full or single-action, got '${listShape}'`);
+  }
+  const scenarios = (values.scenario ?? []).map((name) => {
+    if (!(SCENARIO_NAMES as readonly string[]).includes(name)) {
+      throw new UsageError(`unknown scenario '${name}': expected one of ${SCENARIO_NAMES.join(', ')}`);
+    }
+    return name as ScenarioName;
+  });
+  return {
+    latencyMs: count('latency', values.latency, 20, 0),
+    rules: count('rules', values.rules, preset.rules, 0),
+    groups: count('groups', values.groups, preset.groups, 0),
+    notifications: count('notifications', values.notifications, preset.notifications, 0),
+    schedules: count('schedules', values.schedules, preset.schedules, 0),
+    apply: count('apply', values.apply, preset.apply, 1),
+    planner: count('planner', values.planner, preset.planner, 1),
+    runs: count('runs', values.runs, preset.runs, 1),
+    scenarios: scenarios.length > 0 ? scenarios : [...SCENARIO_NAMES],
+    baseline: !values['no-baseline'],
+    quick: values.quick ?? false,
+    listShape,
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      quick: { type: 'boolean' },
+      latency: { type: 'string' },
+      rules: { type: 'string' },
+      groups: { type: 'string' },
+      notifications: { type: 'string' },
+      schedules: { type: 'string' },
+      apply: { type: 'string' },
+      planner: { type: 'string' },
+      runs: { type: 'string' },
+      scenario: { type: 'string', multiple: true },
+      'list-shape': { type: 'string' },
+      'no-baseline': { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+}

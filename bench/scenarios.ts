@@ -1,0 +1,174 @@
+/**
+ * The scenarios. Each measured run gets a fresh emulator seeded with the same data, so wafctl and the
+ * baseline start from identical firewalls; requests are read from the emulator's own counters.
+ */
+import { rm } from 'node:fs/promises';
+import { measureColdStart } from './cold-start.js';
+import { type ConfigContent, writeConfigDir } from './config-files.js';
+import { type SeedContent, type SeededIds, startBenchFirewall } from './firewall.js';
+import type { Job, JobResult } from './jobs.js';
+import { applyMinimal, type Minimal, planMinimal } from './minimal.js';
+import type { BenchOptions, ScenarioName } from './options.js';
+import { runInChild } from './run-child.js';
+
+export interface Measured {
+  wallMs: number;
+  requests?: number;
+  maxRssBytes?: number;
+  phases?: Record<string, number>;
+  byRoute?: Record<string, number>;
+}
+
+export interface ScenarioResult {
+  name: ScenarioName;
+  /** Objects the scenario is about. */
+  n: number;
+  detail: string;
+  /** The fewest requests the API allows for what wafctl does, and how that number is made up. */
+  minimal?: Minimal;
+  wafctl: Measured;
+  baseline?: Measured;
+}
+
+const EMPTY: SeedContent = { rules: 0, groups: 0, notifications: 0, schedules: 0 };
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** A run whose counts are not the expected ones is a broken run, never a fast one. */
+function check(label: string, result: JobResult, expected: Record<string, number>): void {
+  for (const [name, value] of Object.entries(expected)) {
+    if (result.counts[name] !== value) {
+      throw new Error(
+        `${label}: expected ${name} = ${value}, got ${result.counts[name]} (${JSON.stringify(result.counts)})`,
+      );
+    }
+  }
+}
+
+async function measure(
+  options: BenchOptions,
+  seed: SeedContent,
+  makeJob: (url: string, ids: SeededIds) => Job,
+  expected: Record<string, number>,
+): Promise<Measured> {
+  const firewall = await startBenchFirewall(options.latencyMs, options.listShape);
+  try {
+    const ids = await firewall.seed(seed);
+    await firewall.resetStats();
+    const job = makeJob(firewall.url, ids);
+    const result = await runInChild(job, firewall.token);
+    const stats = await firewall.stats();
+    check(job.type, result, expected);
+    return {
+      wallMs: result.wallMs,
+      requests: stats.total,
+      maxRssBytes: result.maxRssBytes,
+      phases: result.phases,
+      byRoute: stats.by_route,
+    };
+  } finally {
+    await firewall.close();
+  }
+}
+
+async function withConfig<T>(content: ConfigContent, work: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await writeConfigDir(content);
+  try {
+    return await work(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function planScenario(options: BenchOptions): Promise<ScenarioResult> {
+  const content = {
+    rules: options.rules,
+    groups: options.groups,
+    notifications: options.notifications,
+    schedules: options.schedules,
+  };
+  const total = content.rules + content.groups + content.notifications + content.schedules;
+  const minimal = planMinimal(content, options.listShape);
+  const wafctl = await withConfig(content, (configDir) =>
+    measure(options, content, (url) => ({ type: 'wafctl-plan', url, configDir }), {
+      changes: 0,
+      unchanged: total,
+    }),
+  );
+  const baseline = options.baseline
+    ? await measure(options, content, (url, ids) => ({ type: 'baseline-refresh', url, ids }), { read: total })
+    : undefined;
+  const detail = `${fmt(content.rules)} rules + ${fmt(content.groups)} groups + ${fmt(content.notifications)} notifications + ${fmt(content.schedules)} schedules, no changes`;
+  return { name: 'plan', n: total, detail, minimal, wafctl, ...(baseline ? { baseline } : {}) };
+}
+
+async function applyScenario(
+  options: BenchOptions,
+  name: 'apply-create' | 'apply-update' | 'apply-delete',
+): Promise<ScenarioResult> {
+  const n = options.apply;
+  const seed = name === 'apply-create' ? EMPTY : { ...EMPTY, rules: n };
+  const config: ConfigContent =
+    name === 'apply-create'
+      ? { ...EMPTY, rules: n }
+      : name === 'apply-update'
+        ? { ...EMPTY, rules: n, priority: 'low' }
+        : { ...EMPTY, pruneRules: true };
+  const minimal = applyMinimal(name, n, options.listShape);
+  const wafctl = await withConfig(config, (configDir) =>
+    measure(options, seed, (url) => ({ type: 'wafctl-apply', url, configDir }), { changes: n, done: n }),
+  );
+  let baseline: Measured | undefined;
+  if (options.baseline) {
+    const job = (url: string, ids: SeededIds): Job =>
+      name === 'apply-create'
+        ? { type: 'baseline-create', url, count: n }
+        : name === 'apply-update'
+          ? { type: 'baseline-update', url, ids: ids.rules, priority: 'low' }
+          : { type: 'baseline-delete', url, ids: ids.rules };
+    baseline = await measure(options, seed, job, { done: n });
+  }
+  const what = {
+    'apply-create': 'creates',
+    'apply-update': 'updates (same attrs)',
+    'apply-delete': 'deletes',
+  }[name];
+  return { name, n, detail: `${fmt(n)} rule ${what}`, minimal, wafctl, ...(baseline ? { baseline } : {}) };
+}
+
+async function plannerScenario(options: BenchOptions): Promise<ScenarioResult> {
+  const n = options.planner;
+  const result = await runInChild({ type: 'planner', objects: n }, undefined);
+  check('planner', result, { desired: n, remote: n });
+  return {
+    name: 'planner',
+    n,
+    detail: `${fmt(n)} desired + ${fmt(n)} remote rules, in memory`,
+    wafctl: { wallMs: result.wallMs, maxRssBytes: result.maxRssBytes, phases: result.phases },
+  };
+}
+
+function coldStartScenario(options: BenchOptions): ScenarioResult {
+  const cold = measureColdStart(options.runs);
+  return {
+    name: 'cold-start',
+    n: cold.runs,
+    detail: `wafctl --version, median of ${cold.runs} spawns (min ${cold.minMs.toFixed(0)} ms, max ${cold.maxMs.toFixed(0)} ms)`,
+    wafctl: { wallMs: cold.medianMs },
+  };
+}
+
+export function runScenario(name: ScenarioName, options: BenchOptions): Promise<ScenarioResult> {
+  switch (name) {
+    case 'plan':
+      return planScenario(options);
+    case 'apply-create':
+    case 'apply-update':
+    case 'apply-delete':
+      return applyScenario(options, name);
+    case 'planner':
+      return plannerScenario(options);
+    case 'cold-start':
+      return Promise.resolve(coldStartScenario(options));
+  }
+}
