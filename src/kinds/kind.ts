@@ -43,6 +43,10 @@ export interface Writer {
    * replaced rule's successor is live before the old rule goes.
    */
   deletesFirst: boolean;
+  /**
+   * The write calls. Without the matching bulk flag the applier passes exactly one object, change
+   * or id per call, so that a failure is always the failure of that one object.
+   */
   create(ctx: WriteContext, objects: readonly Attributes[]): Promise<void>;
   /** With `bulkUpdate`, every change of one call has the same `after`. */
   update(ctx: WriteContext, changes: readonly UpdateChange[]): Promise<void>;
