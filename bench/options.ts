@@ -9,6 +9,7 @@ export const SCENARIO_NAMES = [
   'apply-delete',
   'planner',
   'cold-start',
+  'emulator-page',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 

@@ -26,6 +26,8 @@ export interface ScenarioResult {
   detail: string;
   /** The fewest requests the API allows for what wafctl does, and how that number is made up. */
   minimal?: Minimal;
+  /** What the `wafctl` measurement is of, when it is not wafctl itself (default 'wafctl'). */
+  subject?: string;
   wafctl: Measured;
   baseline?: Measured;
 }
@@ -158,6 +160,45 @@ function coldStartScenario(options: BenchOptions): ScenarioResult {
   };
 }
 
+/** The emulator alone: how long one page of the largest size takes to serve (issue 3's speed item). */
+const PAGE_SIZE = 1_000;
+
+async function emulatorPageScenario(options: BenchOptions): Promise<ScenarioResult> {
+  // No injected latency: this times the emulator's own work (filter, slice, serialise) plus reading
+  // the body here, one page at a time, so the figure is per page and not per batch.
+  const firewall = await startBenchFirewall(0, options.listShape);
+  try {
+    await firewall.seed({ ...EMPTY, rules: options.rules });
+    const pages = Math.ceil(options.rules / PAGE_SIZE);
+    const times: number[] = [];
+    for (let page = 0; page < pages; page++) {
+      const started = performance.now();
+      const response = await fetch(
+        `${firewall.url}/api/v1/application_rules?paginate=true&page=${page}&page_size=${PAGE_SIZE}`,
+        { headers: { authorization: `Bearer ${firewall.token}` } },
+      );
+      const body = (await response.json()) as { data?: { application_rules?: unknown[] } };
+      times.push(performance.now() - started);
+      const rows = body.data?.application_rules?.length ?? 0;
+      if (!response.ok || rows !== Math.min(PAGE_SIZE, options.rules - page * PAGE_SIZE)) {
+        throw new Error(`emulator-page: page ${page} answered ${response.status} with ${rows} rows`);
+      }
+    }
+    const sorted = [...times].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
+    const max = sorted.at(-1) ?? 0;
+    return {
+      name: 'emulator-page',
+      subject: 'emulator',
+      n: options.rules,
+      detail: `the emulator serving ${fmt(pages)} page${pages === 1 ? '' : 's'} of ${fmt(PAGE_SIZE)} application rules (of ${fmt(options.rules)}), one at a time: median per page (max ${max.toFixed(0)} ms)`,
+      wafctl: { wallMs: median, phases: { 'max page': max } },
+    };
+  } finally {
+    await firewall.close();
+  }
+}
+
 export function runScenario(name: ScenarioName, options: BenchOptions): Promise<ScenarioResult> {
   switch (name) {
     case 'plan':
@@ -170,5 +211,7 @@ export function runScenario(name: ScenarioName, options: BenchOptions): Promise<
       return plannerScenario(options);
     case 'cold-start':
       return Promise.resolve(coldStartScenario(options));
+    case 'emulator-page':
+      return emulatorPageScenario(options);
   }
 }
