@@ -45,9 +45,9 @@ const changeSchema = z.discriminatedUnion('action', [
   }),
 ]);
 const count = z.number().int().min(0);
-const savedPlanSchema = z.object({
+/** The JSON plan of `plan --format json` (the contract's format_version 1, with wafctl's additions). */
+export const planDocumentSchema = z.object({
   format_version: z.literal(1),
-  username: z.string().min(1),
   summary: z.object({
     create: count,
     update: count,
@@ -62,6 +62,8 @@ const savedPlanSchema = z.object({
     z.object({ kind: z.enum(KIND_NAMES), deletes: count, existing: count, max_delete_percent: z.number() }),
   ),
 });
+/** `plan --out`: the JSON plan plus the username rules are created with. */
+const savedPlanSchema = planDocumentSchema.extend({ username: z.string().min(1) });
 
 export interface SavedPlan {
   plan: Plan;

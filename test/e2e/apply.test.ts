@@ -248,6 +248,22 @@ describe('wafctl apply', () => {
     await rm(out);
   });
 
+  it('creates rules as settings.username, else WAF_USERNAME, else "wafctl"', async () => {
+    const usernames = async (files: Record<string, string>, env: Record<string, string> = {}) => {
+      const dir = await writeConfig(files);
+      const result = await runCli(['apply', dir, '--auto-approve'], { env: { ...firewall.env, ...env } });
+      expect(result.code).toBe(0);
+      return (await firewall.api.applicationRules.list()).map((r) => `${r.description}=${r.username}`);
+    };
+    await usernames({ 'a.yaml': rules(rule('One')), 'b.yaml': 'settings: {username: gitops-bot}\n' });
+    await usernames({ 'a.yaml': rules(rule('One'), rule('Two')) }, { WAF_USERNAME: 'ci-user' });
+    expect(await usernames({ 'a.yaml': rules(rule('One'), rule('Two'), rule('Three')) })).toEqual([
+      'One=gitops-bot',
+      'Two=ci-user',
+      'Three=wafctl',
+    ]);
+  });
+
   it('refuses to run without a terminal unless --auto-approve is given, before reading anything', async () => {
     const result = await runCli(['apply', 'examples/'], { env: firewall.env });
     expect(result.code).toBe(1);

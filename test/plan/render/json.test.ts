@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { planDocumentSchema } from '../../../src/apply/saved-plan.js';
 import { renderJsonPlan } from '../../../src/plan/render/json.js';
 import { samplePlan } from '../fixtures.js';
 
@@ -28,5 +29,13 @@ describe('renderJsonPlan', () => {
       for (const field of ['kind', 'key', 'action', 'fields', 'before', 'after'])
         expect(change).toHaveProperty(field);
     }
+  });
+
+  it('matches the schema apply --plan reads, strictly: no field of the contract missing or mistyped', () => {
+    const parsed = planDocumentSchema.strict().safeParse(JSON.parse(renderJsonPlan(samplePlan())));
+    expect(parsed.error?.issues ?? []).toEqual([]);
+    const broken = JSON.parse(renderJsonPlan(samplePlan())) as { changes: Record<string, unknown>[] };
+    delete broken.changes[1]?.fingerprint;
+    expect(planDocumentSchema.safeParse(broken).success).toBe(false);
   });
 });
