@@ -134,6 +134,23 @@ async function applyKind(kind: Kind, changes: readonly Change[], run: KindRun): 
     return work.replacements.filter((r) => created.has(r)).map((r) => ({ change: r, id: r.id }));
   };
 
+  /**
+   * Pruned objects, unless a create of this kind failed: a rename is a create under the new key and
+   * a delete of the old one, and nothing links the two, so any pruned object may be the old version
+   * of one that could not be created. Deleting it could leave requests unprotected.
+   */
+  const prunable = (failedCreates: number): DeleteItem[] => {
+    if (failedCreates === 0) return work.deletes;
+    const reason = `kept: ${failedCreates} new ${kind.name}${failedCreates === 1 ? '' : 's'} could not be created, and this may be the old version of one of them (a rename); apply again once the creates succeed`;
+    if (work.deletes.length > 0)
+      run.record(
+        kind,
+        'delete',
+        work.deletes.map((d) => [d.change, { status: 'skipped', reason }]),
+      );
+    return [];
+  };
+
   if (writer.deletesFirst) {
     await deleteAll(work.deletes);
     const [created] = await Promise.all([createAll(work.creates), updateAll()]);
@@ -141,6 +158,6 @@ async function applyKind(kind: Kind, changes: readonly Change[], run: KindRun): 
   } else {
     const created = await createAll(work.creates);
     await updateAll();
-    await deleteAll([...work.deletes, ...replacedOlds(created)]);
+    await deleteAll([...prunable(work.creates.length - created.size), ...replacedOlds(created)]);
   }
 }

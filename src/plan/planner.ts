@@ -82,12 +82,15 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
   const { kind, scope } = input;
   const result: KindResult = { changes: [], problems: [], unchanged: 0, unmanaged: 0 };
 
-  // Remote objects outside the scope are never touched, only counted.
+  // Remote objects outside the scope are never touched, only counted — but remembered by key: a
+  // declared object whose key exists out of scope must not be created a second time.
   const byKey = new Map<string, RemoteObject[]>();
+  const outOfScope = new Map<string, string[]>();
   let existing = 0;
   for (const remote of input.remote) {
     if (!inScope(remote.attributes, scope)) {
       result.unmanaged += 1;
+      outOfScope.set(remote.key, [...(outOfScope.get(remote.key) ?? []), remote.id]);
       continue;
     }
     existing += 1;
@@ -114,6 +117,15 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
       continue;
     }
     const remote = matches[0];
+    const outside = outOfScope.get(desired.key);
+    if (remote === undefined && outside !== undefined) {
+      result.problems.push({
+        kind,
+        key: desired.key,
+        message: `exists outside the manage scope of ${kind}s (id ${outside.join(', ')})${where}; wafctl neither touches it nor creates a second one: widen the scope or change the declaration`,
+      });
+      continue;
+    }
     if (remote === undefined) {
       result.changes.push({
         kind,

@@ -219,6 +219,31 @@ describe('wafctl apply', () => {
     );
   });
 
+  it('does not prune a renamed rule whose new version could not be created', async () => {
+    const prune = 'manage:\n  application_rules: {prune: true}\n';
+    const dir = await writeConfig({ 'rules.yaml': rules(rule('Block admin')), 'wafctl.yaml': prune });
+    expect((await apply([dir])).code).toBe(0);
+    const [old] = await firewall.api.applicationRules.list();
+    // Renamed: a create under the new key and a prune of the old one.
+    await writeFile(join(dir, 'rules.yaml'), rules(rule('Block admin panel', { expression: '^/admin' })));
+    const out = join(dir, 'plan.json');
+    await runCli(['plan', dir, '--out', out], { env: firewall.env });
+    const saved = JSON.parse(await readFile(out, 'utf8')) as {
+      changes: { action: string; after: { conditions: { targets: string[] }[] } | null }[];
+    };
+    expect(saved.changes.map((c) => c.action).sort()).toEqual(['create', 'delete']);
+    const create = saved.changes.find((c) => c.action === 'create');
+    create!.after!.conditions[0]!.targets = []; // the server refuses it
+    await writeFile(out, JSON.stringify(saved));
+
+    const result = await runCli(['apply', '--plan', out], { env: firewall.env });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      '! application_rule.shop.example.com/Block admin: delete skipped: kept: 1 new application_rule could not be created',
+    );
+    expect((await firewall.api.applicationRules.list()).map((r) => r.id)).toEqual([old!.id]);
+  });
+
   it('keeps the old rule when its replacement cannot be created, and says why', async () => {
     const dir = await writeConfig({ 'rules.yaml': rules(rule('Block admin')) });
     expect((await apply([dir])).code).toBe(0);

@@ -131,6 +131,22 @@ describe('planChanges', () => {
     expect(plan.problems[0]?.message).toContain('outside the manage scope');
   });
 
+  it('never creates a second object when the key exists outside the scope (match on a non-key field)', () => {
+    const scope = { prune: true, match: { priority: ['high'] } };
+    const plan = planChanges([
+      input(
+        [want('h/a', { rq_host: 'h', description: 'a', priority: 'high' })],
+        [have('7', 'h/a', { rq_host: 'h', description: 'a', priority: 'low' })],
+        scope,
+        'application_rule',
+      ),
+    ]);
+    expect(plan.changes).toEqual([]);
+    expect(plan.problems[0]?.message).toContain(
+      'exists outside the manage scope of application_rules (id 7)',
+    );
+  });
+
   it('plans nothing for a key that two remote objects share, naming both ids', () => {
     const remote = [have('1', 'dup', { v: 1 }), have('2', 'dup', { v: 1 })];
     const declared = planChanges([input([want('dup', { v: 2 })], remote)]);
