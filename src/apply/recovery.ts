@@ -59,7 +59,24 @@ export async function createWithRecovery(
     } catch (error) {
       lastError = error;
       if (await waitIfRateLimited(error)) continue;
-      if (!ambiguous(error)) break;
+      if (!ambiguous(error)) {
+        // A refused batch names no culprit: halve it until the invalid objects fail on their own,
+        // so that one bad rule does not take a hundred good ones down with it.
+        if (remaining.length > 1 && error instanceof ApiError && error.status === 400) {
+          const half = Math.ceil(remaining.length / 2);
+          for (const part of [remaining.slice(0, half), remaining.slice(half)]) {
+            for (const [item, outcome] of await createWithRecovery(
+              { writer, ctx, keyOf },
+              part,
+              preexisting,
+            )) {
+              outcomes.set(item, outcome);
+            }
+          }
+          return outcomes;
+        }
+        break;
+      }
       let live: Map<string, string[]>;
       try {
         live = await writer.idsByKey(
@@ -115,11 +132,15 @@ export async function deleteWithRecovery(
         for (const item of remaining) outcomes.set(item, { status: 'failed', message: text });
         return outcomes;
       }
+      const before = remaining.length;
       remaining = remaining.filter((item) => {
         if (!still.has(item.id)) outcomes.set(item, { status: 'done' });
         return still.has(item.id);
       });
-      if (!ambiguous(error)) break;
+      // A bulk delete is all-or-nothing on the server: refused because some ids were already gone,
+      // it deleted none of the others, which are sent again. A refusal that gone ids do not explain
+      // is final.
+      if (!ambiguous(error) && remaining.length === before) break;
     }
   }
   for (const item of remaining) outcomes.set(item, { status: 'failed', message: message(lastError) });

@@ -94,7 +94,7 @@ export const groupSchema = kindObject(
 const condition = z.strictObject({
   operator: nonEmptyString,
   not_op: z.boolean().default(false),
-  expressions: setOf(z.string(), 'expression', { min: 1 }),
+  expressions: setOf(nonEmptyString, 'expression', { min: 1 }),
   targets: setOf(nonEmptyString, 'target', { min: 1 }).meta({
     description: 'e.g. path, query, request:<header>, request_body:x-www-form-urlencoded:<name>.',
   }),
@@ -136,7 +136,15 @@ const port = z
   .meta({ minimum: 1, maximum: 65535 });
 
 export const notificationSchema = kindObject(
-  { name: nonEmptyString.meta({ description: 'Notification name (natural key).' }) },
+  {
+    name: nonEmptyString
+      // The name is the notification's path segment, and URL parsers resolve these even encoded.
+      .refine((name) => name !== '.' && name !== '..', {
+        error: (issue) =>
+          `${JSON.stringify(issue.input)} cannot name a notification: the API addresses notifications by name in the URL path, where it means a directory`,
+      })
+      .meta({ description: 'Notification name (natural key); not "." or "..".' }),
+  },
   {
     type: z.enum(NOTIFICATION_TYPES).default('siem'),
     enabled: z.boolean().default(true),

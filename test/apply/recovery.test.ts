@@ -95,6 +95,19 @@ describe('createWithRecovery', () => {
     expect(calls).toEqual(['create 1']);
   });
 
+  it('splits a refused batch until the invalid object fails alone', async () => {
+    const { writer, live } = fakeWriter([]);
+    const create = writer.create.bind(writer);
+    writer.create = async (c, objects) => {
+      if (objects.some((o) => o.key === 'bad')) throw refused(400);
+      await create(c, objects);
+    };
+    const items = ['a', 'b', 'bad', 'c', 'd'].map(item);
+    const outcomes = await createWithRecovery(recovery(writer), items, new Set());
+    expect(statuses(outcomes)).toEqual(['done', 'done', 'failed', 'done', 'done']);
+    expect([...live.keys()].sort()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
   it('gives up after a bounded number of attempts', async () => {
     const { writer, calls } = fakeWriter(
       Array.from({ length: 5 }, () => ({ when: 'before' as const, error: reset() })),
@@ -113,6 +126,21 @@ describe('deleteWithRecovery', () => {
       { change: {} as Change, id: '1' } as DeleteItem,
     ]);
     expect(statuses(outcomes)).toEqual(['done']);
+  });
+
+  it('deletes again the ids a bulk delete refused because another id was already gone', async () => {
+    const { writer, live } = fakeWriter([]);
+    live.set('b', '2');
+    live.set('c', '3');
+    writer.delete = async (_c, ids) => {
+      // All-or-nothing, like the API: one unknown id refuses the whole call.
+      if (ids.some((id) => ![...live.values()].includes(id))) throw refused(400);
+      for (const [key, id] of live) if (ids.includes(id)) live.delete(key);
+    };
+    const items = ['1', '2', '3'].map((id) => ({ change: {} as Change, id }) as DeleteItem);
+    const outcomes = await deleteWithRecovery(recovery(writer), items);
+    expect(statuses(outcomes)).toEqual(['done', 'done', 'done']);
+    expect(live.size).toBe(0);
   });
 
   it('reports what still exists after a refusal as failed, and never re-reads after a 403', async () => {

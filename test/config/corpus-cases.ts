@@ -20,6 +20,12 @@ export const CORPUS_CASES: CorpusCase[] = [
     expected: ['comments-only.yaml:1:1: file is empty'],
   },
   {
+    path: 'notification-dot-dot-name.yaml',
+    expected: [
+      'notification-dot-dot-name.yaml:2:11 notifications[0].name: ".." cannot name a notification: the API addresses notifications by name in the URL path, where it means a directory',
+    ],
+  },
+  {
     path: 'complex-key.yaml',
     expected: ['complex-key.yaml:3:7: a mapping key must be a plain scalar, not a list or mapping'],
   },
