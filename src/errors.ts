@@ -51,6 +51,11 @@ const EXIT_CODES: Record<ErrorCode, number> = {
   PLAN_REFUSED: 1,
 };
 
+/** A mistake on the command line or in its arguments: the user's to fix. */
+export function usageError(message: string, cause?: unknown): WafctlError {
+  return new WafctlError('USAGE', message, { userFault: true, cause });
+}
+
 export function exitCodeFor(error: unknown): number {
   return error instanceof WafctlError ? EXIT_CODES[error.code] : 1;
 }

@@ -5,8 +5,11 @@
  */
 const secrets = new Set<string>();
 
-/** Values shorter than this are not treated as secrets: redacting "a" would mangle every message. */
-const MIN_SECRET_LENGTH = 4;
+/**
+ * Values shorter than this are not treated as secrets: redacting a short value ("block") would
+ * rewrite ordinary data wherever it appears. Real API tokens are far longer.
+ */
+const MIN_SECRET_LENGTH = 8;
 
 export const REDACTED = '[REDACTED]';
 
@@ -23,4 +26,9 @@ export function redact(text: string): string {
     if (encoded !== secret && out.includes(encoded)) out = out.split(encoded).join(REDACTED);
   }
   return out;
+}
+
+/** Whether `text` holds a registered secret (raw or URL-encoded). */
+export function containsSecret(text: string): boolean {
+  return redact(text) !== text;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redact, registerSecret } from '../src/secrets.js';
+import { containsSecret, REDACTED, redact, registerSecret } from '../src/secrets.js';
 
 describe('redact', () => {
   it('replaces every occurrence of a registered secret, raw and URL-encoded', () => {
@@ -9,8 +9,10 @@ describe('redact', () => {
   });
 
   it('leaves text without secrets untouched and ignores values too short to be secrets', () => {
-    registerSecret('abc');
+    registerSecret('block');
     registerSecret(undefined);
-    expect(redact('abc is fine')).toBe('abc is fine');
+    expect(redact('firewall_action: block')).toBe('firewall_action: block');
+    expect(containsSecret('firewall_action: block')).toBe(false);
+    expect(containsSecret('a tok/en+secret=1 b')).toBe(true);
   });
 });

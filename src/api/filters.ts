@@ -3,7 +3,7 @@
  * filter objects are derived from them, the query encoding reads them, and `wafctl get --filter`
  * validates and converts its NAME=VALUE strings with them.
  */
-import { WafctlError } from '../errors.js';
+import { usageError } from '../errors.js';
 import type { QueryParams, QueryValue } from './url.js';
 
 export type FilterType = 'string' | 'string[]' | 'integer' | 'boolean';
@@ -97,16 +97,12 @@ export const FILTERS_BY_KIND = {
 
 export type ListKind = keyof typeof FILTERS_BY_KIND;
 
-function usage(message: string): WafctlError {
-  return new WafctlError('USAGE', message, { userFault: true });
-}
-
 function typeOf(table: FilterTable, kind: string, name: string): FilterType {
   const type = Object.hasOwn(table, name) ? table[name] : undefined;
   if (type !== undefined) return type;
   const names = Object.keys(table).sort();
   const valid = names.length === 0 ? `${kind} takes no filters` : `valid filters: ${names.join(', ')}`;
-  throw usage(`unknown filter "${name}" for ${kind}; ${valid}`);
+  throw usageError(`unknown filter "${name}" for ${kind}; ${valid}`);
 }
 
 /** Typed filters → query parameters; names and values are checked at run time too. */
@@ -127,7 +123,9 @@ export function filtersToQuery(
           : typeof value === type;
     // An empty list would be dropped from the query and silently widen the listing to everything.
     if (!ok)
-      throw usage(`filter ${name} for ${kind}: expected ${type === 'string[]' ? 'a non-empty list' : type}`);
+      throw usageError(
+        `filter ${name} for ${kind}: expected ${type === 'string[]' ? 'a non-empty list' : type}`,
+      );
     query[name] = value;
   }
   return query;
@@ -145,17 +143,17 @@ export function parseFilterStrings(kind: ListKind, raw: Readonly<Record<string, 
         .split(',')
         .map((s) => s.trim())
         .filter((s) => s !== '');
-      if (items.length === 0) throw usage(`filter ${name} for ${kind}: expected a comma-separated list`);
+      if (items.length === 0) throw usageError(`filter ${name} for ${kind}: expected a comma-separated list`);
       parsed[name] = items;
     } else if (type === 'integer') {
       const value = Number(text.trim());
       if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) {
-        throw usage(`filter ${name} for ${kind}: expected an integer, got "${text}"`);
+        throw usageError(`filter ${name} for ${kind}: expected an integer, got "${text}"`);
       }
       parsed[name] = value;
     } else {
       if (text !== 'true' && text !== 'false')
-        throw usage(`filter ${name} for ${kind}: expected true or false`);
+        throw usageError(`filter ${name} for ${kind}: expected true or false`);
       parsed[name] = text === 'true';
     }
   }

@@ -58,6 +58,12 @@ async function readToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv):
     }
   }
   registerSecret(token);
+  // Checked here, not left to fetch: its error would quote the header, and read like a bug.
+  if (!/^[\x21-\x7e]+$/.test(token)) {
+    throw connectionError(
+      `the API token ${tokenFile === undefined ? 'in WAF_TOKEN' : `in ${tokenFile}`} contains characters an HTTP header cannot carry (spaces, control or non-ASCII characters).`,
+    );
+  }
   return token;
 }
 

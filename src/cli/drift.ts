@@ -1,7 +1,7 @@
 /** `wafctl drift`: the plan's comparison, reported as drift for nightly jobs. Exit 0 none, 2 drift, 1 error. */
 import { Command, Option } from 'commander';
 import { addConnectionOptions, type ConnectionFlags, FORMATS } from './options.js';
-import { writeOut } from './output.js';
+import { writeOut, writeTextFile } from './output.js';
 
 interface DriftFlags extends ConnectionFlags {
   format: (typeof FORMATS)[number];
@@ -17,7 +17,7 @@ export function driftCommand(): Command {
       .option('--report <FILE>', 'also write the report, in the same format, to FILE'),
   ).action(async (paths: string[], _flags: DriftFlags, command: Command) => {
     const flags = command.optsWithGlobals<DriftFlags>();
-    const { loadAndPlan, assertNoProblems, writeTextFile } = await import('./planning.js');
+    const { loadAndPlan, assertNoProblems } = await import('./planning.js');
     const { renderTextDrift, renderMarkdownDrift, renderJsonDrift } = await import('../plan/render/drift.js');
 
     const { plan } = await loadAndPlan(paths, flags);

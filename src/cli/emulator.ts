@@ -3,7 +3,7 @@
  * whole server) is imported inside the action, so `wafctl --version` never pays for it.
  */
 import { Command } from 'commander';
-import { WafctlError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
 import { writeOut } from './output.js';
 
@@ -18,14 +18,10 @@ interface EmulatorFlags {
   faultSeed?: string;
 }
 
-function usage(message: string): WafctlError {
-  return new WafctlError('USAGE', message, { userFault: true });
-}
-
 function parseNumber(flag: string, raw: string | undefined, check: (n: number) => boolean, expected: string) {
   if (raw === undefined) return undefined;
   const value = raw.trim() === '' ? Number.NaN : Number(raw);
-  if (!check(value)) throw usage(`${flag} must be ${expected}, got '${raw}'.`);
+  if (!check(value)) throw usageError(`${flag} must be ${expected}, got '${raw}'.`);
   return value;
 }
 
@@ -68,7 +64,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
   const seed = flags.seed === undefined ? undefined : await loadSeedFile(flags.seed);
   const seedHasToken = seed?.users?.some((user) => user.token !== undefined) ?? false;
   if (adminToken === undefined && !seedHasToken) {
-    throw usage(
+    throw usageError(
       'the emulator needs a token to accept requests: pass --admin-token T, set WAF_EMULATOR_ADMIN_TOKEN, ' +
         'or give --seed FILE with users that have a token.',
     );

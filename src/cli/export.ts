@@ -1,10 +1,11 @@
 /** `wafctl export [--dir DIR] [--kind KIND...]`: the live state as configuration that plans to no changes. */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { WafctlError } from '../errors.js';
+import { usageError } from '../errors.js';
+import { plural } from '../text.js';
 import { addConnectionOptions, type ConnectionFlags } from './options.js';
-import { writeErr, writeOut } from './output.js';
+import { writeErr, writeOut, writeTextFile } from './output.js';
 
 interface ExportFlags extends ConnectionFlags {
   dir?: string;
@@ -14,18 +15,16 @@ interface ExportFlags extends ConnectionFlags {
 /** GET-one calls in flight at once while hydrating groups and incomplete rule rows (as plan does). */
 const HYDRATION_CONCURRENCY = 16;
 
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-
 async function writeFiles(dir: string, files: readonly { name: string; text: string }[]): Promise<void> {
   try {
     await mkdir(dir, { recursive: true });
-    for (const file of files) await writeFile(join(dir, file.name), file.text);
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new WafctlError('USAGE', `cannot write into ${dir}: ${reason}`, { userFault: true, cause: error });
+    throw usageError(
+      `cannot create ${dir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      error,
+    );
   }
+  for (const file of files) await writeTextFile(join(dir, file.name), file.text);
 }
 
 export function exportCommand(): Command {

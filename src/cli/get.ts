@@ -3,7 +3,7 @@
  * read commands over the live API, a table for people and whole records for scripts.
  */
 import { Command, Option } from 'commander';
-import { WafctlError } from '../errors.js';
+import { usageError } from '../errors.js';
 import { addConnectionOptions, type ConnectionFlags, parsePositiveInt } from './options.js';
 import { colorEnabled, writeErr, writeOut } from './output.js';
 
@@ -20,10 +20,6 @@ interface GetFlags extends ConnectionFlags {
 const HYDRATION_CONCURRENCY = 16;
 /** The API's largest useful page (the emulator's cap; bigger asks are served at it anyway). */
 const MAX_PAGE_SIZE = 1000;
-
-function usage(message: string): WafctlError {
-  return new WafctlError('USAGE', message, { userFault: true });
-}
 
 export function getCommand(): Command {
   return addConnectionOptions(
@@ -51,7 +47,7 @@ export function getCommand(): Command {
     // Usage errors come before any connection.
     const kind = resolveGetKind(kindName);
     if (idOrName !== undefined && (flags.filter !== undefined || flags.limit !== undefined)) {
-      throw usage('--filter and --limit apply to listings, not to one object: drop ID_OR_NAME or them');
+      throw usageError('--filter and --limit apply to listings, not to one object: drop ID_OR_NAME or them');
     }
     const filters = parseFilterArgs(flags.filter ?? []);
     parseFilterStrings(kind, filters);

@@ -2,7 +2,9 @@
  * The only writers to stdout/stderr. Every line goes through `redact`, so a registered secret cannot
  * reach the terminal even if some message accidentally carries it.
  */
-import { redact } from '../secrets.js';
+import { writeFile } from 'node:fs/promises';
+import { usageError } from '../errors.js';
+import { containsSecret, redact } from '../secrets.js';
 
 export function writeOut(text: string): void {
   process.stdout.write(redact(text.endsWith('\n') ? text : `${text}\n`));
@@ -17,4 +19,25 @@ export function colorEnabled(stream: NodeJS.WriteStream, flag: boolean | undefin
   if (flag === false) return false;
   if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return false;
   return stream.isTTY === true;
+}
+
+/**
+ * Writes a file wafctl produces (a saved plan, a report, an export). Data is never redacted — a
+ * saved plan that says "[REDACTED]" would apply it — so a file that would hold the API token (a
+ * configuration value or a live object carrying it) is refused instead.
+ */
+export async function writeTextFile(path: string, text: string): Promise<void> {
+  if (containsSecret(text)) {
+    throw usageError(
+      `refusing to write ${path}: it would contain the API token (a configuration value or a live object holds it).`,
+    );
+  }
+  try {
+    await writeFile(path, text);
+  } catch (error) {
+    throw usageError(
+      `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      error,
+    );
+  }
 }

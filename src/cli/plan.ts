@@ -1,7 +1,7 @@
 /** `wafctl plan`: fetch, diff and print; `--out` saves the JSON plan for `apply --plan`. */
 import { Command, Option } from 'commander';
 import { addConnectionOptions, type ConnectionFlags, FORMATS } from './options.js';
-import { colorEnabled, writeOut } from './output.js';
+import { colorEnabled, writeOut, writeTextFile } from './output.js';
 
 interface PlanFlags extends ConnectionFlags {
   format: (typeof FORMATS)[number];
@@ -20,7 +20,7 @@ export function planCommand(): Command {
       .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are'),
   ).action(async (paths: string[], _flags: PlanFlags, command: Command) => {
     const flags = command.optsWithGlobals<PlanFlags>();
-    const { loadAndPlan, assertNoProblems, writeTextFile } = await import('./planning.js');
+    const { loadAndPlan, assertNoProblems } = await import('./planning.js');
     const { renderTextPlan } = await import('../plan/render/text.js');
     const { renderMarkdownPlan } = await import('../plan/render/markdown.js');
     const { renderJsonPlan } = await import('../plan/render/json.js');

@@ -2,7 +2,6 @@
  * What plan, drift and apply share: load the configuration, refresh the live state, plan. Loaded
  * lazily by those commands (it pulls in zod, yaml and the client), so `--version` stays fast.
  */
-import { writeFile } from 'node:fs/promises';
 import { loadDesiredState } from '../config/load.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { WafctlError } from '../errors.js';
@@ -37,13 +36,4 @@ export function assertNoProblems(plan: Plan): void {
     `${n} ${n === 1 ? 'object' : 'objects'} could not be planned (see the errors above); nothing was planned for ${n === 1 ? 'it' : 'them'}.`,
     { userFault: true },
   );
-}
-
-export async function writeTextFile(path: string, text: string): Promise<void> {
-  try {
-    await writeFile(path, text);
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new WafctlError('USAGE', `cannot write ${path}: ${reason}`, { userFault: true, cause: error });
-  }
 }

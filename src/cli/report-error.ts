@@ -18,6 +18,12 @@ export function reportError(error: unknown): number {
   }
   if (error instanceof WafctlError) {
     writeErr(`Error: ${error.message}`);
+    // Not `instanceof ApiError`: that would load the client (and zod) at start-up.
+    if (error.code === 'API_ERROR' && Reflect.get(error, 'status') === 403) {
+      writeErr(
+        'Hint: the server refused the token, or it lacks the privilege for this request; check WAF_TOKEN or --token-file.',
+      );
+    }
   } else {
     const message = error instanceof Error ? error.message : String(error);
     writeErr(`Error: internal error: ${message}`);

@@ -1,13 +1,10 @@
 /** `wafctl validate [PATH...] [--format text|json]`: offline checks, exit 0 valid, 1 invalid. */
 import { Command, Option } from 'commander';
+import { plural } from '../text.js';
 import { writeErr, writeOut } from './output.js';
 
 interface ValidateFlags {
   format: 'text' | 'json';
-}
-
-function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
-  return `${count} ${count === 1 ? singular : pluralForm}`;
 }
 
 export function validateCommand(): Command {

@@ -3,6 +3,7 @@
  * `FILE:LINE:COL path: message`. All problems of a run are collected and reported together.
  */
 import { WafctlError } from '../errors.js';
+import { plural } from '../text.js';
 
 export interface ConfigProblem {
   /** The path as the user gave it (relative stays relative). */
@@ -29,10 +30,6 @@ function compareStrings(a: string, b: string): number {
 /** By file, line, column; ties keep the order they were found in (Array.prototype.sort is stable). */
 export function sortProblems(problems: readonly ConfigProblem[]): ConfigProblem[] {
   return [...problems].sort((a, b) => compareStrings(a.file, b.file) || a.line - b.line || a.col - b.col);
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 /** `2 problems in 1 file.` */

@@ -37,6 +37,15 @@ describe('openConnection', () => {
     await expect(openConnection({ tokenFile: join(dir, 'empty') }, env)).rejects.toThrow('is empty');
   });
 
+  it('refuses a token an HTTP header cannot carry, without quoting it', async () => {
+    const env = { WAF_URL: 'http://127.0.0.1:1', WAF_TOKEN: 'tok en-with-space' } as NodeJS.ProcessEnv;
+    const error = await openConnection({}, env).catch((e: unknown) => e);
+    expect(String(error)).toContain(
+      'the API token in WAF_TOKEN contains characters an HTTP header cannot carry',
+    );
+    expect(String(error)).not.toContain('tok en');
+  });
+
   it('refuses --emulator-state without --url embedded', async () => {
     const env = { WAF_URL: 'http://127.0.0.1:1', WAF_TOKEN: 'x-token' } as NodeJS.ProcessEnv;
     await expect(openConnection({ emulatorState: 'a.json' }, env)).rejects.toThrow(

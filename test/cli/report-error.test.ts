@@ -38,6 +38,16 @@ describe('reportError', () => {
     expect(written).toContain('    at ');
   });
 
+  it('adds a hint to check the token to a 403', () => {
+    const forbidden = Object.assign(new WafctlError('API_ERROR', '[GET] /api/v1/groups: 403 Forbidden'), {
+      status: 403,
+    });
+    reportError(forbidden);
+    expect(written).toBe(
+      'Error: [GET] /api/v1/groups: 403 Forbidden\nHint: the server refused the token, or it lacks the privilege for this request; check WAF_TOKEN or --token-file.\n',
+    );
+  });
+
   it('never prints a registered secret, even inside a message', () => {
     registerSecret('s3cr3t-token-value');
     reportError(new WafctlError('API_ERROR', 'server echoed s3cr3t-token-value'));

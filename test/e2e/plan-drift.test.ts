@@ -190,6 +190,24 @@ describe('wafctl plan', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('refuses to write a saved plan or a report that would contain the token', async () => {
+    const dir = await writeConfig({
+      'n.yaml':
+        'notifications:\n  - name: splunk-$' +
+        '{WAF_TOKEN}\n    settings: {destination_address: 10.0.0.5, destination_port: 514, format: cef, protocol: udp}\n',
+    });
+    const out = join(dir, 'plan.json');
+    const plan = await runCli(['plan', dir, '--out', out], { env: firewall.env });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain(`Error: refusing to write ${out}: it would contain the API token`);
+    await expect(readFile(out, 'utf8')).rejects.toThrow('ENOENT');
+    const report = join(dir, 'drift.txt');
+    const drift = await runCli(['drift', dir, '--report', report], { env: firewall.env });
+    expect(drift.code).toBe(1);
+    await expect(readFile(report, 'utf8')).rejects.toThrow('ENOENT');
+    expect(plan.stdout + plan.stderr + drift.stdout + drift.stderr).not.toContain(E2E_TOKEN);
+  });
+
   it('never prints the token, even with WAFCTL_DEBUG request logs', async () => {
     const dir = await writeConfig({ 'waf.yaml': CONFIG });
     const result = await runCli(['plan', dir], { env: { ...firewall.env, WAFCTL_DEBUG: '1' } });

@@ -14,22 +14,18 @@ import type {
   ScheduleFilters,
 } from '../../api/index.js';
 import type { QueryParams } from '../../api/url.js';
-import { WafctlError } from '../../errors.js';
+import { usageError } from '../../errors.js';
 import { mapLimited } from '../../kinds/normalize.js';
-
-function usage(message: string): WafctlError {
-  return new WafctlError('USAGE', message, { userFault: true });
-}
 
 /** `--filter NAME=VALUE` arguments -> NAME -> VALUE; a name given twice is refused, not overwritten. */
 export function parseFilterArgs(args: readonly string[]): Record<string, string> {
   const filters: Record<string, string> = {};
   for (const arg of args) {
     const at = arg.indexOf('=');
-    if (at <= 0) throw usage(`--filter expects NAME=VALUE, got "${arg}"`);
+    if (at <= 0) throw usageError(`--filter expects NAME=VALUE, got "${arg}"`);
     const name = arg.slice(0, at).trim();
     if (Object.hasOwn(filters, name)) {
-      throw usage(`--filter ${name} is given twice; a list filter takes comma-separated values`);
+      throw usageError(`--filter ${name} is given twice; a list filter takes comma-separated values`);
     }
     filters[name] = arg.slice(at + 1);
   }
