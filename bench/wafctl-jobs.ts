@@ -3,11 +3,10 @@
  * with the CLI's defaults, in the CLI's order (modules loaded lazily, configuration loaded before
  * any request, the plan and the report rendered as text and discarded instead of printed).
  */
+
+import { DEFAULT_BATCH_SIZE, DEFAULT_PARALLELISM, HYDRATION_CONCURRENCY } from '../src/cli/options.js';
 import type { JobOutcome } from './jobs.js';
 import { phaseClock } from './jobs.js';
-
-/** `HYDRATION_CONCURRENCY` of src/cli/planning.ts: GET-one calls in flight during `wafctl plan`. */
-const PLAN_HYDRATION_CONCURRENCY = 16;
 
 export async function planJob(job: { url: string; configDir: string }): Promise<JobOutcome> {
   const clock = phaseClock();
@@ -19,7 +18,7 @@ export async function planJob(job: { url: string; configDir: string }): Promise<
   const config = await loadDesiredState([job.configDir]);
   clock.lap('config');
   const plan = await withApiClient({ url: job.url }, (api) =>
-    refreshAndPlan(config, api, { concurrency: PLAN_HYDRATION_CONCURRENCY }),
+    refreshAndPlan(config, api, { concurrency: HYDRATION_CONCURRENCY }),
   );
   clock.lap('refresh+plan');
   const text = renderTextPlan(plan, { color: false });
@@ -36,7 +35,7 @@ export async function applyJob(job: { url: string; configDir: string }): Promise
   const { withApiClient } = await import('../src/cli/connection.js');
   const { refreshAndPlan } = await import('../src/plan/refresh.js');
   const { renderTextPlan } = await import('../src/plan/render/text.js');
-  const { applyPlan, DEFAULT_BATCH_SIZE, DEFAULT_PARALLELISM } = await import('../src/apply/applier.js');
+  const { applyPlan } = await import('../src/apply/applier.js');
   const { renderApplyReport } = await import('../src/apply/report.js');
   clock.lap('modules');
   const config = await loadDesiredState([job.configDir]);

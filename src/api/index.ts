@@ -50,12 +50,18 @@ export interface ApiClient {
   schedules: SchedulesApi;
   /**
    * For `wafctl get KIND --filter NAME=VALUE`: checks each name against the documented filters of
-   * KIND (an unknown one throws a USAGE error listing the valid names) and converts the values.
+   * KIND (an unknown one throws a USAGE error listing the valid names), converts the values, and
+   * yields the rows page by page, so a caller that stops early reads no further pages.
    */
-  listWithFilters<K extends ListKind>(
+  iterateWithFilters<K extends ListKind>(
     kind: K,
     filters: Readonly<Record<string, string>>,
-  ): Promise<RecordsByKind[K][]>;
+  ): AsyncIterable<RecordsByKind[K]>;
+}
+
+/** The rows of a listing that is not paginated, as an iterable like the paginated ones. */
+async function* rowsOf<T>(rows: Promise<T[]>): AsyncGenerator<T> {
+  yield* await rows;
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
@@ -98,16 +104,19 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     schedules: schedulesApi(ctx),
   };
   // Filters were checked against the kind's own table, so handing them on as that kind's type is sound.
-  const listers: { [K in ListKind]: (filters: object) => Promise<RecordsByKind[K][]> } = {
-    groups: () => client.groups.list(),
-    rules: (filters) => client.rules.list(filters),
-    'application-rules': (filters) => client.applicationRules.list(filters),
-    notifications: () => client.notifications.list(),
-    schedules: (filters) => client.schedules.list(filters),
+  const iterators: { [K in ListKind]: (filters: object) => AsyncIterable<RecordsByKind[K]> } = {
+    groups: () => rowsOf(client.groups.list()),
+    rules: (filters) => client.rules.iterate(filters),
+    'application-rules': (filters) => client.applicationRules.iterate(filters),
+    notifications: () => rowsOf(client.notifications.list()),
+    schedules: (filters) => client.schedules.iterate(filters),
   };
   return {
     ...client,
-    listWithFilters: async (kind, filters) => listers[kind](parseFilterStrings(kind, filters)),
+    // A generator, so that a bad filter surfaces where the rows are read, like any other failure.
+    async *iterateWithFilters(kind, filters) {
+      yield* iterators[kind](parseFilterStrings(kind, filters));
+    },
   };
 }
 

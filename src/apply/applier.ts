@@ -24,9 +24,6 @@ export interface ApplyOptions {
   onCall?: (event: CallEvent) => void;
 }
 
-export const DEFAULT_PARALLELISM = 8;
-export const DEFAULT_BATCH_SIZE = 100;
-
 /** Operations of a plan: one per change, two for a replacement. */
 export const operationCount = (plan: Plan): number =>
   plan.changes.reduce((n, c) => n + (c.action === 'replace' ? 2 : 1), 0);

@@ -4,7 +4,13 @@
  */
 import { Command } from 'commander';
 import { WafctlError } from '../errors.js';
-import { addConnectionOptions, type ConnectionFlags, parsePositiveInt } from './options.js';
+import {
+  addConnectionOptions,
+  type ConnectionFlags,
+  DEFAULT_BATCH_SIZE,
+  DEFAULT_PARALLELISM,
+  parsePositiveInt,
+} from './options.js';
 import { colorEnabled, writeErr, writeOut } from './output.js';
 
 interface ApplyFlags extends ConnectionFlags {
@@ -40,8 +46,18 @@ export function applyCommand(): Command {
       .argument('[PATH...]', 'files or directories of YAML configuration (default: .)')
       .option('--auto-approve', 'do not ask for confirmation')
       .option('--plan <FILE>', 'apply a plan saved by `plan --out` (refused if it is stale)')
-      .option('--parallelism <N>', 'concurrent API requests', parsePositiveInt('--parallelism'), 8)
-      .option('--batch-size <N>', 'objects per bulk call', parsePositiveInt('--batch-size'), 100)
+      .option(
+        '--parallelism <N>',
+        'write calls in flight',
+        parsePositiveInt('--parallelism'),
+        DEFAULT_PARALLELISM,
+      )
+      .option(
+        '--batch-size <N>',
+        'objects per bulk call',
+        parsePositiveInt('--batch-size'),
+        DEFAULT_BATCH_SIZE,
+      )
       .option('--force', 'apply even when deletes exceed the safety threshold'),
   ).action(async (paths: string[], _flags: ApplyFlags, command: Command) => {
     const flags = command.optsWithGlobals<ApplyFlags>();

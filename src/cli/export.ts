@@ -4,16 +4,13 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { usageError } from '../errors.js';
 import { plural } from '../text.js';
-import { addConnectionOptions, type ConnectionFlags } from './options.js';
+import { addConnectionOptions, type ConnectionFlags, HYDRATION_CONCURRENCY } from './options.js';
 import { writeErr, writeOut, writeTextFile } from './output.js';
 
 interface ExportFlags extends ConnectionFlags {
   dir?: string;
   kind?: string[];
 }
-
-/** GET-one calls in flight at once while hydrating groups and incomplete rule rows (as plan does). */
-const HYDRATION_CONCURRENCY = 16;
 
 async function writeFiles(dir: string, files: readonly { name: string; text: string }[]): Promise<void> {
   try {

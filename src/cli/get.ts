@@ -4,7 +4,12 @@
  */
 import { Command, Option } from 'commander';
 import { usageError } from '../errors.js';
-import { addConnectionOptions, type ConnectionFlags, parsePositiveInt } from './options.js';
+import {
+  addConnectionOptions,
+  type ConnectionFlags,
+  HYDRATION_CONCURRENCY,
+  parsePositiveInt,
+} from './options.js';
 import { colorEnabled, writeErr, writeOut } from './output.js';
 
 type OutputFormat = 'table' | 'json' | 'yaml';
@@ -16,8 +21,6 @@ interface GetFlags extends ConnectionFlags {
   color?: boolean;
 }
 
-/** GET-one calls in flight at once when JSON/YAML output needs whole records. */
-const HYDRATION_CONCURRENCY = 16;
 /** The API's largest useful page (the emulator's cap; bigger asks are served at it anyway). */
 const MAX_PAGE_SIZE = 1000;
 

@@ -24,3 +24,10 @@ export function parsePositiveInt(name: string) {
 }
 
 export const FORMATS = ['text', 'markdown', 'json'] as const;
+
+/** GET-one calls in flight while plan, drift, export and get hydrate list rows (groups, rules). */
+export const HYDRATION_CONCURRENCY = 16;
+/** `apply --parallelism`: write calls in flight across all kinds. */
+export const DEFAULT_PARALLELISM = 8;
+/** `apply --batch-size`: objects per bulk call (the API documents no limit). */
+export const DEFAULT_BATCH_SIZE = 100;

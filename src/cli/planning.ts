@@ -9,9 +9,7 @@ import type { Plan } from '../plan/model.js';
 import { refreshAndPlan } from '../plan/refresh.js';
 import { withApiClient } from './connection.js';
 import type { ConnectionFlags } from './options.js';
-
-/** GET-one calls in flight at once while hydrating (groups, incomplete rule rows). */
-const HYDRATION_CONCURRENCY = 16;
+import { HYDRATION_CONCURRENCY } from './options.js';
 
 export interface PlannedConfig {
   config: LoadedConfig;

@@ -86,7 +86,3 @@ export interface Plan {
   problems: PlanProblem[];
   warnings: SafetyWarning[];
 }
-
-export function hasChanges(plan: Plan): boolean {
-  return plan.changes.length > 0;
-}

@@ -7,6 +7,7 @@ import {
   type RuleFilters,
   SCHEDULE_FILTERS,
 } from '../../src/api/index.js';
+import { collect } from '../../src/api/paginate.js';
 import { encodeQuery } from '../../src/api/url.js';
 import { answer, BASE, group, makeClient, ok, pagination, rule, useNock } from './helpers.js';
 
@@ -81,16 +82,18 @@ describe('typed filters', () => {
   });
 });
 
-describe('listWithFilters (for wafctl get)', () => {
+describe('iterateWithFilters (for wafctl get)', () => {
   it('converts NAME=VALUE strings with the kind table: comma lists, integers, booleans', async () => {
     const { client } = makeClient();
     const calls = answer(nock(BASE).get('/api/v1/rules').query(true), 200, onePage('rules', [rule()]));
 
-    const rows = await client.listWithFilters('rules', {
-      id_list: 'r-1, r-2',
-      network_only: 'false',
-      timestamp_start: '1700000000000000',
-    });
+    const rows = await collect(
+      client.iterateWithFilters('rules', {
+        id_list: 'r-1, r-2',
+        network_only: 'false',
+        timestamp_start: '1700000000000000',
+      }),
+    );
 
     expect(rows).toEqual([rule()]);
     expect(calls[0]?.uri).toBe(
@@ -103,19 +106,21 @@ describe('listWithFilters (for wafctl get)', () => {
     const { client } = makeClient();
     answer(nock(BASE).get('/api/v1/groups'), 200, ok({ groups: [group()] }));
 
-    expect(await client.listWithFilters('groups', {})).toEqual([group()]);
+    expect(await collect(client.iterateWithFilters('groups', {}))).toEqual([group()]);
   });
 
   it('throws a clear error naming the valid filters for an unknown name', async () => {
     const { client } = makeClient();
 
-    await expect(client.listWithFilters('schedules', { host: 'x' })).rejects.toThrow(
+    await expect(collect(client.iterateWithFilters('schedules', { host: 'x' }))).rejects.toThrow(
       'unknown filter "host" for schedules; valid filters: id, id_list, name, schedule, scheduled_at_start, scheduled_by, scheduled_by_end, type',
     );
-    await expect(client.listWithFilters('notifications', { name: 'x' })).rejects.toThrow(
+    await expect(collect(client.iterateWithFilters('notifications', { name: 'x' }))).rejects.toThrow(
       'unknown filter "name" for notifications; notifications takes no filters',
     );
-    await expect(client.listWithFilters('application-rules', { page: '2' })).rejects.toMatchObject({
+    await expect(
+      collect(client.iterateWithFilters('application-rules', { page: '2' })),
+    ).rejects.toMatchObject({
       code: 'USAGE',
     });
   });
@@ -123,13 +128,13 @@ describe('listWithFilters (for wafctl get)', () => {
   it('refuses values that do not convert', async () => {
     const { client } = makeClient();
 
-    await expect(client.listWithFilters('rules', { timestamp: 'yesterday' })).rejects.toThrow(
+    await expect(collect(client.iterateWithFilters('rules', { timestamp: 'yesterday' }))).rejects.toThrow(
       'filter timestamp for rules: expected an integer, got "yesterday"',
     );
-    await expect(client.listWithFilters('application-rules', { enabled: 'yes' })).rejects.toThrow(
+    await expect(collect(client.iterateWithFilters('application-rules', { enabled: 'yes' }))).rejects.toThrow(
       'expected true or false',
     );
-    await expect(client.listWithFilters('rules', { rq_host_list: ' , ' })).rejects.toThrow(
+    await expect(collect(client.iterateWithFilters('rules', { rq_host_list: ' , ' }))).rejects.toThrow(
       'expected a comma-separated list',
     );
   });

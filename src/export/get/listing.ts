@@ -4,16 +4,7 @@
  * Full records (for JSON and YAML) need what the listing leaves out: groups are listed without
  * permissions and members, and some servers list application rules with a single action.
  */
-import { parseFilterStrings } from '../../api/filters.js';
-import type {
-  ApiClient,
-  ApplicationRuleFilters,
-  ListKind,
-  RecordsByKind,
-  RuleFilters,
-  ScheduleFilters,
-} from '../../api/index.js';
-import type { QueryParams } from '../../api/url.js';
+import type { ApiClient, ListKind, RecordsByKind } from '../../api/index.js';
 import { usageError } from '../../errors.js';
 import { mapLimited } from '../../kinds/normalize.js';
 
@@ -31,20 +22,6 @@ export function parseFilterArgs(args: readonly string[]): Record<string, string>
   }
   return filters;
 }
-
-async function* rowsOf<T>(rows: Promise<T[]>): AsyncGenerator<T> {
-  yield* await rows;
-}
-
-// The filters were checked against the kind's own table by parseFilterStrings, so handing them on as
-// that kind's filter type is sound (and the client checks them once more before sending).
-const ROWS: { [K in ListKind]: (api: ApiClient, filters: QueryParams) => AsyncIterable<RecordsByKind[K]> } = {
-  groups: (api) => rowsOf(api.groups.list()),
-  rules: (api, filters) => api.rules.iterate(filters as RuleFilters),
-  'application-rules': (api, filters) => api.applicationRules.iterate(filters as ApplicationRuleFilters),
-  notifications: (api) => rowsOf(api.notifications.list()),
-  schedules: (api, filters) => api.schedules.iterate(filters as ScheduleFilters),
-};
 
 const COMPLETE: { [K in ListKind]: (api: ApiClient, row: RecordsByKind[K]) => Promise<RecordsByKind[K]> } = {
   groups: (api, row) => api.groups.get(row.id),
@@ -70,11 +47,9 @@ export async function listRecords<K extends ListKind>(
   kind: K,
   options: ListOptions,
 ): Promise<RecordsByKind[K][]> {
-  // Checked before the first request: a typo in a filter name must not cost a listing.
-  const filters = parseFilterStrings(kind, options.filters);
   const rows: RecordsByKind[K][] = [];
   if (options.limit !== 0) {
-    for await (const row of ROWS[kind](api, filters)) {
+    for await (const row of api.iterateWithFilters(kind, options.filters)) {
       rows.push(row);
       if (options.limit !== undefined && rows.length >= options.limit) break;
     }
