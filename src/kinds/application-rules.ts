@@ -92,7 +92,6 @@ export const applicationRulesKind: Kind<'application_rules'> = {
   name: 'application_rule',
   section: 'application_rules',
   immutable: ['conditions', 'actions'],
-  key: (rule) => applicationRuleKey(rule.rq_host, rule.description),
   attributes: attributesOf,
   async fetchAll(api, { concurrency }) {
     const rows = await api.applicationRules.list();

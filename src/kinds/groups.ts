@@ -45,7 +45,6 @@ export const groupsKind: Kind<'groups'> = {
   name: 'group',
   section: 'groups',
   immutable: [],
-  key: (group) => group.name,
   attributes: (group) => ({
     name: group.name,
     description: group.description,

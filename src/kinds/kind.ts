@@ -64,12 +64,11 @@ export interface Kind<S extends Section = Section> {
   section: S;
   /** Fields that cannot be updated in place: a change to one replaces the object. */
   immutable: readonly string[];
-  key(desired: DesiredOf<S>): string;
   /** The desired object without wafctl-only fields, sets sorted: what is compared and shown. */
   attributes(desired: DesiredOf<S>): Attributes;
   /** Every remote object of the family, hydrated where the listing is incomplete, normalised. */
   fetchAll(api: ApiClient, options: FetchOptions): Promise<RemoteRecord[]>;
-  /** The natural key of a planned object's attributes (the same as `key` of its desired object). */
+  /** The natural key, from an object's attributes (desired and remote share one shape). */
   keyOf(attributes: Attributes): string;
   writer: Writer;
 }

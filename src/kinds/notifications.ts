@@ -18,7 +18,6 @@ export const notificationsKind: Kind<'notifications'> = {
   name: 'notification',
   section: 'notifications',
   immutable: [],
-  key: (notification) => notification.name,
   attributes: attributesOf,
   async fetchAll(api) {
     const listed = await api.notifications.list();

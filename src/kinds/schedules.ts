@@ -31,7 +31,6 @@ export const schedulesKind: Kind<'schedules'> = {
   name: 'schedule',
   section: 'schedules',
   immutable: [],
-  key: (schedule) => schedule.name,
   attributes: attributesOf,
   async fetchAll(api) {
     const listed: Schedule[] = await api.schedules.list();

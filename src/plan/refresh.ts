@@ -32,11 +32,12 @@ export async function refreshAndPlan(
     scope: state.manage[kind.section],
     remote: remote[i] ?? [],
     desired: state[kind.section].map((object) => {
-      const key = kind.key(object);
+      const attributes = kind.attributes(object);
+      const key = kind.keyOf(attributes);
       const location = sources[kind.section].get(key);
       return {
         key,
-        attributes: kind.attributes(object),
+        attributes,
         protect: object.protect,
         ignoreChanges: object.ignore_changes,
         ...(location ? { source: formatLocation(location) } : {}),
