@@ -30,6 +30,11 @@ export function permissionById(id: number): (typeof PERMISSIONS)[number] | undef
   return PERMISSIONS.find((p) => p.id === id);
 }
 
+/** The catalog name of a permission id, for messages and plans (the id itself if not in the catalog). */
+export function permissionName(id: number): string {
+  return permissionById(id)?.name ?? String(id);
+}
+
 export function permissionByName(name: string): (typeof PERMISSIONS)[number] | undefined {
   return PERMISSIONS.find((p) => p.name === name);
 }

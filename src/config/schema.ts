@@ -15,6 +15,7 @@ import {
   PERMISSIONS,
   permissionById,
   permissionByName,
+  permissionName,
 } from '../domain.js';
 import { setOf } from './set-schema.js';
 import { didYouMean } from './suggest.js';
@@ -58,8 +59,6 @@ const permissionEntry = z.strictObject({
   permission: permissionRef,
   service_id: z.string().default('').meta({ description: 'Service the permission applies to; "" for all.' }),
 });
-
-const permissionName = (id: number): string => permissionById(id)?.name ?? String(id);
 
 /**
  * Builds a kind's object: its natural-key fields, its other fields, and the two wafctl-only fields

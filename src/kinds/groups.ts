@@ -3,13 +3,10 @@
  * group costs one GET-one to hydrate: the API offers nothing cheaper.
  */
 import type { Group, GroupInput } from '../api/index.js';
-import { permissionById, permissionByName } from '../domain.js';
+import { permissionByName, permissionName } from '../domain.js';
 import type { Attributes } from '../plan/model.js';
 import { type Kind, rereadsByListing } from './kind.js';
 import { mapLimited, sortedSet } from './normalize.js';
-
-/** Permissions are shown by catalog name: a reviewer reads "Handle rules", not 1. */
-const permissionName = (id: number): string => permissionById(id)?.name ?? String(id);
 
 function normalize(group: Group) {
   return {
