@@ -6,7 +6,7 @@
 
 import type { ParsedDocument } from './parse-yaml.js';
 import type { ConfigProblem } from './problems.js';
-import { formatPath, nodeAt, offsetOf, type YamlPath } from './yaml-path.js';
+import { formatPath, type YamlPath } from './yaml-path.js';
 
 type Mapping = Record<string, unknown>;
 
@@ -54,26 +54,27 @@ export interface MergeResult {
 export function mergeSection(documents: readonly ParsedDocument[], section: string): MergeResult {
   const merged: Mapping = {};
   const problems: ConfigProblem[] = [];
-  const firstSet = new Map<string, string>();
+  // Positions are looked up only for a conflict: a run without one never needs them.
+  const firstSet = new Map<string, { document: ParsedDocument; path: YamlPath }>();
   for (const document of documents) {
     const data = document.data;
     if (!isMapping(data) || !Object.hasOwn(data, section)) continue;
     for (const leaf of leavesOf(data[section], [section])) {
       const key = formatPath(leaf.path);
-      const { line, col } = document.lineCounter.linePos(offsetOf(nodeAt(document.doc, leaf.path)));
-      const here = `${document.file}:${line}:${col}`;
       const earlier = firstSet.get(key);
       if (earlier !== undefined) {
+        const { line, col } = document.locate(leaf.path);
+        const first = earlier.document.locate(earlier.path);
         problems.push({
           file: document.file,
           line,
           col,
           path: key,
-          message: `already set at ${earlier}: settings and manage merge across files, and each field may be set only once`,
+          message: `already set at ${earlier.document.file}:${first.line}:${first.col}: settings and manage merge across files, and each field may be set only once`,
         });
         continue;
       }
-      firstSet.set(key, here);
+      firstSet.set(key, { document, path: leaf.path });
       setLeaf(merged, leaf.path.slice(1), leaf.value);
     }
   }

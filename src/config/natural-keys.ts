@@ -6,7 +6,7 @@
 import type { ParsedDocument } from './parse-yaml.js';
 import type { ConfigProblem } from './problems.js';
 import type { KindName } from './schema.js';
-import { formatPath, nodeAt, offsetOf } from './yaml-path.js';
+import { formatPath } from './yaml-path.js';
 
 export const NATURAL_KEY_FIELDS: Record<KindName, readonly string[]> = {
   groups: ['name'],
@@ -65,7 +65,7 @@ export function declaredObjects(documents: readonly ParsedDocument[], kind: Kind
       const key = naturalKey(kind, item);
       if (key === undefined) return;
       const path = [kind, index];
-      const { line, col } = document.lineCounter.linePos(offsetOf(nodeAt(document.doc, path)));
+      const { line, col } = document.locate(path);
       found.push({ kind, key, location: { file: document.file, line, col, path: formatPath(path) } });
     });
   }

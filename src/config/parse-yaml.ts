@@ -3,24 +3,47 @@
  * that is not plain data is refused here, before any schema sees it: syntax errors, duplicate keys,
  * tags, complex keys, unknown aliases and alias bombs.
  */
-import { type Document, isScalar, LineCounter, parseAllDocuments } from 'yaml';
+import { type Document, isScalar, LineCounter, parseAllDocuments, type SchemaOptions } from 'yaml';
 import { type Environment, substituteInDocument } from './env.js';
 import type { ConfigProblem } from './problems.js';
-import { aliasesOf, complexKeys, duplicateKeyAt, formatPath, offsetOf, type YamlPath } from './yaml-path.js';
+import {
+  aliasesOf,
+  complexKeys,
+  duplicateKeyAt,
+  formatPath,
+  nodeAt,
+  offsetOf,
+  type YamlPath,
+} from './yaml-path.js';
 
 /** Checked before parsing: a desired-state file is hand-written; megabytes of it are a mistake. */
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 /** yaml's expansion budget (uses x anchor size): plenty for shared conditions, fatal for alias bombs. */
 export const MAX_ALIAS_COUNT = 100;
 
+/** How wafctl files are read: YAML 1.2 core types only, even under `%YAML 1.1`. */
+export const SCHEMA_OPTIONS = {
+  schema: 'core', // no `yes` booleans
+  merge: false, // no `<<` merges
+  customTags: [],
+  resolveKnownTags: false, // no !!binary, !!set, !!timestamp...
+} as const satisfies SchemaOptions;
+
+export interface LineAndColumn {
+  line: number;
+  col: number;
+}
+
 export interface ParsedDocument {
   file: string;
-  doc: Document;
-  lineCounter: LineCounter;
-  /** The document as plain data, or undefined when the YAML itself was refused. */
+  /** The document as plain data. */
   data: unknown;
   /** Paths whose values had substitution problems: schema complaints about them would be noise. */
   substitutionPaths: Set<string>;
+  /** Where the node at `path` starts (the deepest node on it that exists). */
+  locate(path: YamlPath): LineAndColumn;
+  /** yaml's tree of the document, to place schema problems in it. */
+  tree(): { doc: Document; lineCounter: LineCounter };
 }
 
 export interface ParsedFile {
@@ -59,10 +82,7 @@ export function parseYamlFile(file: string, text: string, env: Environment): Par
     lineCounter,
     prettyErrors: false,
     uniqueKeys: true,
-    schema: 'core', // even under `%YAML 1.1`: no `yes` booleans, no `<<` merges
-    merge: false,
-    customTags: [],
-    resolveKnownTags: false, // no !!binary, !!set, !!timestamp...
+    ...SCHEMA_OPTIONS,
     logLevel: 'silent',
   });
   const docs: Document[] = Array.isArray(parsed) ? parsed : [];
@@ -117,7 +137,13 @@ export function parseYamlFile(file: string, text: string, env: Environment): Par
       continue;
     }
     const substitutionPaths = new Set(substitution.map((p) => formatPath(p.path)));
-    documents.push({ file, doc, lineCounter, data, substitutionPaths });
+    documents.push({
+      file,
+      data,
+      substitutionPaths,
+      locate: (path) => lineCounter.linePos(offsetOf(nodeAt(doc, path))),
+      tree: () => ({ doc, lineCounter }),
+    });
   }
   if (documents.length === 0 && problems.length === 0) {
     problems.push({ file, line: 1, col: 1, path: '', message: 'file is empty' });

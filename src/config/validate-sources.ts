@@ -3,6 +3,7 @@
  * so tests call it with strings; `load.ts` does the reading.
  */
 import type { Environment } from './env.js';
+import { readFast, YamlNeeded } from './fast-read.js';
 import { problemsFromIssue } from './issues.js';
 import { mergeSection } from './merge.js';
 import {
@@ -11,7 +12,7 @@ import {
   duplicateKeyProblems,
   type SourceLocation,
 } from './natural-keys.js';
-import { type ParsedDocument, parseYamlFile } from './parse-yaml.js';
+import { type ParsedDocument, type ParsedFile, parseYamlFile } from './parse-yaml.js';
 import { type ConfigProblem, sortProblems } from './problems.js';
 import {
   type DesiredDocument,
@@ -52,12 +53,7 @@ export const DEFAULT_USERNAME = 'wafctl';
 function validateDocument(document: ParsedDocument): { output?: DesiredDocument; problems: ConfigProblem[] } {
   const result = documentSchema.safeParse(document.data, { reportInput: true });
   if (result.success) return { output: result.data, problems: [] };
-  const context = {
-    file: document.file,
-    doc: document.doc,
-    lineCounter: document.lineCounter,
-    root: documentSchema,
-  };
+  const context = { file: document.file, ...document.tree(), root: documentSchema };
   const problems = result.error.issues
     .flatMap((issue) => problemsFromIssue(issue, context))
     .filter((problem) => !document.substitutionPaths.has(problem.path));
@@ -92,13 +88,39 @@ function sourceMap(objects: readonly DeclaredObject[] = []): Map<string, SourceL
   return new Map(objects.map((object) => [object.key, object.location]));
 }
 
-/** Files are processed in the order given (the loader sorts them); problems come back sorted. */
+/**
+ * Files are processed in the order given (the loader sorts them); problems come back sorted.
+ *
+ * Files are read by the fast reader where it can (`fast-read.ts`), by yaml otherwise. A run that
+ * finds a problem is redone with yaml alone, so that problems are always placed by yaml.
+ */
 export function validateSources(sources: readonly SourceFile[], options: ValidateOptions): ValidationResult {
+  let fastReads = 0;
+  const readQuickly = (source: SourceFile): ParsedFile => {
+    const documents = readFast(source.file, source.text);
+    if (documents === undefined) return parseYamlFile(source.file, source.text, options.env);
+    fastReads++;
+    return { documents, problems: [] };
+  };
+  try {
+    const result = validateParsed(sources, readQuickly, options);
+    if (result.ok || fastReads === 0) return result;
+  } catch (error) {
+    if (!(error instanceof YamlNeeded)) throw error;
+  }
+  return validateParsed(sources, (source) => parseYamlFile(source.file, source.text, options.env), options);
+}
+
+function validateParsed(
+  sources: readonly SourceFile[],
+  read: (source: SourceFile) => ParsedFile,
+  options: ValidateOptions,
+): ValidationResult {
   const files = sources.map((source) => source.file);
   const problems: ConfigProblem[] = [];
   const documents: ParsedDocument[] = [];
   for (const source of sources) {
-    const parsed = parseYamlFile(source.file, source.text, options.env);
+    const parsed = read(source);
     problems.push(...parsed.problems);
     documents.push(...parsed.documents);
   }
