@@ -27,6 +27,7 @@ export interface SetOptions<T> {
 
 export function setOf<T extends z.ZodType>(item: T, noun: string, options: SetOptions<z.output<T>> = {}) {
   const list = z.array(item).superRefine((values, ctx) => {
+    if (values.length < 2) return; // most sets hold one value: nothing can repeat
     const firstIndex = new Map<string, number>();
     values.forEach((value, index) => {
       const key = canonicalKey(value);
