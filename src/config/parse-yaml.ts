@@ -29,7 +29,7 @@ export const SCHEMA_OPTIONS = {
   resolveKnownTags: false, // no !!binary, !!set, !!timestamp...
 } as const satisfies SchemaOptions;
 
-export interface LineAndColumn {
+interface LineAndColumn {
   line: number;
   col: number;
 }

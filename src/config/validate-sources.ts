@@ -96,9 +96,19 @@ function sourceMap(objects: readonly DeclaredObject[] = []): Map<string, SourceL
  */
 export function validateSources(sources: readonly SourceFile[], options: ValidateOptions): ValidationResult {
   let fastReads = 0;
+  // A file yaml read in the first run is not read again in the second.
+  const byYaml = new Map<SourceFile, ParsedFile>();
+  const readWithYaml = (source: SourceFile): ParsedFile => {
+    let parsed = byYaml.get(source);
+    if (parsed === undefined) {
+      parsed = parseYamlFile(source.file, source.text, options.env);
+      byYaml.set(source, parsed);
+    }
+    return parsed;
+  };
   const readQuickly = (source: SourceFile): ParsedFile => {
     const documents = readFast(source.file, source.text);
-    if (documents === undefined) return parseYamlFile(source.file, source.text, options.env);
+    if (documents === undefined) return readWithYaml(source);
     fastReads++;
     return { documents, problems: [] };
   };
@@ -108,7 +118,7 @@ export function validateSources(sources: readonly SourceFile[], options: Validat
   } catch (error) {
     if (!(error instanceof YamlNeeded)) throw error;
   }
-  return validateParsed(sources, (source) => parseYamlFile(source.file, source.text, options.env), options);
+  return validateParsed(sources, readWithYaml, options);
 }
 
 function validateParsed(
