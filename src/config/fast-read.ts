@@ -55,12 +55,20 @@ const CORE_TAGS = new Schema(SCHEMA_OPTIONS).tags.flatMap((tag) =>
   tag.default === true && tag.test !== undefined && !tag.collection ? [{ test: tag.test, tag }] : [],
 );
 
+/**
+ * Every character a plain scalar matched by one of CORE_TAGS can start with ('' for the empty
+ * scalar, yaml's null). js-yaml resolves other plain scalars as strings without asking the tag, which
+ * spares most scalars (hosts, names, regexes) eight regular expressions. Pinned against CORE_TAGS by
+ * test/config/fast-read.test.ts.
+ */
+export const CORE_TAG_FIRST_CHARS = ['', '~', 'n', 'N', 't', 'T', 'f', 'F', '-', '+', '.', ...'0123456789'];
+
 class ResolveFailed extends Error {}
 
 /** One implicit tag for js-yaml that asks yaml's tags, so plain scalars resolve exactly as yaml does. */
 const yamlCoreScalar = defineScalarTag<unknown>('tag:wafctl,2026:yaml-core-plain-scalar', {
   implicit: true,
-  implicitFirstChars: null,
+  implicitFirstChars: CORE_TAG_FIRST_CHARS,
   resolve(source) {
     const match = CORE_TAGS.find(({ test }) => test.test(source));
     if (match === undefined) return NOT_RESOLVED; // a string

@@ -11,9 +11,9 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inspect, isDeepStrictEqual } from 'node:util';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { stringify } from 'yaml';
-import { readFast, YamlNeeded } from '../../src/config/fast-read.js';
-import { parseYamlFile } from '../../src/config/parse-yaml.js';
+import { Schema, stringify } from 'yaml';
+import { CORE_TAG_FIRST_CHARS, readFast, YamlNeeded } from '../../src/config/fast-read.js';
+import { parseYamlFile, SCHEMA_OPTIONS } from '../../src/config/parse-yaml.js';
 import { formatProblem } from '../../src/config/problems.js';
 import { type ValidationResult, validateSources } from '../../src/config/validate-sources.js';
 
@@ -349,6 +349,43 @@ describe('readFast resolves scalars as yaml does', () => {
       `x: 1\n${key}:\n  - a\n`,
     ];
     expect(failuresOf(texts)).toEqual([]);
+  });
+
+  it('lets js-yaml skip the tag only for scalars no yaml core tag can match (CORE_TAG_FIRST_CHARS)', () => {
+    const coreTests = new Schema(SCHEMA_OPTIONS).tags.flatMap((tag) =>
+      tag.default === true && tag.test !== undefined && !tag.collection ? [tag.test] : [],
+    );
+    expect(coreTests.length).toBeGreaterThan(5);
+    // Every scalar of the table, its first character replaced by each character outside the list.
+    const rests = [...new Set(SCALARS.map((scalar) => scalar.slice(1)))];
+    const firsts = new Set(CORE_TAG_FIRST_CHARS);
+    const matched: string[] = [];
+    for (let code = 0x20; code < 0x3000; code++) {
+      const first = String.fromCharCode(code);
+      if (firsts.has(first)) continue;
+      for (const rest of rests) {
+        const source = first + rest;
+        if (coreTests.some((test) => test.test(source))) matched.push(source);
+      }
+    }
+    expect(matched).toEqual([]);
+    // And the list is not wider than it needs to be: each entry starts a scalar some tag matches.
+    const samples = [
+      '',
+      '~',
+      'null',
+      'Null',
+      'true',
+      'True',
+      'false',
+      'False',
+      '-1',
+      '+1',
+      '.5',
+      ...'0123456789',
+    ];
+    expect(samples.map((sample) => sample.charAt(0))).toEqual(CORE_TAG_FIRST_CHARS);
+    expect(samples.filter((sample) => !coreTests.some((test) => test.test(sample)))).toEqual([]);
   });
 
   it('takes every plain scalar yaml accepts, so the comparisons above are not vacuous', () => {
