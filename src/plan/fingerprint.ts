@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 
 /** JSON with object keys sorted at every level, so equal records always serialise identically. */
 export function canonicalJson(value: unknown): string {
+  // Nothing to sort in a string (most set elements: expressions, targets, users): no replacer calls.
+  if (typeof value === 'string') return JSON.stringify(value);
   return JSON.stringify(value, (_key, v: unknown) =>
     v !== null && typeof v === 'object' && !Array.isArray(v)
       ? Object.fromEntries(
