@@ -4,9 +4,20 @@
  * `diff` package); scalars as `field = old -> new`.
  */
 
+import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
-import { diffArrays, diffLines } from 'diff';
 import type { Attributes, Change } from '../model.js';
+
+type DiffLibrary = typeof import('diff');
+let diffLibrary: DiffLibrary | undefined;
+/**
+ * `diff`, loaded on first use (synchronously, as renderers return strings): a plan with no update,
+ * such as a nightly drift run that finds none, never needs it, and loading it costs ~12 ms.
+ */
+function diff(): DiffLibrary {
+  diffLibrary ??= createRequire(import.meta.url)('diff') as DiffLibrary;
+  return diffLibrary;
+}
 
 export type Sign = '+' | '-' | '~' | ' ';
 
@@ -80,12 +91,12 @@ function diffValueLines(label: string, before: unknown, after: unknown, note?: s
   const [open, close] = brackets(after);
   const inner: BodyLine[] = [];
   if (typeof after === 'string' && typeof before === 'string') {
-    for (const part of diffLines(before, after)) {
+    for (const part of diff().diffLines(before, after)) {
       const sign: Sign = part.added ? '+' : part.removed ? '-' : ' ';
       for (const text of part.value.replace(/\n$/, '').split('\n')) inner.push({ sign, depth: 1, text });
     }
   } else {
-    for (const part of diffArrays(units(before), units(after))) {
+    for (const part of diff().diffArrays(units(before), units(after))) {
       const sign: Sign = part.added ? '+' : part.removed ? '-' : ' ';
       for (const text of part.value) inner.push({ sign, depth: 1, text });
     }
