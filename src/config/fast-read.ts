@@ -51,7 +51,7 @@ function declines(text: string): boolean {
 }
 
 /** yaml's implicit tags for plain scalars (null, bool, int, float), in the order yaml tries them. */
-const CORE_TAGS = new Schema(SCHEMA_OPTIONS).tags.flatMap((tag) =>
+export const CORE_TAGS = new Schema(SCHEMA_OPTIONS).tags.flatMap((tag) =>
   tag.default === true && tag.test !== undefined && !tag.collection ? [{ test: tag.test, tag }] : [],
 );
 
