@@ -94,7 +94,11 @@ export function emulatorCommand(): Command {
     .option('--state <FILE>', 'persist state to FILE (JSON, written atomically after every change)')
     .option('--seed <FILE>', 'seed users and read-only rules from FILE (JSON or YAML)')
     .option('--latency <MS>', 'delay every request by MS milliseconds')
-    .option('--fault-rate <R>', 'probability (0..1) of injecting a fault into a request')
+    .option(
+      '--fault-rate <R>',
+      'probability (0..1) of injecting a fault into a request: 503, 429, 500 or reset after the work, ' +
+        'or (writes only) a 200 with HTML, truncated JSON or status "error" after the work',
+    )
     .option('--fault-seed <S>', 'seed for reproducible faults')
     .action((flags: EmulatorFlags) => runEmulator(flags));
 }

@@ -18,13 +18,29 @@ export function errorAnswer(status: number, message: string, errors?: readonly s
 }
 
 export function sendJson(res: ServerResponse, answer: HttpAnswer): void {
-  const text = JSON.stringify(answer.body);
-  res.writeHead(answer.status, {
-    ...answer.headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(text)),
+  sendBytes(
+    res,
+    answer.status,
+    'application/json; charset=utf-8',
+    JSON.stringify(answer.body),
+    answer.headers,
+  );
+}
+
+/** Any body, sent whole with its exact `content-length` (a string is sent as UTF-8). */
+export function sendBytes(
+  res: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    ...headers,
+    'content-type': contentType,
+    'content-length': String(Buffer.byteLength(body)),
   });
-  res.end(text);
+  res.end(body);
 }
 
 /** `type/subtype` in lower case, without parameters such as `; charset=...` or `; boundary=...`. */

@@ -39,7 +39,10 @@ export interface EmulatorOptions {
   faultRate?: number;
   /** Seed of the fault PRNG, for reproducible runs (default: random). */
   faultSeed?: number;
-  /** Restrict injected faults to these kinds (default: all four); lets tests force one kind. */
+  /**
+   * Restrict injected faults to these kinds (default: all of FAULT_KINDS); lets tests force one kind.
+   * Write-only kinds (html_after, truncated_after, status_error_after) are never drawn for a read.
+   */
   faultKinds?: readonly FaultKind[];
   /** Shape of application-rule list rows (default 'full'; see routes/application-rules.ts). */
   applicationRuleListShape?: ApplicationRuleListShape;

@@ -1,14 +1,23 @@
 /**
  * The request pipeline. Order matters and is the same for every API request:
  * stats -> latency -> fault before work (503/429) -> route (404/405) -> auth (403) -> media type (415)
- * -> body (413, malformed JSON 400) -> handler (200/400) -> persist -> fault after work (500/reset).
+ * -> body (413, malformed JSON 400) -> handler (200/400) -> persist
+ * -> fault after work (500/reset; for writes also a garbled 200: HTML, truncated JSON, status "error").
  * `/__emulator/*` (stats) skips all of it: no auth, no latency, no faults, not counted.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Authenticator, isAllowed } from './auth.js';
-import type { FaultInjector } from './faults.js';
-import { errorAnswer, type HttpAnswer, mediaType, parseJsonBody, readBody, sendJson } from './http.js';
+import { type FaultInjector, type FaultKind, isWriteMethod } from './faults.js';
+import {
+  errorAnswer,
+  type HttpAnswer,
+  mediaType,
+  parseJsonBody,
+  readBody,
+  sendBytes,
+  sendJson,
+} from './http.js';
 import type { StateWriter } from './persistence.js';
 import {
   type ApplicationRuleListShape,
@@ -71,7 +80,7 @@ async function handle(context: ServerContext, req: IncomingMessage, res: ServerR
   context.stats.count(statsKey(method, match));
   if (context.latencyMs > 0) await delay(context.latencyMs);
 
-  const fault = context.faults.next();
+  const fault = context.faults.next(isWriteMethod(method));
   if (fault === 'unavailable') return sendJson(res, errorAnswer(503, 'Service unavailable (injected fault)'));
   if (fault === 'rate_limited') {
     return sendJson(res, {
@@ -87,7 +96,34 @@ async function handle(context: ServerContext, req: IncomingMessage, res: ServerR
     req.socket.resetAndDestroy();
     return;
   }
+  if (fault !== undefined && sendGarbled(res, fault, answer)) return;
   sendJson(res, answer);
+}
+
+const GATEWAY_PAGE = '<html><body><h1>200 OK</h1><p>Request processed by gateway</p></body></html>';
+
+/**
+ * A confused proxy's 200 for a write, sent after it was handled and persisted (the injector only
+ * draws these kinds for writes): an HTML page, the real JSON cut in half, or a JSON envelope saying
+ * `error`. It replaces whatever the real answer was, a refused write's 400 included (as `error_after`
+ * does). Returns false for any other kind.
+ */
+function sendGarbled(res: ServerResponse, fault: FaultKind, answer: HttpAnswer): boolean {
+  if (fault === 'html_after') {
+    sendBytes(res, 200, 'text/html; charset=utf-8', GATEWAY_PAGE);
+    return true;
+  }
+  if (fault === 'truncated_after') {
+    // A proper prefix of a JSON object is never JSON: its closing brace is its last byte.
+    const whole = Buffer.from(JSON.stringify(answer.body), 'utf8');
+    sendBytes(res, 200, 'application/json', whole.subarray(0, Math.floor(whole.length / 2)));
+    return true;
+  }
+  if (fault === 'status_error_after') {
+    sendJson(res, { status: 200, body: { status: 'error', message: 'Internal error' } });
+    return true;
+  }
+  return false;
 }
 
 async function answerRequest(
