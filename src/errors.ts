@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'API_ERROR' // the server answered with a non-2xx status
   | 'API_RESPONSE_INVALID' // the server answered 2xx with a body we cannot trust
   | 'API_NETWORK' // timeout, reset, refused: no answer at all
+  | 'API_REDIRECT' // the server redirected where wafctl does not follow (another origin, a write, a loop)
   | 'INCOMPLETE_LISTING' // a paginated listing did not add up to total_count
   | 'EMULATOR_STATE' // the emulator's --state file is unreadable or corrupt
   | 'PLAN_REFUSED'; // safety threshold, protect, stale saved plan, no confirmation
@@ -46,6 +47,7 @@ const EXIT_CODES: Record<ErrorCode, number> = {
   API_ERROR: 1,
   API_RESPONSE_INVALID: 1,
   API_NETWORK: 1,
+  API_REDIRECT: 1,
   INCOMPLETE_LISTING: 1,
   EMULATOR_STATE: 1,
   PLAN_REFUSED: 1,

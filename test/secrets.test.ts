@@ -1,5 +1,37 @@
+import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
 import { containsSecret, REDACTED, redact, registerSecret } from '../src/secrets.js';
+
+const base64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
+const base64url = (text: string): string => base64(text).replaceAll('+', '-').replaceAll('/', '_');
+const jsonEscaped = (text: string): string => JSON.stringify(text).slice(1, -1);
+const lowerHex = (text: string): string => text.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase());
+
+/** Every form in which a token must be redacted when it stands alone. */
+function wholeForms(token: string): Record<string, string> {
+  return {
+    raw: token,
+    'JSON-escaped': jsonEscaped(token),
+    'JSON-escaped twice': jsonEscaped(jsonEscaped(token)),
+    'JSON-escaped with \\/': jsonEscaped(token).replaceAll('/', '\\/'),
+    'URL-encoded, upper-case hex': encodeURIComponent(token),
+    'URL-encoded, lower-case hex': lowerHex(encodeURIComponent(token)),
+    'form-encoded': new URLSearchParams({ t: token }).toString().slice(2),
+    base64: base64(token),
+    'base64 without padding': base64(token).replace(/=+$/, ''),
+    base64url: base64url(token),
+    'base64url without padding': base64url(token).replace(/=+$/, ''),
+  };
+}
+
+// Quotes and backslashes (JSON), URL and base64 specials, characters only form encoding escapes, hex.
+const TOKENS = [
+  'abc"def\\ghi/jkl',
+  'tok+en/with=chars',
+  "it's~(ok)!token",
+  '9f8e7d6c5b4a39281706f5e4d3c2b1a0',
+];
+for (const token of TOKENS) registerSecret(token);
 
 describe('redact', () => {
   it('replaces every occurrence of a registered secret, raw and URL-encoded', () => {
@@ -14,5 +46,42 @@ describe('redact', () => {
     expect(redact('firewall_action: block')).toBe('firewall_action: block');
     expect(containsSecret('firewall_action: block')).toBe(false);
     expect(containsSecret('a tok/en+secret=1 b')).toBe(true);
+  });
+
+  describe.each(TOKENS)('the token %j', (token) => {
+    it.each(Object.entries(wholeForms(token)))('is redacted %s', (_form, text) => {
+      const line = `{"message": "denied ${text} here"}`;
+      expect(redact(line)).toBe(`{"message": "denied ${REDACTED} here"}`);
+      expect(containsSecret(line)).toBe(true);
+    });
+
+    it.each([
+      ['"user:" + token', 'user:', ''],
+      ['"xy" + token + "z"', 'xy', 'z'],
+    ])('is redacted in base64 of %s, whatever its alignment in the blob', (_what, before, after) => {
+      for (const encode of [base64, base64url]) {
+        const blob = encode(`${before}${token}${after}`);
+        const redacted = redact(`Authorization: Basic ${blob}`);
+        expect(containsSecret(blob)).toBe(true);
+        // Left: the group(s) holding the prefix and at most 2 token bytes, and the same at the end.
+        expect(redacted).toMatch(/^Authorization: Basic [\w+/-]{0,8}\[REDACTED\][\w+/=-]{0,4}$/);
+      }
+    });
+  });
+
+  it('returns ordinary text unchanged, as the very same string', () => {
+    const text = `plan: 3 to create, 1 to update\n${'{"name": "soc-analysts", "block": true}\n'.repeat(1000)}`;
+    expect(redact(text)).toBe(text);
+    expect(containsSecret(text)).toBe(false);
+  });
+
+  it('never treats a value shorter than 8 characters as a secret, in any form', () => {
+    const short = 'a"b\\c/d';
+    expect(short).toHaveLength(7);
+    registerSecret(short);
+    for (const text of [...Object.values(wholeForms(short)), base64(`user:${short}`)]) {
+      expect(redact(`x ${text} y`)).toBe(`x ${text} y`);
+      expect(containsSecret(text)).toBe(false);
+    }
   });
 });

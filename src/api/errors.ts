@@ -1,7 +1,8 @@
 /**
  * Errors raised by the API client. Every message is built here, from parts that never include the
- * host, the query string or a header, and is passed through `redact` so that a server echoing the
- * token back (in a message or an error detail) still cannot make us print it.
+ * host, the query string or a header (except a refused redirect's URLs, without userinfo), and is
+ * passed through `redact` so that a server echoing the token back (in a message, an error detail or
+ * a Location) still cannot make us print it.
  */
 import { STATUS_CODES } from 'node:http';
 import { WafctlError } from '../errors.js';
@@ -77,6 +78,82 @@ export class ApiNetworkError extends WafctlError {
     this.method = target.method;
     this.path = redact(target.path);
     this.retryable = options.retryable;
+  }
+}
+
+/** The limit of same-origin redirects followed for one GET. */
+export const MAX_REDIRECTS = 5;
+
+export type RedirectProblem = 'other-origin' | 'write' | 'too-many' | 'invalid-location';
+
+/** A URL as shown in a message: without `user:password@`. Also applied to a Location that is no URL. */
+function withoutUserinfo(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return url.replace(/^([^/?#]*\/\/)[^/?#]*@/, '$1');
+  }
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+function redirectMessage(problem: RedirectProblem, status: number, from: string, to: string): string {
+  const check = 'Check --url / WAF_URL.';
+  switch (problem) {
+    case 'other-origin':
+      return `the server redirected to ${to} (another origin than ${originOf(from)}); wafctl never follows a redirect to another origin, since the request and its token would go there. ${check}`;
+    case 'write':
+      // A 303 answers a write that was carried out ("see the result there"); the others move it.
+      return status === 303
+        ? `the server redirected (303) from ${from} to ${to}; wafctl does not follow redirects of writes. A 303 may mean the write was carried out before the redirect: run plan to see the live state. ${check}`
+        : `the server redirected (${status}) from ${from} to ${to}; wafctl does not follow redirects of writes, and the write was not carried out at the redirecting URL. ${check}`;
+    case 'too-many':
+      return `too many redirects (more than ${MAX_REDIRECTS}), the last from ${from} to ${to}. ${check}`;
+    case 'invalid-location':
+      return `the server redirected (${status}) from ${from} to an invalid location ${JSON.stringify(to)}. ${check}`;
+  }
+}
+
+/**
+ * The server answered with a redirect that wafctl does not follow: to another origin (the request and
+ * its token would go there), of a write, one too many, or to no valid URL. Not an ambiguous answer:
+ * the server did not do the work here, so it is never retried. It is the user's to fix (a wrong URL,
+ * a proxy in the way). Unlike the other errors it names hosts, since the URLs are the point; they are
+ * shown without userinfo and redacted.
+ */
+export class RedirectError extends WafctlError {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly status: number;
+  readonly problem: RedirectProblem;
+  /** The URL that answered with the redirect. */
+  readonly from: string;
+  /** Where it pointed, resolved against `from` (the Location as sent when it is no valid URL). */
+  readonly to: string;
+
+  constructor(
+    target: RequestTarget,
+    info: { problem: RedirectProblem; status: number; from: string; to: string },
+  ) {
+    const from = withoutUserinfo(info.from);
+    const to = withoutUserinfo(info.to);
+    const message = `${prefix(target)}: ${redirectMessage(info.problem, info.status, from, to)}`;
+    super('API_REDIRECT', redact(message), { userFault: true });
+    this.method = target.method;
+    this.path = redact(target.path);
+    this.status = info.status;
+    this.problem = info.problem;
+    this.from = redact(from);
+    this.to = redact(to);
   }
 }
 

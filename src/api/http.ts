@@ -2,11 +2,24 @@
  * The one place that talks HTTP: an ofetch instance (base URL, bearer token, timeout, debug hooks),
  * one attempt mapped to our errors, and retries around idempotent methods. Everything above this file
  * sees either the parsed JSON body of a 2xx answer or a WafctlError.
+ *
+ * Redirects are never left to fetch (`redirect: 'follow'` would send a 307/308's body to wherever
+ * the Location points, another host included). fetch is called with `redirect: 'manual'`, which in
+ * Node returns the real 3xx with its Location (not the browser's opaque response), and `attemptOnce`
+ * decides: another origin is never followed, a write is never followed, a GET follows at most
+ * MAX_REDIRECTS same-origin hops.
  */
 import { type FetchContext, FetchError, type FetchResponse, ofetch } from 'ofetch';
 import { WafctlError } from '../errors.js';
 import { redact } from '../secrets.js';
-import { ApiError, ApiNetworkError, InvalidResponseError, type RequestTarget } from './errors.js';
+import {
+  ApiError,
+  ApiNetworkError,
+  InvalidResponseError,
+  MAX_REDIRECTS,
+  RedirectError,
+  type RequestTarget,
+} from './errors.js';
 import { type Clock, parseRetryAfter, type RetryPolicy, withRetries } from './retry.js';
 import { encodeQuery, type QueryParams } from './url.js';
 
@@ -71,8 +84,9 @@ function debugHooks(log: (line: string) => void, clock: Clock) {
   };
   return {
     onRequest(context: FetchContext) {
-      // Before ofetch applies baseURL, `request` is the path with its query: no host, no headers.
-      const label = `${context.options.method ?? 'GET'} ${String(context.request)}`;
+      // Before ofetch applies baseURL, `request` is the path with its query: no host, no headers. A
+      // followed redirect is requested by absolute URL: its path and query are shown, not its host.
+      const label = `${context.options.method ?? 'GET'} ${withoutOrigin(String(context.request))}`;
       started.set(context, { at: clock.now(), label });
       log(redact(`--> ${label}`));
     },
@@ -83,6 +97,17 @@ function debugHooks(log: (line: string) => void, clock: Clock) {
       finish(context, `ERR ${describeNetworkFailure(context.error).problem}`);
     },
   };
+}
+
+/** `/path?query` of an absolute URL; anything else as it is. */
+function withoutOrigin(request: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(request)) return request;
+  try {
+    const url = new URL(request);
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return request;
+  }
 }
 
 function innermostCause(error: unknown): unknown {
@@ -144,10 +169,46 @@ function toApiError(target: RequestTarget, status: number, text: string, retryAf
   });
 }
 
+/** Answers that point elsewhere, when they carry a Location (a 300 or 304 is an ordinary error). */
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Where a redirect may be followed: an absolute URL, or a RedirectError. `from` is the URL that was
+ * requested, `hops` the redirects already followed for this attempt.
+ */
+function redirectTarget(
+  target: RequestTarget,
+  status: number,
+  location: string,
+  from: string,
+  hops: number,
+): string {
+  let to: URL;
+  try {
+    to = new URL(location, from);
+  } catch {
+    throw new RedirectError(target, { problem: 'invalid-location', status, from, to: location });
+  }
+  const info = { status, from, to: to.href };
+  // Compared on origin (scheme, host, port) whatever the method: a GET carries the token too.
+  if (to.origin !== new URL(from).origin)
+    throw new RedirectError(target, { problem: 'other-origin', ...info });
+  if (target.method !== 'GET') throw new RedirectError(target, { problem: 'write', ...info });
+  if (hops >= MAX_REDIRECTS) throw new RedirectError(target, { problem: 'too-many', ...info });
+  // fetch refuses a URL with credentials; the bearer token is what authenticates.
+  to.username = '';
+  to.password = '';
+  return to.href;
+}
+
 export function createHttp(options: HttpOptions): Http {
   const { clock, timeoutMs } = options;
+  const baseUrl = checkBaseUrl(options.baseUrl);
+  // As ofetch joins them (ufo's withBase leaves an absolute URL alone): for a response without `url`.
+  const absoluteUrl = (request: string) =>
+    /^https?:\/\//i.test(request) ? request : `${baseUrl.replace(/\/+$/, '')}${request}`;
   const fetcher = ofetch.create({
-    baseURL: checkBaseUrl(options.baseUrl),
+    baseURL: baseUrl,
     headers: { authorization: `Bearer ${options.token}`, accept: 'application/json' },
     timeout: timeoutMs,
     retry: false, // see retry.ts for why retries are not ofetch's
@@ -156,19 +217,33 @@ export function createHttp(options: HttpOptions): Http {
     ...(options.log === undefined ? {} : debugHooks(options.log, clock)),
   });
 
-  async function attemptOnce(spec: RequestSpec): Promise<unknown> {
-    const target: RequestTarget = { method: spec.method, path: spec.path };
-    const query = spec.query === undefined ? '' : encodeQuery(spec.query);
+  async function fetchOnce(target: RequestTarget, spec: RequestSpec, request: string) {
     const headers: Record<string, string> = spec.contentType ? { 'content-type': spec.contentType } : {};
-    let response: FetchResponse<string>;
     try {
-      response = await fetcher.raw<string, 'text'>(query === '' ? spec.path : `${spec.path}?${query}`, {
+      return await fetcher.raw<string, 'text'>(request, {
         method: spec.method,
         headers,
+        redirect: 'manual', // decided in attemptOnce, see the top of this file
         ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
       });
     } catch (error) {
       throw toNetworkError(target, error, timeoutMs);
+    }
+  }
+
+  async function attemptOnce(spec: RequestSpec): Promise<unknown> {
+    const target: RequestTarget = { method: spec.method, path: spec.path };
+    const query = spec.query === undefined ? '' : encodeQuery(spec.query);
+    // Relative (ofetch prepends the base URL), then the absolute URL of each redirect followed.
+    let request = query === '' ? spec.path : `${spec.path}?${query}`;
+    let response: FetchResponse<string>;
+    for (let hops = 0; ; hops++) {
+      response = await fetchOnce(target, spec, request);
+      const location = response.headers.get('location');
+      if (!REDIRECT_STATUSES.has(response.status) || location === null) break;
+      // `url` is what fetch requested (with `redirect: 'manual'`, the URL that answered).
+      const from = response.url !== '' ? response.url : absoluteUrl(request);
+      request = redirectTarget(target, response.status, location, from, hops);
     }
     const text = typeof response._data === 'string' ? response._data : '';
     if (response.status < 200 || response.status > 299) {

@@ -128,6 +128,8 @@ export {
   type HttpMethod,
   IncompleteListingError,
   InvalidResponseError,
+  RedirectError,
+  type RedirectProblem,
 } from './errors.js';
 export {
   APPLICATION_RULE_FILTERS,

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { inspect } from 'node:util';
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
@@ -72,5 +73,32 @@ describe('the token never leaks', () => {
 
     expect(lines[0]).toContain('pattern=[REDACTED]');
     for (const text of [...renderings(error), ...lines]) expect(text).not.toContain(TOKEN);
+  });
+});
+
+describe('a token with characters JSON escapes', () => {
+  it('is redacted from a server message that echoes it JSON-escaped, and from a Basic blob', async () => {
+    const token = 'q"uoted\\back/slash-token-42';
+    const escaped = JSON.stringify(token).slice(1, -1); // q\"uoted\\back/slash-token-42
+    const basic = Buffer.from(`wafctl:${token}`).toString('base64');
+    const lines: string[] = [];
+    const { client } = makeClient({ token, log: (l) => lines.push(l) });
+    const calls = answer(nock(BASE).get('/api/v1/groups'), 401, {
+      status: 'error',
+      // The server quoted the header it received, JSON in JSON: the message holds the escaped form.
+      message: `Unauthorized: {"authorization": "Bearer ${escaped}"}`,
+      errors: [`tried Basic ${basic}`],
+    });
+
+    const error = await client.groups.list().catch((e: unknown) => e);
+
+    expect(calls[0]?.headers.authorization).toBe(`Bearer ${token}`);
+    // "wafctl:" puts a group boundary 2 bytes into the token: 12 characters before it may remain.
+    expect((error as Error).message).toMatch(
+      /^\[GET\] \/api\/v1\/groups: 401 Unauthorized: \{"authorization": "Bearer \[REDACTED\]"\} \(tried Basic [\w+/]{0,12}\[REDACTED\][\w+/=]{0,4}\)$/,
+    );
+    for (const text of [...renderings(error), ...lines]) {
+      for (const form of [token, escaped, basic]) expect(text).not.toContain(form);
+    }
   });
 });
