@@ -106,9 +106,24 @@ function field(body: unknown, key: string): unknown {
   return typeof body === 'object' && body !== null ? Reflect.get(body, key) : undefined;
 }
 
+/**
+ * The envelope's `status` must be `ok`. A 2xx saying `"status": "error"` (a proxy, or a server that
+ * failed after answering 200) is reported with the server's message rather than as a schema mismatch.
+ */
+function checkStatus(target: RequestTarget, body: unknown): void {
+  const said = field(body, 'message');
+  if (field(body, 'status') === 'error') {
+    throw new InvalidResponseError(
+      target,
+      `a success status with "status": "error"${typeof said === 'string' && said !== '' ? `: ${said}` : ''}`,
+    );
+  }
+  parseOrThrow(target, body, statusEnvelope);
+}
+
 /** A response whose `data` must match `data`. */
 export function readData<S extends z.ZodType>(target: RequestTarget, body: unknown, data: S): z.output<S> {
-  parseOrThrow(target, body, statusEnvelope);
+  checkStatus(target, body);
   return parseOrThrow(target, field(body, 'data'), data, ['data']);
 }
 
@@ -118,11 +133,12 @@ export function readPage<S extends z.ZodType>(
   body: unknown,
   data: S,
 ): { data: z.output<S>; pagination: Pagination } {
+  checkStatus(target, body);
   const { pagination } = parseOrThrow(target, body, pagedEnvelope);
   return { data: parseOrThrow(target, field(body, 'data'), data, ['data']), pagination };
 }
 
 /** A response that carries nothing but `status` (and a message). */
 export function readStatus(target: RequestTarget, body: unknown): void {
-  parseOrThrow(target, body, statusEnvelope);
+  checkStatus(target, body);
 }

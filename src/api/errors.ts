@@ -30,6 +30,8 @@ export interface ApiErrorDetails extends RequestTarget {
   retryAfterMs?: number;
 }
 
+const MAX_SHOWN_DETAILS = 5;
+
 /** The server answered with a non-2xx status. Reads like ofetch: `[PUT] /api/v1/groups/42: 400 ...`. */
 export class ApiError extends WafctlError {
   readonly method: HttpMethod;
@@ -42,7 +44,10 @@ export class ApiError extends WafctlError {
   constructor(info: ApiErrorDetails) {
     const reason = info.serverMessage ?? STATUS_CODES[info.status] ?? 'HTTP error';
     const details = info.details ?? [];
-    const suffix = details.length > 0 ? ` (${details.join('; ')})` : '';
+    // A bulk call refused for every row can carry hundreds of details: the first few say enough.
+    const shown = details.slice(0, MAX_SHOWN_DETAILS).join('; ');
+    const more = details.length > MAX_SHOWN_DETAILS ? `; and ${details.length - MAX_SHOWN_DETAILS} more` : '';
+    const suffix = details.length > 0 ? ` (${shown}${more})` : '';
     // 4xx other than 429 means the request itself was refused: bad input or missing privileges.
     const userFault = info.status >= 400 && info.status < 500 && info.status !== 429;
     super('API_ERROR', redact(`${prefix(info)}: ${info.status} ${reason}${suffix}`), { userFault });

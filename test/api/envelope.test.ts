@@ -45,8 +45,11 @@ describe('malformed envelopes', () => {
     );
   });
 
-  it('rejects a status other than ok', async () => {
-    expect(await groupsListError({ status: 'error', message: 'x', data: { groups: [] } })).toBe(
+  it('rejects a status other than ok, quoting the message of a 2xx that says "error"', async () => {
+    expect(await groupsListError({ status: 'error', message: 'Internal error', data: { groups: [] } })).toBe(
+      '[GET] /api/v1/groups: invalid response: a success status with "status": "error": Internal error',
+    );
+    expect(await groupsListError({ status: 'pending', data: { groups: [] } })).toBe(
       '[GET] /api/v1/groups: invalid response: status: expected "ok"',
     );
   });

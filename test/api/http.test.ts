@@ -86,6 +86,17 @@ describe('HTTP errors', () => {
     });
   });
 
+  it('shows the first five error details of a refusal that lists many, and how many more there are', async () => {
+    const { client } = makeClient();
+    const errors = Array.from({ length: 7 }, (_, i) => `rules.${i}.priority: required`);
+    answer(nock(BASE).post('/api/v1/groups'), 400, { ...failure('Error creating new group'), errors });
+    await expect(client.groups.create({ name: 'x', permissions: [], user_ids: [] })).rejects.toMatchObject({
+      message:
+        '[POST] /api/v1/groups: 400 Error creating new group (rules.0.priority: required; rules.1.priority: required; rules.2.priority: required; rules.3.priority: required; rules.4.priority: required; and 2 more)',
+      details: errors,
+    });
+  });
+
   it('handles a non-JSON error body with the standard reason phrase', async () => {
     const { client } = makeClient({ retry: { attempts: 1 } });
     nock(BASE).get('/api/v1/groups').reply(502, '<html>Bad Gateway</html>', { 'content-type': 'text/html' });
