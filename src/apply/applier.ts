@@ -5,15 +5,30 @@
  *
  * An operation that fails does not stop independent ones; operations that depend on it are skipped
  * with the reason (the old half of a replacement whose successor could not be created stays).
+ *
+ * This run loop is also the one place that decides what stopping means (`options.signal`): see
+ * "Interruption" in `order.ts`.
  */
 import pLimit from 'p-limit';
 import type { ApiClient } from '../api/index.js';
 import { KINDS } from '../kinds/index.js';
 import type { Kind, WriteContext } from '../kinds/kind.js';
 import type { Change, Plan } from '../plan/model.js';
-import type { ApplyReport, CallEvent, Operation, OperationResult, Outcome } from './model.js';
-import { type CreateItem, chunks, type DeleteItem, kindWork } from './order.js';
-import { createWithRecovery, deleteWithRecovery, type RecoveryContext, updateWithRetry } from './recovery.js';
+import {
+  type ApplyReport,
+  type CallEvent,
+  type Operation,
+  type OperationResult,
+  type Outcome,
+  worstStatus,
+} from './model.js';
+import { type CreateItem, chunks, type DeleteItem, type DependentDelete, kindWork } from './order.js';
+import {
+  createWithRecovery,
+  deleteWithRecovery,
+  type RecoveryContext,
+  updateWithRecovery,
+} from './recovery.js';
 
 export interface ApplyOptions {
   /** Requests in flight at once, across all kinds. */
@@ -22,6 +37,11 @@ export interface ApplyOptions {
   batchSize: number;
   username: string;
   onCall?: (event: CallEvent) => void;
+  /**
+   * Aborting it stops the apply gracefully (the CLI does on the first SIGINT/SIGTERM): calls in
+   * flight finish, replacements whose new half exists are completed, nothing else is started.
+   */
+  signal?: AbortSignal;
 }
 
 /** Operations of a plan: one per change, two for a replacement. */
@@ -34,13 +54,14 @@ export async function applyPlan(plan: Plan, api: ApiClient, options: ApplyOption
   const results: OperationResult[] = [];
   const total = operationCount(plan);
 
-  const record = (kind: Kind, operation: Operation, entries: [Change, Outcome][]) => {
+  const record = (kind: Kind, operation: Operation, entries: readonly [Change, Outcome][]) => {
+    if (entries.length === 0) return;
     for (const [change, outcome] of entries) results.push({ change, operation, outcome });
     options.onCall?.({
       kind: kind.name,
       operation,
       objects: entries.length,
-      ok: entries.every(([, outcome]) => outcome.status === 'done'),
+      status: worstStatus(entries.map(([, outcome]) => outcome)),
       finished: results.length,
       total,
     });
@@ -59,102 +80,119 @@ interface KindRun {
   ctx: WriteContext;
   limit: ReturnType<typeof pLimit>;
   options: ApplyOptions;
-  record: (kind: Kind, operation: Operation, entries: [Change, Outcome][]) => void;
+  record: (kind: Kind, operation: Operation, entries: readonly [Change, Outcome][]) => void;
 }
+
+type Outcomes = ReadonlyMap<Change, Outcome>;
 
 async function applyKind(kind: Kind, changes: readonly Change[], run: KindRun): Promise<void> {
   const { writer } = kind;
+  const { batchSize, signal } = run.options;
   const work = kindWork(changes, writer.bulkUpdate);
-  const recovery: RecoveryContext = { writer, ctx: run.ctx, keyOf: (item) => kind.keyOf(item.attributes) };
-  const preexisting = new Set(work.replacements.map((r) => r.id));
+  const recovery: RecoveryContext = {
+    writer,
+    ctx: run.ctx,
+    keyOf: (item) => kind.keyOf(item.attributes),
+    signal,
+  };
+  // Completing a replacement whose new half exists is not new work: it runs even once interrupted.
+  const completion: RecoveryContext = { ...recovery, signal: undefined };
+  // Ids that held these keys when planned are never taken for a new object by a re-read.
+  const preexisting = new Set(changes.flatMap((c) => (c.action === 'create' ? [] : [c.id])));
 
-  const createAll = async (items: CreateItem[]): Promise<Set<Change>> => {
-    const created = new Set<Change>();
-    const size = writer.bulkCreate ? run.options.batchSize : 1;
+  /** Sends `calls` (each a list of objects for one call) under the shared limit; records outcomes. */
+  const runCalls = async <I extends { change: Change }>(
+    operation: Operation,
+    calls: readonly (readonly I[])[],
+    send: (items: readonly I[]) => Promise<ReadonlyMap<I, Outcome>>,
+  ): Promise<Outcomes> => {
+    const outcomes = new Map<Change, Outcome>();
     await Promise.all(
-      chunks(items, size).map((chunk) =>
+      calls.map((items) =>
         run.limit(async () => {
-          const outcomes = await createWithRecovery(recovery, chunk, preexisting);
-          for (const [item, outcome] of outcomes) if (outcome.status === 'done') created.add(item.change);
-          run.record(
-            kind,
-            'create',
-            [...outcomes].map(([item, outcome]) => [item.change, outcome]),
-          );
+          const entries = [...(await send(items))].map(([item, o]): [Change, Outcome] => [item.change, o]);
+          for (const [change, outcome] of entries) outcomes.set(change, outcome);
+          run.record(kind, operation, entries);
         }),
       ),
     );
-    return created;
+    return outcomes;
   };
-
-  const deleteAll = async (items: DeleteItem[]): Promise<void> => {
-    const size = writer.bulkDelete ? run.options.batchSize : 1;
-    await Promise.all(
-      chunks(items, size).map((chunk) =>
-        run.limit(async () => {
-          const outcomes = await deleteWithRecovery(recovery, chunk);
-          run.record(
-            kind,
-            'delete',
-            [...outcomes].map(([item, outcome]) => [item.change, outcome]),
-          );
-        }),
-      ),
+  const keep = (items: readonly { change: Change }[], outcome: Outcome) =>
+    run.record(
+      kind,
+      'delete',
+      items.map((i) => [i.change, outcome]),
     );
-  };
 
+  const createAll = (items: readonly CreateItem[]) =>
+    runCalls('create', chunks(items, writer.bulkCreate ? batchSize : 1), (chunk) =>
+      createWithRecovery(recovery, chunk, preexisting),
+    );
   const updateAll = () =>
-    Promise.all(
-      work.updateGroups.map((group) =>
-        run.limit(async () => {
-          const outcome = await updateWithRetry(recovery, group);
-          run.record(
-            kind,
-            'update',
-            group.map((change) => [change, outcome]),
-          );
-        }),
-      ),
+    runCalls('update', work.updateGroups, (items) => updateWithRecovery(recovery, items));
+  const deleteAll = (items: readonly DeleteItem[], context = recovery) =>
+    runCalls('delete', chunks(items, writer.bulkDelete ? batchSize : 1), (chunk) =>
+      deleteWithRecovery(context, chunk),
     );
 
-  /** The old halves of replacements: deleted only once their successor exists. */
-  const replacedOlds = (created: Set<Change>): DeleteItem[] => {
-    const skipped = work.replacements.filter((r) => !created.has(r));
-    if (skipped.length > 0) {
-      const reason = `kept: its replacement could not be created, so deleting it would leave nothing in its place`;
-      run.record(
-        kind,
-        'delete',
-        skipped.map((r) => [r, { status: 'skipped', reason }]),
-      );
+  /**
+   * The deletes whose prerequisite (`after`) is done, or that have none. The others are kept: as
+   * interrupted when the prerequisite never started, else skipped with `why`.
+   */
+  const once = (
+    items: readonly DependentDelete[],
+    settled: Outcomes,
+    why: (item: DependentDelete) => string,
+  ) => {
+    const ready: DeleteItem[] = [];
+    for (const item of items) {
+      const outcome = item.after === undefined ? undefined : settled.get(item.after);
+      if (item.after === undefined || outcome?.status === 'done') ready.push(item);
+      else if (outcome?.status === 'interrupted') keep([item], outcome);
+      else keep([item], { status: 'skipped', reason: why(item) });
     }
-    return work.replacements.filter((r) => created.has(r)).map((r) => ({ change: r, id: r.id }));
+    return ready;
   };
+  const replacedOlds = (settled: Outcomes) =>
+    once(
+      work.replacements,
+      settled,
+      () => 'kept: its replacement could not be created, so deleting it would leave nothing in its place',
+    );
+  // Until the survivor matches the configuration, a duplicate may be the copy that does.
+  const duplicates = (settled: Outcomes) =>
+    once(
+      work.duplicates,
+      settled,
+      ({ change, after }) =>
+        `kept: the copy that survives (id ${change.action === 'delete' ? change.duplicateOf : ''}) could not be ${after?.action === 'replace' ? 'replaced' : 'updated'} first, and until it matches the configuration this one may be the copy that does; apply again`,
+    );
 
   /**
    * Pruned objects, unless a create of this kind failed: a rename is a create under the new key and
    * a delete of the old one, and nothing links the two, so any pruned object may be the old version
    * of one that could not be created. Deleting it could leave requests unprotected.
    */
-  const prunable = (failedCreates: number): DeleteItem[] => {
-    if (failedCreates === 0) return work.deletes;
-    const reason = `kept: ${failedCreates} new ${kind.name}${failedCreates === 1 ? '' : 's'} could not be created, and this may be the old version of one of them (a rename); apply again once the creates succeed`;
-    if (work.deletes.length > 0)
-      run.record(
-        kind,
-        'delete',
-        work.deletes.map((d) => [d.change, { status: 'skipped', reason }]),
-      );
+  const prunable = (created: Outcomes): DeleteItem[] => {
+    const failed = work.creates.filter((c) => created.get(c.change)?.status === 'failed').length;
+    if (failed === 0) return work.deletes;
+    const reason = `kept: ${failed} new ${kind.name}${failed === 1 ? '' : 's'} could not be created, and this may be the old version of one of them (a rename); apply again once the creates succeed`;
+    keep(work.deletes, { status: 'skipped', reason });
     return [];
   };
 
   if (writer.deletesFirst) {
     await deleteAll(work.deletes);
-    const [created] = await Promise.all([createAll(work.creates), updateAll()]);
-    await deleteAll(replacedOlds(created));
+    const [created, updated] = await Promise.all([createAll(work.creates), updateAll()]);
+    const settled = new Map([...created, ...updated]);
+    await Promise.all([deleteAll(replacedOlds(settled), completion), deleteAll(duplicates(settled))]);
   } else {
     const created = await createAll(work.creates);
-    await updateAll();
-    await deleteAll([...prunable(work.creates.length - created.size), ...replacedOlds(created)]);
+    const settled = new Map([...created, ...(await updateAll())]);
+    await Promise.all([
+      deleteAll(replacedOlds(settled), completion),
+      deleteAll([...prunable(created), ...duplicates(settled)]),
+    ]);
   }
 }

@@ -4,9 +4,23 @@ import type { Change, PlanProblem } from '../plan/model.js';
 export type Operation = 'create' | 'update' | 'delete';
 
 export type Outcome =
-  | { status: 'done'; id?: string }
+  | {
+      status: 'done';
+      id?: string;
+      /**
+       * The API's answer was ambiguous (no answer, a 5xx, an unreadable 2xx), and the work was then
+       * verified: by re-reading, or by an idempotent update answered cleanly when sent again.
+       */
+      ambiguous?: true;
+    }
   | { status: 'failed'; message: string }
-  | { status: 'skipped'; reason: string };
+  | { status: 'skipped'; reason: string }
+  /** Never started: the apply was interrupted (SIGINT/SIGTERM) before its turn came. */
+  | { status: 'interrupted' };
+
+export type OutcomeStatus = Outcome['status'];
+
+export const INTERRUPTED: Outcome = { status: 'interrupted' };
 
 export interface OperationResult {
   change: Change;
@@ -25,10 +39,20 @@ export interface CallEvent {
   kind: Change['kind'];
   operation: Operation;
   objects: number;
-  ok: boolean;
+  /** The worst outcome among the call's objects: failed, then skipped, then interrupted, then done. */
+  status: OutcomeStatus;
   /** Operations finished so far, and in all. */
   finished: number;
   total: number;
+}
+
+const SEVERITY: readonly OutcomeStatus[] = ['done', 'interrupted', 'skipped', 'failed'];
+
+export function worstStatus(outcomes: readonly Outcome[]): OutcomeStatus {
+  return outcomes.reduce<OutcomeStatus>(
+    (worst, { status }) => (SEVERITY.indexOf(status) > SEVERITY.indexOf(worst) ? status : worst),
+    'done',
+  );
 }
 
 export function applySucceeded(report: ApplyReport): boolean {

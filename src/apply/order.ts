@@ -8,19 +8,28 @@
  *        a replaced rule's successor is live before the old rule goes, so no request is ever
  *        unprotected;
  *     2. updates: grouped by identical changed fields, one bulk PUT per group;
- *     3. deletes: pruned rules, and the old halves of replacements whose successor was created
- *        (a replacement whose create failed keeps its old rule), in bulk DELETEs.
+ *     3. deletes, in bulk DELETEs: pruned rules (unless a create failed: it may have been a
+ *        rename), the old halves of replacements whose successor was created, and duplicates whose
+ *        surviving copy now matches the configuration (see below).
  *
  *   Groups, notifications, schedules (deletesFirst = true):
  *     1. deletes of pruned objects first — a rename is a delete plus a create under another name,
  *        and deleting first means the new name can never clash with the old one on the server;
  *     2. creates and updates, one call each (schedules delete in bulk);
- *     3. (these kinds have no immutable fields, so no replacements.)
+ *     3. deletes of duplicates (these kinds have no immutable fields, so no replacements).
+ *
+ *   Duplicates (several remote objects with one key; the planner picked the survivor) are deleted
+ *   last, and only once the survivor's own update or replacement has succeeded (or it needed
+ *   none): until then a duplicate may be the only copy that protects what the configuration says.
  *
  * Kinds are independent of each other and run concurrently, under one shared request limit.
+ *
+ * Interruption (the applier's `signal`): no call starts after it, retries included, except the
+ * deletes that complete a replacement whose new half exists — an interrupted apply never leaves a
+ * key doubled that it did not find doubled.
  */
 import { canonicalJson } from '../plan/fingerprint.js';
-import type { Attributes, Change, ReplaceChange, UpdateChange } from '../plan/model.js';
+import type { Attributes, Change, UpdateChange } from '../plan/model.js';
 
 export interface CreateItem {
   change: Change;
@@ -32,17 +41,32 @@ export interface DeleteItem {
   id: string;
 }
 
+export interface UpdateItem {
+  change: UpdateChange;
+}
+
+/** A delete that must wait until another operation is done. */
+export interface DependentDelete extends DeleteItem {
+  /** The change whose operation must succeed first (the old half of a replacement: its create). */
+  after?: Change;
+}
+
 export interface KindWork {
   creates: CreateItem[];
   /** Each inner list can be one call when the kind updates in bulk: same changed fields. */
-  updateGroups: UpdateChange[][];
+  updateGroups: UpdateItem[][];
+  /** Pruned objects. */
   deletes: DeleteItem[];
-  replacements: ReplaceChange[];
+  /** The old halves of replacements, each after its own create. */
+  replacements: DependentDelete[];
+  /** Duplicates of a surviving object, each after the survivor's update or replacement if it has one. */
+  duplicates: DependentDelete[];
 }
 
 export function kindWork(changes: readonly Change[], bulkUpdate: boolean): KindWork {
-  const work: KindWork = { creates: [], updateGroups: [], deletes: [], replacements: [] };
-  const byAttrs = new Map<string, UpdateChange[]>();
+  const work: KindWork = { creates: [], updateGroups: [], deletes: [], replacements: [], duplicates: [] };
+  const byAttrs = new Map<string, UpdateItem[]>();
+  const survivors = new Map<string, Change>();
   for (const change of changes) {
     switch (change.action) {
       case 'create':
@@ -50,25 +74,31 @@ export function kindWork(changes: readonly Change[], bulkUpdate: boolean): KindW
         break;
       case 'replace':
         work.creates.push({ change, attributes: change.after });
-        work.replacements.push(change);
+        work.replacements.push({ change, id: change.id, after: change });
+        survivors.set(change.key, change);
         break;
       case 'delete':
-        work.deletes.push({ change, id: change.id });
+        (change.duplicateOf === undefined ? work.deletes : work.duplicates).push({ change, id: change.id });
         break;
       case 'update': {
+        survivors.set(change.key, change);
         if (!bulkUpdate) {
-          work.updateGroups.push([change]);
+          work.updateGroups.push([{ change }]);
           break;
         }
         const key = canonicalJson(change.after);
         const group = byAttrs.get(key);
-        if (group) group.push(change);
-        else byAttrs.set(key, [change]);
+        if (group) group.push({ change });
+        else byAttrs.set(key, [{ change }]);
         break;
       }
     }
   }
-  work.updateGroups.push(...byAttrs.values());
+  for (const group of byAttrs.values()) work.updateGroups.push(group);
+  for (const duplicate of work.duplicates) {
+    const survivor = survivors.get(duplicate.change.key);
+    if (survivor !== undefined) duplicate.after = survivor;
+  }
   return work;
 }
 

@@ -1,17 +1,24 @@
 /**
- * Calls that may fail ambiguously, made safe. A create (POST) whose answer was lost may have been
- * applied, so it is never simply sent again: the objects are re-read by natural key first, and only
- * those still missing are created again. A delete that failed is re-read by id: what is gone is
- * deleted, whatever the error said. Updates (PUT) are idempotent and are simply sent again.
+ * Calls that may fail ambiguously, made safe. An answer is ambiguous when the server may have done
+ * the work although it did not say so: no answer (reset, timeout), a 5xx, or a 2xx whose body is not
+ * the documented JSON (a proxy's HTML page, a cut-off body, `"status": "error"`).
  *
- * Zero duplicates, zero lost changes: every object ends done, or failed with the API's message.
+ * A create (POST) answered ambiguously is never simply sent again: the objects are re-read by
+ * natural key first, and only those still missing are created again. A delete that failed is
+ * re-read by id: what is gone is deleted, whatever the error said. An update answered ambiguously is
+ * re-read too: what already holds the planned values is done, the rest is sent again (a PUT is
+ * idempotent). Outcomes settled this way are marked `ambiguous`, so the report can say so.
+ *
+ * Zero duplicates, zero lost changes: every object ends done, failed with the API's message, or —
+ * once the context's signal is aborted — interrupted before a call for it was (re)started.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError, ApiNetworkError } from '../api/index.js';
+import { isDeepStrictEqual } from 'node:util';
+import { ApiError, ApiNetworkError, InvalidResponseError, RedirectError } from '../api/index.js';
 import type { WriteContext, Writer } from '../kinds/kind.js';
-import type { UpdateChange } from '../plan/model.js';
-import type { Outcome } from './model.js';
-import type { CreateItem, DeleteItem } from './order.js';
+import type { Attributes } from '../plan/model.js';
+import { INTERRUPTED, type Outcome } from './model.js';
+import type { CreateItem, DeleteItem, UpdateItem } from './order.js';
 
 /** Attempts of one call (the client has already retried idempotent calls on transient errors). */
 export const MAX_ATTEMPTS = 3;
@@ -20,15 +27,25 @@ const MAX_RATE_LIMIT_WAIT_MS = 30_000;
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** The server may have done the work: no answer, or a server error. */
-function ambiguous(error: unknown): boolean {
-  return error instanceof ApiNetworkError || (error instanceof ApiError && error.status >= 500);
+/**
+ * The server may have done the work: no answer, a server error, an answer we cannot read, or a
+ * "303 See Other" (which answers a write that was carried out with where to see the result).
+ */
+export function ambiguous(error: unknown): boolean {
+  return (
+    error instanceof ApiNetworkError ||
+    error instanceof InvalidResponseError ||
+    (error instanceof ApiError && error.status >= 500) ||
+    (error instanceof RedirectError && error.status === 303)
+  );
 }
 
-/** The server refused before doing anything; waiting and trying again is safe. */
-async function waitIfRateLimited(error: unknown): Promise<boolean> {
+/** The server refused before doing anything; waiting (unless interrupted) and trying again is safe. */
+async function waitIfRateLimited(error: unknown, signal: AbortSignal | undefined): Promise<boolean> {
   if (!(error instanceof ApiError) || error.status !== 429) return false;
-  await sleep(Math.min(error.retryAfterMs ?? 1000, MAX_RATE_LIMIT_WAIT_MS));
+  const ms = Math.min(error.retryAfterMs ?? 1000, MAX_RATE_LIMIT_WAIT_MS);
+  // An interruption ends the wait; the caller's loop then sees the signal and starts nothing.
+  await sleep(ms, undefined, signal ? { signal } : {}).catch(() => {});
   return true;
 }
 
@@ -36,40 +53,53 @@ export interface RecoveryContext {
   writer: Writer;
   ctx: WriteContext;
   keyOf: (item: CreateItem) => string;
+  /** Once aborted, no write call is started, retries included; what is left ends `interrupted`. */
+  signal?: AbortSignal | undefined;
 }
+
+const settle = <I>(outcomes: Map<I, Outcome>, items: readonly I[], outcome: Outcome) => {
+  for (const item of items) outcomes.set(item, outcome);
+  return outcomes;
+};
+
+const DONE: Outcome = { status: 'done' };
+const VERIFIED: Outcome = { status: 'done', ambiguous: true };
+
+const rereadFailed = (error: unknown, readError: unknown): Outcome => ({
+  status: 'failed',
+  message: `${message(error)}; re-reading to check whether it was applied also failed: ${message(readError)}`,
+});
 
 /** Creates `items` in one call, recovering from ambiguous failures; one outcome per item. */
 export async function createWithRecovery(
-  { writer, ctx, keyOf }: RecoveryContext,
+  recovery: RecoveryContext,
   items: readonly CreateItem[],
-  /** Ids that already had these keys when planned (old halves of replacements): not new objects. */
+  /** Ids that already had these keys when planned (replaced or duplicate objects): not new objects. */
   preexisting: ReadonlySet<string>,
 ): Promise<Map<CreateItem, Outcome>> {
+  const { writer, ctx, keyOf, signal } = recovery;
   const outcomes = new Map<CreateItem, Outcome>();
   let remaining = [...items];
   let lastError: unknown;
+  let wasAmbiguous = false;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS && remaining.length > 0; attempt++) {
+    if (signal?.aborted) return settle(outcomes, remaining, INTERRUPTED);
     try {
       await writer.create(
         ctx,
         remaining.map((item) => item.attributes),
       );
-      for (const item of remaining) outcomes.set(item, { status: 'done' });
-      return outcomes;
+      return settle(outcomes, remaining, wasAmbiguous ? VERIFIED : DONE);
     } catch (error) {
       lastError = error;
-      if (await waitIfRateLimited(error)) continue;
+      if (await waitIfRateLimited(error, signal)) continue;
       if (!ambiguous(error)) {
         // A refused batch names no culprit: halve it until the invalid objects fail on their own,
         // so that one bad rule does not take a hundred good ones down with it.
         if (remaining.length > 1 && error instanceof ApiError && error.status === 400) {
           const half = Math.ceil(remaining.length / 2);
           for (const part of [remaining.slice(0, half), remaining.slice(half)]) {
-            for (const [item, outcome] of await createWithRecovery(
-              { writer, ctx, keyOf },
-              part,
-              preexisting,
-            )) {
+            for (const [item, outcome] of await createWithRecovery(recovery, part, preexisting)) {
               outcomes.set(item, outcome);
             }
           }
@@ -77,6 +107,7 @@ export async function createWithRecovery(
         }
         break;
       }
+      wasAmbiguous = true;
       let live: Map<string, string[]>;
       try {
         live = await writer.idsByKey(
@@ -84,57 +115,55 @@ export async function createWithRecovery(
           remaining.map((item) => item.attributes),
         );
       } catch (readError) {
-        const text = `${message(error)}; re-reading to check whether it was applied also failed: ${message(readError)}`;
-        for (const item of remaining) outcomes.set(item, { status: 'failed', message: text });
-        return outcomes;
+        return settle(outcomes, remaining, rereadFailed(error, readError));
       }
       remaining = remaining.filter((item) => {
         const created = (live.get(keyOf(item)) ?? []).find((id) => !preexisting.has(id));
-        if (created !== undefined) outcomes.set(item, { status: 'done', id: created });
+        if (created !== undefined) outcomes.set(item, { status: 'done', id: created, ambiguous: true });
         return created === undefined;
       });
     }
   }
-  for (const item of remaining) outcomes.set(item, { status: 'failed', message: message(lastError) });
-  return outcomes;
+  return settle(outcomes, remaining, { status: 'failed', message: message(lastError) });
 }
 
 /** Deletes `items` in one call; whatever is gone afterwards counts as deleted. */
 export async function deleteWithRecovery(
-  { writer, ctx }: Pick<RecoveryContext, 'writer' | 'ctx'>,
+  { writer, ctx, signal }: Omit<RecoveryContext, 'keyOf'>,
   items: readonly DeleteItem[],
 ): Promise<Map<DeleteItem, Outcome>> {
   const outcomes = new Map<DeleteItem, Outcome>();
   let remaining = [...items];
   let lastError: unknown;
+  let wasAmbiguous = false;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS && remaining.length > 0; attempt++) {
+    if (signal?.aborted) return settle(outcomes, remaining, INTERRUPTED);
     try {
       await writer.delete(
         ctx,
         remaining.map((item) => item.id),
       );
-      for (const item of remaining) outcomes.set(item, { status: 'done' });
-      return outcomes;
+      // Sent again after a failure whose re-read found them still there: a clean answer now.
+      return settle(outcomes, remaining, DONE);
     } catch (error) {
       lastError = error;
       if (error instanceof ApiError && error.status === 403) break;
-      if (await waitIfRateLimited(error)) continue;
+      if (await waitIfRateLimited(error, signal)) continue;
+      wasAmbiguous ||= ambiguous(error);
       // A DELETE retried after a reset that came once the work was done answers 400 for ids that
       // are already gone: only a re-read tells what happened.
-      let still: Set<string>;
+      let still: ReadonlyMap<string, Attributes>;
       try {
-        still = await writer.existing(
+        still = await writer.current(
           ctx,
           remaining.map((item) => item.id),
         );
       } catch (readError) {
-        const text = `${message(error)}; re-reading to check whether it was applied also failed: ${message(readError)}`;
-        for (const item of remaining) outcomes.set(item, { status: 'failed', message: text });
-        return outcomes;
+        return settle(outcomes, remaining, rereadFailed(error, readError));
       }
       const before = remaining.length;
       remaining = remaining.filter((item) => {
-        if (!still.has(item.id)) outcomes.set(item, { status: 'done' });
+        if (!still.has(item.id)) outcomes.set(item, wasAmbiguous ? VERIFIED : DONE);
         return still.has(item.id);
       });
       // A bulk delete is all-or-nothing on the server: refused because some ids were already gone,
@@ -143,24 +172,55 @@ export async function deleteWithRecovery(
       if (!ambiguous(error) && remaining.length === before) break;
     }
   }
-  for (const item of remaining) outcomes.set(item, { status: 'failed', message: message(lastError) });
-  return outcomes;
+  return settle(outcomes, remaining, { status: 'failed', message: message(lastError) });
 }
 
-/** Updates are idempotent: an ambiguous or rate-limited failure is simply sent again. */
-export async function updateWithRetry(
-  { writer, ctx }: Pick<RecoveryContext, 'writer' | 'ctx'>,
-  changes: readonly UpdateChange[],
-): Promise<Outcome> {
+/** Whether the live object already holds every planned value of an update. */
+const holds = (live: Attributes | undefined, after: Attributes): boolean =>
+  live !== undefined &&
+  Object.entries(after).every(([field, value]) => isDeepStrictEqual(live[field], value));
+
+/**
+ * Updates `items` in one call. A PUT is idempotent, but after an ambiguous answer the objects are
+ * re-read first, so that an update that was carried out is reported done (and verified) even when
+ * every answer is unreadable, and only the others are sent again.
+ */
+export async function updateWithRecovery(
+  { writer, ctx, signal }: Omit<RecoveryContext, 'keyOf'>,
+  items: readonly UpdateItem[],
+): Promise<Map<UpdateItem, Outcome>> {
+  const outcomes = new Map<UpdateItem, Outcome>();
+  let remaining = [...items];
   let lastError: unknown;
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  let wasAmbiguous = false;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS && remaining.length > 0; attempt++) {
+    if (signal?.aborted) return settle(outcomes, remaining, INTERRUPTED);
     try {
-      await writer.update(ctx, changes);
-      return { status: 'done' };
+      await writer.update(
+        ctx,
+        remaining.map((item) => item.change),
+      );
+      return settle(outcomes, remaining, wasAmbiguous ? VERIFIED : DONE);
     } catch (error) {
       lastError = error;
-      if (!(await waitIfRateLimited(error)) && !ambiguous(error)) break;
+      if (await waitIfRateLimited(error, signal)) continue;
+      if (!ambiguous(error)) break;
+      wasAmbiguous = true;
+      let live: ReadonlyMap<string, Attributes>;
+      try {
+        live = await writer.current(
+          ctx,
+          remaining.map((item) => item.change.id),
+        );
+      } catch (readError) {
+        return settle(outcomes, remaining, rereadFailed(error, readError));
+      }
+      remaining = remaining.filter((item) => {
+        const applied = holds(live.get(item.change.id), item.change.after);
+        if (applied) outcomes.set(item, VERIFIED);
+        return !applied;
+      });
     }
   }
-  return { status: 'failed', message: message(lastError) };
+  return settle(outcomes, remaining, { status: 'failed', message: message(lastError) });
 }

@@ -5,17 +5,20 @@ import { type ApplyReport, applySucceeded, type Operation, type OperationResult 
 
 const DONE: Record<Operation, string> = { create: 'created', update: 'updated', delete: 'destroyed' };
 const SIGN: Record<Operation, string> = { create: '+', update: '~', delete: '-' };
+const VERIFIED = ' (the answer was ambiguous; verified by re-reading)';
 
 function line(result: OperationResult): string {
   const { outcome, operation } = result;
   const where = address(result.change);
   switch (outcome.status) {
     case 'done':
-      return `  ${SIGN[operation]} ${where}: ${DONE[operation]}`;
+      return `  ${SIGN[operation]} ${where}: ${DONE[operation]}${outcome.ambiguous ? VERIFIED : ''}`;
     case 'failed':
       return `  ! ${where}: ${operation} failed: ${outcome.message}`;
     case 'skipped':
       return `  ! ${where}: ${operation} skipped: ${outcome.reason}`;
+    case 'interrupted':
+      return `  ! ${where}: ${operation} not started (interrupted)`;
   }
 }
 
@@ -27,20 +30,29 @@ export function renderApplyReport(report: ApplyReport): string {
     const [kb, nb] = order(b);
     return ka - kb || (na < nb ? -1 : na > nb ? 1 : 0);
   });
-  const count = (operation: Operation) =>
-    report.results.filter((r) => r.operation === operation && r.outcome.status === 'done').length;
-  const failed = report.results.filter((r) => r.outcome.status === 'failed').length;
-  const skipped = report.results.filter((r) => r.outcome.status === 'skipped').length;
-  const resources = `Resources: ${count('create')} added, ${count('update')} changed, ${count('delete')} destroyed`;
+  const count = (status: OperationResult['outcome']['status'], operation?: Operation) =>
+    report.results.filter(
+      (r) => r.outcome.status === status && (operation === undefined || r.operation === operation),
+    ).length;
+  const ambiguous = report.results.filter((r) => r.outcome.status === 'done' && r.outcome.ambiguous).length;
+  const resources = `Resources: ${count('done', 'create')} added, ${count('done', 'update')} changed, ${count('done', 'delete')} destroyed`;
+  const verified = ambiguous > 0 ? `${ambiguous} ambiguous, verified done` : '';
 
   const out = sorted.map(line);
   for (const problem of report.refused) out.push(`  ! ${address(problem)}: refused: ${problem.message}`);
   if (out.length > 0) out.push('');
+  const interrupted = count('interrupted');
+  const refused = report.refused.length > 0 ? `, ${report.refused.length} refused` : '';
+  const outcomes = `${verified ? `${verified}, ` : ''}${count('failed')} failed, ${count('skipped')} skipped${refused}`;
   if (applySucceeded(report)) {
-    out.push(`Apply complete! ${resources}.`);
+    out.push(`Apply complete! ${resources}${verified ? ` (${verified})` : ''}.`);
+  } else if (interrupted > 0) {
+    out.push(
+      `Apply interrupted: ${resources}; ${interrupted} not started (${outcomes}).`,
+      'Run apply again to finish: it plans from the live state, so it picks up where this one stopped.',
+    );
   } else {
-    const refused = report.refused.length > 0 ? `, ${report.refused.length} refused` : '';
-    out.push(`Apply failed: ${resources} (${failed} failed, ${skipped} skipped${refused}).`);
+    out.push(`Apply failed: ${resources} (${outcomes}).`);
   }
   return `${out.join('\n')}\n`;
 }

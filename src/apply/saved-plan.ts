@@ -42,6 +42,8 @@ const changeSchema = z.discriminatedUnion('action', [
     before: attributes,
     after: z.null(),
     fingerprint: z.string(),
+    reason: z.literal('duplicate').optional(),
+    duplicate_of: z.string().optional(),
   }),
 ]);
 const count = z.number().int().min(0);
@@ -59,7 +61,13 @@ export const planDocumentSchema = z.object({
   changes: z.array(changeSchema),
   problems: z.array(z.object({ kind: z.enum(KIND_NAMES), key: z.string(), message: z.string() })),
   warnings: z.array(
-    z.object({ kind: z.enum(KIND_NAMES), deletes: count, existing: count, max_delete_percent: z.number() }),
+    z.object({
+      kind: z.enum(KIND_NAMES),
+      deletes: count,
+      duplicates: count.optional(),
+      existing: count,
+      max_delete_percent: z.number(),
+    }),
   ),
 });
 /** `plan --out`: the JSON plan plus the username rules are created with. */
@@ -106,6 +114,10 @@ export async function readSavedPlan(path: string): Promise<SavedPlan> {
       const { forced_by, ...rest } = c;
       return { ...rest, forcedBy: forced_by };
     }
+    if (c.action === 'delete') {
+      const { reason: _reason, duplicate_of, ...rest } = c;
+      return duplicate_of === undefined ? rest : { ...rest, duplicateOf: duplicate_of };
+    }
     return c;
   });
   return {
@@ -117,6 +129,7 @@ export async function readSavedPlan(path: string): Promise<SavedPlan> {
       warnings: doc.warnings.map((w) => ({
         kind: w.kind,
         deletes: w.deletes,
+        duplicates: w.duplicates ?? 0,
         existing: w.existing,
         maxDeletePercent: w.max_delete_percent,
       })),

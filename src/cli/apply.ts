@@ -1,6 +1,7 @@
 /**
  * `wafctl apply`: plan, show the plan, confirm, apply, report. With `--plan FILE`, apply exactly a
- * saved plan (after checking it is not stale), without a prompt. Exit 0 only if everything applied.
+ * saved plan (after checking it is not stale), without a prompt. Exit 0 only if everything applied;
+ * 130/143 when SIGINT/SIGTERM stopped it (interrupt.ts).
  */
 import { Command } from 'commander';
 import { WafctlError } from '../errors.js';
@@ -81,6 +82,7 @@ export function applyCommand(): Command {
     const { renderApplyReport } = await import('../apply/report.js');
     const { applySucceeded } = await import('../apply/model.js');
     const { progressReporter } = await import('./progress.js');
+    const { interruptOnSignals } = await import('./interrupt.js');
 
     // Configuration problems and unreadable saved plans are reported before any network call.
     const source =
@@ -102,7 +104,10 @@ export function applyCommand(): Command {
       if (plan.changes.length === 0 && plan.problems.length === 0) return;
       if (plan.warnings.length > 0 && !flags.force) {
         const what = plan.warnings
-          .map((w) => `${w.deletes} of ${w.existing} ${w.kind} objects (limit ${w.maxDeletePercent}%)`)
+          .map(
+            (w) =>
+              `${w.deletes} of ${w.existing} ${w.kind} objects${w.duplicates > 0 ? ` (${w.duplicates} of them duplicates)` : ''} (limit ${w.maxDeletePercent}%)`,
+          )
           .join(', ');
         throw refuse(
           `refusing to delete ${what}: above the safety threshold (settings.safety). Pass --force to apply anyway.`,
@@ -111,15 +116,22 @@ export function applyCommand(): Command {
       if (interactive && plan.changes.length > 0 && !(await confirm())) throw refuse('Apply cancelled.');
 
       const progress = progressReporter(process.stderr, writeErr);
-      const report = await applyPlan(plan, api, {
-        parallelism: flags.parallelism,
-        batchSize: flags.batchSize,
-        username,
-        onCall: progress.onCall,
-      });
-      progress.finish();
-      writeOut(`\n${renderApplyReport(report)}`);
-      if (!applySucceeded(report)) process.exitCode = 1;
+      // Until the report is out: a signal stops the apply cleanly instead of killing it mid-way.
+      const interruption = interruptOnSignals();
+      try {
+        const report = await applyPlan(plan, api, {
+          parallelism: flags.parallelism,
+          batchSize: flags.batchSize,
+          username,
+          onCall: progress.onCall,
+          signal: interruption.signal,
+        });
+        progress.finish();
+        writeOut(`\n${renderApplyReport(report)}`);
+        process.exitCode = interruption.exitCode() ?? (applySucceeded(report) ? 0 : 1);
+      } finally {
+        interruption.dispose();
+      }
     });
   });
 }

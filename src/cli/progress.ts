@@ -18,7 +18,7 @@ export function progressReporter(
         live = true;
         stream.write(`\r\u001b[2Kapplying ${event.finished}/${event.total} ... (${what})`);
       } else {
-        writeLine(`${what}: ${event.ok ? 'done' : 'failed'} [${event.finished}/${event.total}]`);
+        writeLine(`${what}: ${event.status} [${event.finished}/${event.total}]`);
       }
     },
     finish() {

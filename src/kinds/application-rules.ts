@@ -3,9 +3,14 @@
  * Conditions and actions cannot be updated: a change to them replaces the rule. List rows that do
  * not carry the full `actions` array and `conditions` are hydrated with GET-one, and only those.
  */
-import type { ApplicationRule, ApplicationRuleInput, ApplicationRuleUpdate } from '../api/index.js';
+import type {
+  ApiClient,
+  ApplicationRule,
+  ApplicationRuleInput,
+  ApplicationRuleUpdate,
+} from '../api/index.js';
 import type { Attributes } from '../plan/model.js';
-import { indexIds, type Kind } from './kind.js';
+import { attributesById, indexIds, type Kind, REREAD_CONCURRENCY, type RemoteRecord } from './kind.js';
 import { mapLimited, sortedSet } from './normalize.js';
 
 export const applicationRuleKey = (rqHost: string, description: string | null): string =>
@@ -88,26 +93,33 @@ function toInput(attributes: Attributes, username: string): ApplicationRuleInput
 const keyOfAttributes = (attributes: Attributes): string =>
   applicationRuleKey(String(attributes.rq_host), String(attributes.description));
 
+/** Listed rows as records; only the incomplete ones are hydrated with a GET-one. */
+async function recordsOf(
+  api: ApiClient,
+  rows: readonly ApplicationRule[],
+  concurrency: number,
+): Promise<RemoteRecord[]> {
+  // Only incomplete rows go through the limiter: queueing 10,000 complete ones cost ~20 ms.
+  const incomplete = rows.filter((row) => !row.complete);
+  const hydrated = await mapLimited(incomplete, concurrency, (row) => api.applicationRules.get(row.id));
+  const byId = new Map(incomplete.map((row, i) => [row.id, hydrated[i]]));
+  return rows.map((row) => {
+    const rule = byId.get(row.id) ?? row;
+    return {
+      id: rule.id,
+      key: applicationRuleKey(rule.rq_host, rule.description),
+      attributes: attributesOf(fromRemote(rule)),
+      createdAt: rule.timestamp_create,
+    };
+  });
+}
+
 export const applicationRulesKind: Kind<'application_rules'> = {
   name: 'application_rule',
   section: 'application_rules',
   immutable: ['conditions', 'actions'],
   attributes: attributesOf,
-  async fetchAll(api, { concurrency }) {
-    const rows = await api.applicationRules.list();
-    // Only incomplete rows go through the limiter: queueing 10,000 complete ones cost ~20 ms.
-    const incomplete = rows.filter((row) => !row.complete);
-    const hydrated = await mapLimited(incomplete, concurrency, (row) => api.applicationRules.get(row.id));
-    const byId = new Map(incomplete.map((row, i) => [row.id, hydrated[i]]));
-    return rows.map((row) => {
-      const rule = byId.get(row.id) ?? row;
-      return {
-        id: rule.id,
-        key: applicationRuleKey(rule.rq_host, rule.description),
-        attributes: attributesOf(fromRemote(rule)),
-      };
-    });
-  },
+  fetchAll: async (api, { concurrency }) => recordsOf(api, await api.applicationRules.list(), concurrency),
   keyOf: keyOfAttributes,
   writer: {
     bulkCreate: true,
@@ -136,8 +148,9 @@ export const applicationRulesKind: Kind<'application_rules'> = {
       const records = rows.map((r) => ({ id: r.id, key: applicationRuleKey(r.rq_host, r.description) }));
       return indexIds(records, new Set(objects.map(keyOfAttributes)));
     },
-    async existing({ api }, ids) {
-      return new Set((await api.applicationRules.list({ id_list: [...ids] })).map((r) => r.id));
+    async current({ api }, ids) {
+      const rows = await api.applicationRules.list({ id_list: [...ids] });
+      return attributesById(await recordsOf(api, rows, REREAD_CONCURRENCY), ids);
     },
   },
 };

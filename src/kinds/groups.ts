@@ -2,10 +2,10 @@
  * Groups: keyed by name. The list endpoint returns groups without permissions and members, so every
  * group costs one GET-one to hydrate: the API offers nothing cheaper.
  */
-import type { Group, GroupInput } from '../api/index.js';
+import type { ApiClient, Group, GroupInput } from '../api/index.js';
 import { permissionByName, permissionName } from '../domain.js';
 import type { Attributes } from '../plan/model.js';
-import { type Kind, rereadsByListing } from './kind.js';
+import { attributesById, idsByName, type Kind, REREAD_CONCURRENCY, type RemoteRecord } from './kind.js';
 import { mapLimited, sortedSet } from './normalize.js';
 
 function normalize(group: Group) {
@@ -38,6 +38,29 @@ function toInput(attributes: Attributes): GroupInput {
   };
 }
 
+/** ISO 8601 -> milliseconds; undefined when absent or unreadable (then ids decide which is oldest). */
+function createdAt(iso: string | undefined): number | undefined {
+  const ms = iso === undefined ? Number.NaN : Date.parse(iso);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** The groups `listed`, each hydrated with a GET-one (the list has no permissions or members). */
+async function hydrate(
+  api: ApiClient,
+  listed: readonly Group[],
+  concurrency: number,
+): Promise<RemoteRecord[]> {
+  const hydrated = await mapLimited(listed, concurrency, (row) => api.groups.get(row.id));
+  return hydrated.map((group) => ({
+    id: group.id,
+    key: group.name,
+    attributes: normalize(group),
+    createdAt: createdAt(group.created_at),
+  }));
+}
+
+const listIds = async (api: ApiClient) => (await api.groups.list()).map((g) => ({ id: g.id, key: g.name }));
+
 export const groupsKind: Kind<'groups'> = {
   name: 'group',
   section: 'groups',
@@ -51,11 +74,7 @@ export const groupsKind: Kind<'groups'> = {
     ),
     users: sortedSet(group.users),
   }),
-  async fetchAll(api, { concurrency }) {
-    const listed = await api.groups.list();
-    const hydrated = await mapLimited(listed, concurrency, (row) => api.groups.get(row.id));
-    return hydrated.map((group) => ({ id: group.id, key: group.name, attributes: normalize(group) }));
-  },
+  fetchAll: async (api, { concurrency }) => hydrate(api, await api.groups.list(), concurrency),
   keyOf: (attributes) => String(attributes.name),
   writer: {
     bulkCreate: false,
@@ -71,6 +90,12 @@ export const groupsKind: Kind<'groups'> = {
     async delete({ api }, ids) {
       for (const id of ids) await api.groups.delete(id);
     },
-    ...rereadsByListing(async (api) => (await api.groups.list()).map((g) => ({ id: g.id, key: g.name }))),
+    ...idsByName(listIds),
+    async current({ api }, ids) {
+      // Listed first: a GET-one of a deleted group is a 400 like any other refusal.
+      const wanted = new Set(ids);
+      const listed = (await api.groups.list()).filter((g) => wanted.has(g.id));
+      return attributesById(await hydrate(api, listed, REREAD_CONCURRENCY), ids);
+    },
   },
 };

@@ -12,6 +12,8 @@ export interface RemoteRecord {
   id: string;
   key: string;
   attributes: Attributes;
+  /** Creation time as the API reports it, when it does: picks the oldest of duplicates. */
+  createdAt?: number | undefined;
 }
 
 export interface FetchOptions {
@@ -53,8 +55,11 @@ export interface Writer {
   delete(ctx: WriteContext, ids: readonly string[]): Promise<void>;
   /** Re-read after an ambiguous create: the live ids of each of these keys. */
   idsByKey(ctx: WriteContext, objects: readonly Attributes[]): Promise<Map<string, string[]>>;
-  /** Re-read after an ambiguous delete: which of these ids still exist. */
-  existing(ctx: WriteContext, ids: readonly string[]): Promise<Set<string>>;
+  /**
+   * Re-read after an ambiguous update or a failed delete: the attributes (normalised as fetchAll
+   * does) of those of these ids that exist.
+   */
+  current(ctx: WriteContext, ids: readonly string[]): Promise<Map<string, Attributes>>;
 }
 
 export interface Kind<S extends Section = Section> {
@@ -74,21 +79,29 @@ export interface Kind<S extends Section = Section> {
 }
 
 /**
- * The two re-reads for a family keyed by name whose listing is cheap to read whole (groups,
+ * The re-read by key of a family keyed by name whose listing is cheap to read whole (groups,
  * notifications, schedules: a page or two, against thousands of rules).
  */
-export function rereadsByListing(
+export function idsByName(
   list: (api: ApiClient) => Promise<{ id: string; key: string }[]>,
-): Pick<Writer, 'idsByKey' | 'existing'> {
+): Pick<Writer, 'idsByKey'> {
   return {
     async idsByKey({ api }, objects) {
       return indexIds(await list(api), new Set(objects.map((o) => String(o.name))));
     },
-    async existing({ api }, ids) {
-      const wanted = new Set(ids);
-      return new Set((await list(api)).map((r) => r.id).filter((id) => wanted.has(id)));
-    },
   };
+}
+
+/** Hydrating GET-ones in flight during a re-read (rare: only after an ambiguous answer). */
+export const REREAD_CONCURRENCY = 8;
+
+/** The attributes of those `records` whose id is one of `ids`, for `current`. */
+export function attributesById(
+  records: readonly RemoteRecord[],
+  ids: readonly string[],
+): Map<string, Attributes> {
+  const wanted = new Set(ids);
+  return new Map(records.filter((r) => wanted.has(r.id)).map((r) => [r.id, r.attributes]));
 }
 
 /** Groups ids by key, for `idsByKey`. */

@@ -1,6 +1,6 @@
 /** Notification systems: keyed by name, which is also their path key in the API (they have no id). */
-import type { Notification, NotificationInput, NotificationUpdate } from '../api/index.js';
-import { type Kind, rereadsByListing } from './kind.js';
+import type { ApiClient, Notification, NotificationInput, NotificationUpdate } from '../api/index.js';
+import { attributesById, idsByName, type Kind, type RemoteRecord } from './kind.js';
 
 type NotificationFields = Pick<Notification, 'name' | 'type' | 'enabled' | 'settings'>;
 
@@ -14,15 +14,17 @@ function attributesOf(n: NotificationFields) {
   };
 }
 
+async function fetchAll(api: ApiClient): Promise<RemoteRecord[]> {
+  const listed = await api.notifications.list();
+  return listed.map((n) => ({ id: n.name, key: n.name, attributes: attributesOf(n) }));
+}
+
 export const notificationsKind: Kind<'notifications'> = {
   name: 'notification',
   section: 'notifications',
   immutable: [],
   attributes: attributesOf,
-  async fetchAll(api) {
-    const listed = await api.notifications.list();
-    return listed.map((n) => ({ id: n.name, key: n.name, attributes: attributesOf(n) }));
-  },
+  fetchAll,
   keyOf: (attributes) => String(attributes.name),
   writer: {
     bulkCreate: false,
@@ -41,8 +43,7 @@ export const notificationsKind: Kind<'notifications'> = {
     async delete({ api }, ids) {
       for (const name of ids) await api.notifications.delete(name);
     },
-    ...rereadsByListing(async (api) =>
-      (await api.notifications.list()).map((n) => ({ id: n.name, key: n.name })),
-    ),
+    ...idsByName(fetchAll),
+    current: async ({ api }, names) => attributesById(await fetchAll(api), names),
   },
 };

@@ -1,6 +1,6 @@
 /** Report schedules: keyed by name. Hosts, services and recipients are sets. */
-import type { Schedule, ScheduleInput } from '../api/index.js';
-import { type Kind, rereadsByListing } from './kind.js';
+import type { ApiClient, ScheduleInput } from '../api/index.js';
+import { attributesById, idsByName, type Kind, type RemoteRecord } from './kind.js';
 import { sortedSet } from './normalize.js';
 
 interface ScheduleFields {
@@ -27,15 +27,22 @@ function attributesOf(s: ScheduleFields) {
   };
 }
 
+async function fetchAll(api: ApiClient): Promise<RemoteRecord[]> {
+  const listed = await api.schedules.list();
+  return listed.map((s) => ({
+    id: s.id,
+    key: s.name,
+    attributes: attributesOf(s),
+    createdAt: s.scheduled_at,
+  }));
+}
+
 export const schedulesKind: Kind<'schedules'> = {
   name: 'schedule',
   section: 'schedules',
   immutable: [],
   attributes: attributesOf,
-  async fetchAll(api) {
-    const listed: Schedule[] = await api.schedules.list();
-    return listed.map((s) => ({ id: s.id, key: s.name, attributes: attributesOf(s) }));
-  },
+  fetchAll,
   keyOf: (attributes) => String(attributes.name),
   writer: {
     bulkCreate: false,
@@ -52,6 +59,7 @@ export const schedulesKind: Kind<'schedules'> = {
     async delete({ api }, ids) {
       await api.schedules.delete(ids);
     },
-    ...rereadsByListing(async (api) => (await api.schedules.list()).map((s) => ({ id: s.id, key: s.name }))),
+    ...idsByName(fetchAll),
+    current: async ({ api }, ids) => attributesById(await fetchAll(api), ids),
   },
 };

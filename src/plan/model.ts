@@ -51,6 +51,11 @@ export interface DeleteChange extends ChangeBase {
   before: Attributes;
   after: null;
   fingerprint: string;
+  /**
+   * Set when the object is deleted as a duplicate: another in-scope remote object with the same
+   * natural key (this id) survives. Without it, the delete is a prune.
+   */
+  duplicateOf?: string;
 }
 
 export type Change = CreateChange | UpdateChange | ReplaceChange | DeleteChange;
@@ -66,7 +71,10 @@ export interface PlanProblem {
 /** Pure deletes above the configured share of a kind's existing objects. */
 export interface SafetyWarning {
   kind: KindName;
+  /** Pure deletes, duplicates included. */
   deletes: number;
+  /** How many of `deletes` are duplicates of a surviving object. */
+  duplicates: number;
   existing: number;
   maxDeletePercent: number;
 }

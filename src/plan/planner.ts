@@ -32,6 +32,12 @@ export interface RemoteObject {
   key: string;
   id: string;
   attributes: Attributes;
+  /**
+   * When the server created it, in any unit that orders one kind's objects (UNIX microseconds for
+   * rules and schedules, milliseconds for groups); absent when the API does not say. Only used to
+   * pick the oldest of several objects that share a key.
+   */
+  createdAt?: number | undefined;
 }
 
 export interface KindPlanInput {
@@ -99,6 +105,14 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
     else byKey.set(remote.key, [remote]);
   }
 
+  let deletes = 0;
+  let duplicates = 0;
+  const destroy = (remote: RemoteObject, duplicateOf?: string) => {
+    deletes += 1;
+    if (duplicateOf !== undefined) duplicates += 1;
+    result.changes.push(deleteChange(kind, remote, duplicateOf));
+  };
+
   const declared = new Set<string>();
   for (const desired of input.desired) {
     declared.add(desired.key);
@@ -112,13 +126,8 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
       continue;
     }
     const matches = byKey.get(desired.key) ?? [];
-    if (matches.length > 1) {
-      result.problems.push(duplicateProblem(kind, desired.key, matches));
-      continue;
-    }
-    const remote = matches[0];
     const outside = outOfScope.get(desired.key);
-    if (remote === undefined && outside !== undefined) {
+    if (matches.length === 0 && outside !== undefined) {
       result.problems.push({
         kind,
         key: desired.key,
@@ -126,7 +135,7 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
       });
       continue;
     }
-    if (remote === undefined) {
+    if (matches.length === 0) {
       result.changes.push({
         kind,
         key: desired.key,
@@ -137,43 +146,88 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
       });
       continue;
     }
-    const change = compare(input, desired, remote, where, result.problems);
+    // Several objects with one key (an interrupted replacement, two applies at once, a create whose
+    // answer was lost): one survives and is compared as usual, the others are deleted.
+    const ranked =
+      matches.length === 1
+        ? matches
+        : survivorFirst(matches, (remote) => changedFields(desired, remote).length === 0);
+    const survivor = ranked[0]!;
+    if (ranked.length > 1 && desired.protect) {
+      result.problems.push(protectedDuplicatesProblem(kind, desired.key, where, survivor, matches));
+      continue;
+    }
+    const change = compare(input, desired, survivor, where, result.problems);
     if (change) result.changes.push(change);
     else result.unchanged += 1;
+    for (let i = 1; i < ranked.length; i++) destroy(ranked[i]!, survivor.id);
   }
 
-  // Prune: in-scope remote objects no file declares.
-  let deletes = 0;
+  // Prune: in-scope remote objects no file declares (every one of them, duplicates or not).
   for (const [key, remotes] of byKey) {
     if (declared.has(key)) continue;
-    if (!scope.prune) {
-      // Not declared and not pruned: left alone, and counted as unmanaged like out-of-scope objects.
-      result.unmanaged += remotes.length;
-      continue;
-    }
-    const remote = remotes[0]!;
-    if (remotes.length > 1) {
-      result.problems.push(duplicateProblem(kind, key, remotes));
-      continue;
-    }
-    deletes += 1;
-    result.changes.push({
-      kind,
-      key,
-      action: 'delete',
-      id: remote.id,
-      fields: Object.keys(remote.attributes),
-      before: remote.attributes,
-      after: null,
-      fingerprint: fingerprint(remote.id, remote.attributes),
-    });
+    // Not declared and not pruned: left alone, and counted as unmanaged like out-of-scope objects.
+    if (!scope.prune) result.unmanaged += remotes.length;
+    else for (const remote of survivorFirst(remotes, () => false)) destroy(remote);
   }
 
   if (deletes > 0 && existing >= safety.minExisting && deletes * 100 > safety.maxDeletePercent * existing) {
-    result.warning = { kind, deletes, existing, maxDeletePercent: safety.maxDeletePercent };
+    result.warning = { kind, deletes, duplicates, existing, maxDeletePercent: safety.maxDeletePercent };
   }
+  // Stable: several changes of one key (a survivor's update, then its duplicates) keep their order.
   result.changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return result;
+}
+
+/**
+ * The objects sharing one key, the survivor first: one equal to the configuration if any, else the
+ * oldest — by the creation time the API reports, then by id (numerically when both are numbers),
+ * then by listing order. Deterministic, so every plan of the same state heals it the same way.
+ */
+function survivorFirst(
+  remotes: readonly RemoteObject[],
+  isEqual: (remote: RemoteObject) => boolean,
+): RemoteObject[] {
+  const equal = new Set(remotes.filter(isEqual));
+  return [...remotes].sort(
+    (a, b) => Number(equal.has(b)) - Number(equal.has(a)) || compareCreation(a, b) || compareIds(a.id, b.id),
+  );
+}
+
+function compareCreation(a: RemoteObject, b: RemoteObject): number {
+  if (a.createdAt === undefined || b.createdAt === undefined) {
+    return Number(a.createdAt === undefined) - Number(b.createdAt === undefined);
+  }
+  return a.createdAt - b.createdAt;
+}
+
+function compareIds(a: string, b: string): number {
+  const numeric = /^\d+$/;
+  if (numeric.test(a) && numeric.test(b) && a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function deleteChange(kind: KindName, remote: RemoteObject, duplicateOf?: string): Change {
+  return {
+    kind,
+    key: remote.key,
+    action: 'delete',
+    id: remote.id,
+    fields: Object.keys(remote.attributes),
+    before: remote.attributes,
+    after: null,
+    fingerprint: fingerprint(remote.id, remote.attributes),
+    ...(duplicateOf === undefined ? {} : { duplicateOf }),
+  };
+}
+
+/** The desired fields that differ from the remote object (ignored fields never do). */
+function changedFields(desired: DesiredObject, remote: RemoteObject): string[] {
+  return Object.keys(desired.attributes).filter(
+    (field) =>
+      !desired.ignoreChanges.includes(field) &&
+      !isDeepStrictEqual(desired.attributes[field], remote.attributes[field]),
+  );
 }
 
 function compare(
@@ -183,11 +237,7 @@ function compare(
   where: string,
   problems: PlanProblem[],
 ): Change | undefined {
-  const changed = Object.keys(desired.attributes).filter(
-    (field) =>
-      !desired.ignoreChanges.includes(field) &&
-      !isDeepStrictEqual(desired.attributes[field], remote.attributes[field]),
-  );
+  const changed = changedFields(desired, remote);
   if (changed.length === 0) return undefined;
   const base = {
     kind: input.kind,
@@ -229,11 +279,17 @@ function pick(attributes: Attributes, fields: readonly string[]): Attributes {
   return Object.fromEntries(fields.filter((f) => f in attributes).map((f) => [f, attributes[f]]));
 }
 
-function duplicateProblem(kind: KindName, key: string, remotes: readonly RemoteObject[]): PlanProblem {
+function protectedDuplicatesProblem(
+  kind: KindName,
+  key: string,
+  where: string,
+  survivor: RemoteObject,
+  remotes: readonly RemoteObject[],
+): PlanProblem {
   const ids = remotes.map((r) => r.id).join(', ');
   return {
     kind,
     key,
-    message: `${remotes.length} remote objects share this key (ids ${ids}); nothing is planned for it until only one remains`,
+    message: `protected${where}: ${remotes.length} remote objects share this key (ids ${ids}) and deleting the duplicates would delete protected objects; nothing is planned for it. Delete all but one by hand, or remove "protect: true" to let wafctl keep id ${survivor.id} and delete the others`,
   };
 }

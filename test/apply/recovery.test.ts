@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, ApiNetworkError } from '../../src/api/index.js';
-import type { CreateItem, DeleteItem } from '../../src/apply/order.js';
-import { createWithRecovery, deleteWithRecovery, updateWithRetry } from '../../src/apply/recovery.js';
+import { ApiError, ApiNetworkError, InvalidResponseError, RedirectError } from '../../src/api/index.js';
+import type { CreateItem, DeleteItem, UpdateItem } from '../../src/apply/order.js';
+import { createWithRecovery, deleteWithRecovery, updateWithRecovery } from '../../src/apply/recovery.js';
 import type { WriteContext, Writer } from '../../src/kinds/kind.js';
 import type { Attributes, Change, UpdateChange } from '../../src/plan/model.js';
 
@@ -11,9 +11,13 @@ const reset = () =>
 const refused = (status: number) =>
   new ApiError({ method: 'POST', path: '/x', status, serverMessage: 'Error creating rules' });
 
-/** A fake server: objects by key, with scripted failures before or after doing the work. */
+const garbled = () =>
+  new InvalidResponseError({ method: 'POST', path: '/x' }, 'body is not JSON (text/html)');
+
+/** A fake server: objects by key (and their attributes by id), with scripted failures before or after doing the work. */
 function fakeWriter(script: Array<{ when: 'before' | 'after'; error: Error }>) {
   const live = new Map<string, string>();
+  const attributes = new Map<string, Attributes>();
   let nextId = 1;
   const calls: string[] = [];
   const fail = (when: 'before' | 'after') => {
@@ -30,9 +34,11 @@ function fakeWriter(script: Array<{ when: 'before' | 'after'; error: Error }>) {
       for (const o of objects) live.set(String(o.key), String(nextId++));
       fail('after');
     },
-    async update() {
+    async update(_ctx, changes) {
       calls.push('update');
       fail('before');
+      for (const change of changes)
+        attributes.set(change.id, { ...attributes.get(change.id), ...change.after });
       fail('after');
     },
     async delete(_ctx, ids) {
@@ -49,12 +55,14 @@ function fakeWriter(script: Array<{ when: 'before' | 'after'; error: Error }>) {
           .map((o) => [String(o.key), [live.get(String(o.key))!]]),
       );
     },
-    async existing(_ctx, ids) {
+    async current(_ctx, ids) {
       calls.push('reread');
-      return new Set([...live.values()].filter((id) => ids.includes(id)));
+      return new Map(
+        [...live.values()].filter((id) => ids.includes(id)).map((id) => [id, attributes.get(id) ?? {}]),
+      );
     },
   };
-  return { writer, live, calls };
+  return { writer, live, attributes, calls };
 }
 
 const item = (key: string): CreateItem => ({ change: { key } as Change, attributes: { key } });
@@ -158,16 +166,110 @@ describe('deleteWithRecovery', () => {
   });
 });
 
-describe('updateWithRetry', () => {
-  it('sends an idempotent update again after an ambiguous failure, but not after a refusal', async () => {
-    const ambiguous = fakeWriter([{ when: 'after', error: refused(500) }]);
-    expect(await updateWithRetry(recovery(ambiguous.writer), [{} as UpdateChange])).toEqual({
-      status: 'done',
-    });
-    expect(ambiguous.calls).toEqual(['update', 'update']);
+describe('updateWithRecovery', () => {
+  const update = (id: string, after: Attributes): UpdateItem => ({ change: { id, after } as UpdateChange });
 
+  it('re-reads after an ambiguous answer: a carried-out update is done and verified, never sent again', async () => {
+    const { writer, live, calls } = fakeWriter([{ when: 'after', error: garbled() }]);
+    live.set('a', '1');
+    const outcomes = await updateWithRecovery(recovery(writer), [update('1', { priority: 'high' })]);
+    expect([...outcomes.values()]).toEqual([{ status: 'done', ambiguous: true }]);
+    expect(calls).toEqual(['update', 'reread']);
+  });
+
+  it('sends again only what the re-read shows was not carried out', async () => {
+    const { writer, live, calls } = fakeWriter([{ when: 'before', error: refused(500) }]);
+    live.set('a', '1');
+    const outcomes = await updateWithRecovery(recovery(writer), [update('1', { priority: 'high' })]);
+    expect([...outcomes.values()]).toEqual([{ status: 'done', ambiguous: true }]);
+    expect(calls).toEqual(['update', 'reread', 'update']);
+  });
+
+  it('fails with the API message, without re-reading, when the server refused', async () => {
     const rejected = fakeWriter([{ when: 'before', error: refused(400) }]);
-    expect((await updateWithRetry(recovery(rejected.writer), [{} as UpdateChange])).status).toBe('failed');
+    const outcomes = await updateWithRecovery(recovery(rejected.writer), [update('1', { v: 1 })]);
+    expect(statuses(outcomes)).toEqual(['failed']);
     expect(rejected.calls).toEqual(['update']);
+  });
+});
+
+describe('ambiguous answers', () => {
+  it.each([
+    ['an unreadable 2xx (HTML, cut-off JSON, "status": "error")', garbled],
+    [
+      'a 303 See Other',
+      () =>
+        new RedirectError(
+          { method: 'POST', path: '/x' },
+          { problem: 'write', status: 303, from: 'http://h/x', to: 'http://h/y' },
+        ),
+    ],
+  ])('%s to a create is re-read, never blindly sent again', async (_name, error) => {
+    const { writer, live, calls } = fakeWriter([{ when: 'after', error: error() }]);
+    const outcomes = await createWithRecovery(recovery(writer), [item('a')], new Set());
+    expect([...outcomes.values()]).toEqual([{ status: 'done', id: '1', ambiguous: true }]);
+    expect(calls).toEqual(['create 1', 'reread']);
+    expect(live.size).toBe(1);
+  });
+
+  it('a redirect elsewhere than 303 is a refusal: nothing re-read, nothing sent again', async () => {
+    const redirect = new RedirectError(
+      { method: 'POST', path: '/x' },
+      { problem: 'other-origin', status: 307, from: 'http://h/x', to: 'http://evil/x' },
+    );
+    const { writer, calls } = fakeWriter([{ when: 'before', error: redirect }]);
+    expect(statuses(await createWithRecovery(recovery(writer), [item('a')], new Set()))).toEqual(['failed']);
+    expect(calls).toEqual(['create 1']);
+  });
+});
+
+describe('interruption', () => {
+  it('starts no call once the signal is aborted, and reports every object as interrupted', async () => {
+    const { writer, calls } = fakeWriter([]);
+    const signal = AbortSignal.abort();
+    const context = { ...recovery(writer), signal };
+    expect(statuses(await createWithRecovery(context, [item('a'), item('b')], new Set()))).toEqual([
+      'interrupted',
+      'interrupted',
+    ]);
+    expect(statuses(await deleteWithRecovery(context, [{ change: {} as Change, id: '1' }]))).toEqual([
+      'interrupted',
+    ]);
+    expect(
+      statuses(await updateWithRecovery(context, [{ change: { id: '1', after: {} } as UpdateChange }])),
+    ).toEqual(['interrupted']);
+    expect(calls).toEqual([]);
+  });
+
+  it('does not retry an ambiguous create after an interruption: the re-read decides, nothing is sent again', async () => {
+    const controller = new AbortController();
+    const { writer, calls } = fakeWriter([{ when: 'before', error: reset() }]);
+    const create = writer.create.bind(writer);
+    writer.create = async (c, objects) => {
+      controller.abort(); // the signal arrives while this call is in flight
+      await create(c, objects);
+    };
+    const outcomes = await createWithRecovery(
+      { ...recovery(writer), signal: controller.signal },
+      [item('a')],
+      new Set(),
+    );
+    expect(statuses(outcomes)).toEqual(['interrupted']);
+    expect(calls).toEqual(['create 1', 'reread']);
+  });
+
+  it("cuts a 429's Retry-After wait short", async () => {
+    const controller = new AbortController();
+    const limited = new ApiError({ method: 'POST', path: '/x', status: 429, retryAfterMs: 60_000 });
+    const { writer, calls } = fakeWriter([{ when: 'before', error: limited }]);
+    const pending = createWithRecovery(
+      { ...recovery(writer), signal: controller.signal },
+      [item('a')],
+      new Set(),
+    );
+    // Aborted once the call has failed and the wait begun; without the signal this waits 30 s and times out.
+    setImmediate(() => controller.abort());
+    expect(statuses(await pending)).toEqual(['interrupted']);
+    expect(calls).toEqual(['create 1']);
   });
 });

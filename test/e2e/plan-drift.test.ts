@@ -155,9 +155,9 @@ describe('wafctl plan', () => {
     expect(await readFile(out, 'utf8')).not.toContain(E2E_TOKEN);
   });
 
-  it('plans nothing for a key two remote rules share, names both ids, and exits 1', async () => {
-    const [first] = await createConfiguredObjects(firewall);
-    const [second] = await firewall.api.applicationRules.create([
+  it('heals a key two remote rules share: the copy equal to the configuration stays, the other goes', async () => {
+    // The older copy differs (a cancelled replacement leaves exactly this); the newer one matches.
+    const [stale] = await firewall.api.applicationRules.create([
       {
         rq_host: 'shop.example.com',
         description: 'Block admin',
@@ -169,13 +169,26 @@ describe('wafctl plan', () => {
         actions: [{ firewall_action: 'block', firewall_name: 'waf-eu-1' }],
       },
     ]);
+    const [current] = await createConfiguredObjects(firewall);
     const dir = await writeConfig({ 'waf.yaml': CONFIG });
-    const result = await runCli(['plan', dir], { env: firewall.env });
-    expect(result.code).toBe(1);
-    expect(result.stdout).toContain(
-      `Error: application_rule.shop.example.com/Block admin: 2 remote objects share this key (ids ${first}, ${second})`,
+
+    const text = await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env });
+    expect(text.code).toBe(2);
+    expect(text.stdout).toContain(
+      `# application_rule.shop.example.com/Block admin will be destroyed (duplicate of ${current})`,
     );
-    expect(result.stderr).toContain('1 object could not be planned');
+    expect(text.stdout).toContain('Plan: 0 to add, 0 to change, 1 to destroy.');
+
+    const json = await runCli(['plan', dir, '--format', 'json'], { env: firewall.env });
+    expect(JSON.parse(json.stdout).changes).toEqual([
+      expect.objectContaining({ action: 'delete', id: stale, reason: 'duplicate', duplicate_of: current }),
+    ]);
+
+    const apply = await runCli(['apply', dir, '--auto-approve'], { env: firewall.env });
+    expect(apply.stdout).toContain('Apply complete! Resources: 0 added, 0 changed, 1 destroyed.');
+    const after = await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env });
+    expect(after.code).toBe(0);
+    expect((await firewall.api.applicationRules.list()).map((r) => r.id)).toEqual([current]);
   });
 
   it('reports configuration errors before any network call', async () => {

@@ -1,5 +1,5 @@
 /** Runs the built CLI (`dist/cli/main.js`, built by `npm test` before vitest starts) as a child process. */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const CLI_PATH = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -17,24 +17,56 @@ export interface CliOptions {
 }
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return startCli(args, options).result;
+}
+
+export interface RunningCli {
+  child: ChildProcess;
+  result: Promise<CliResult>;
+  /** Resolves once stderr (everything so far) matches `pattern`; rejects if the process ends first. */
+  stderrMatches(pattern: RegExp): Promise<void>;
+}
+
+/** Starts the CLI and hands back the process, for tests that signal it while it runs. */
+export function startCli(args: string[], options: CliOptions = {}): RunningCli {
   // Start from a clean slate for the variables wafctl reads, so the developer's shell cannot leak in.
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' };
   for (const name of ['WAF_URL', 'WAF_TOKEN', 'WAF_USERNAME', 'WAFCTL_DEBUG', 'WAF_EMULATOR_ADMIN_TOKEN']) {
     delete env[name];
   }
   Object.assign(env, options.env);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { env, cwd: options.cwd, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
+  const child = spawn(process.execPath, [CLI_PATH, ...args], { env, cwd: options.cwd, stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  const waiting = new Set<() => void>();
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    for (const check of waiting) check();
+  });
+  const result = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
   });
+  child.stdin.end(options.input ?? '');
+  return {
+    child,
+    result,
+    stderrMatches: (pattern) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          if (!pattern.test(stderr)) return;
+          waiting.delete(check);
+          resolve();
+        };
+        waiting.add(check);
+        check();
+        void result.then(() => {
+          if (!waiting.delete(check)) return;
+          reject(new Error(`the CLI ended before stderr matched ${pattern}:\n${stderr}`));
+        });
+      }),
+  };
 }

@@ -69,7 +69,13 @@ describe('kinds normalise desired and remote objects into one comparable shape',
       protect: true,
       ignore_changes: ['users'],
     });
-    expect(remote).toEqual({ id: 'g1', key: 'ops', attributes: desired });
+    // created_at (ISO) becomes milliseconds: it picks the oldest of duplicates.
+    expect(remote).toEqual({
+      id: 'g1',
+      key: 'ops',
+      attributes: desired,
+      createdAt: Date.parse('2026-01-01T00:00:00Z'),
+    });
     expect(desired.permissions).toEqual([
       { permission: 'Explore alerts', service_id: '' },
       { permission: 'Handle rules', service_id: 'svc' },
@@ -96,7 +102,12 @@ describe('kinds normalise desired and remote objects into one comparable shape',
       protect: false,
       ignore_changes: [],
     });
-    expect(remote[0]).toEqual({ id: '1', key: 'shop.example.com/Rule 1', attributes: desired });
+    expect(remote[0]).toEqual({
+      id: '1',
+      key: 'shop.example.com/Rule 1',
+      attributes: desired,
+      createdAt: 1,
+    });
     expect(remote[1]?.attributes.actions).toEqual(desired.actions);
   });
 
@@ -158,5 +169,6 @@ describe('kinds normalise desired and remote objects into one comparable shape',
         ignore_changes: [],
       }),
     );
+    expect(schedule?.createdAt).toBe(5);
   });
 });

@@ -87,3 +87,36 @@ export function samplePlan(): Plan {
     },
   ]);
 }
+
+/**
+ * A rule that an interrupted apply left doubled (ids 41 and 42, 42 equal to the configuration) and
+ * a pruned one: one duplicate delete, one prune.
+ */
+export function duplicatePlan(): Plan {
+  const rule = (expression: string) => ({
+    rq_host: 'shop.example.com',
+    description: 'Block admin',
+    priority: 'high',
+    conditions: [{ operator: 'match', not_op: false, expressions: [expression], targets: ['path'] }],
+  });
+  return planChanges([
+    {
+      kind: 'application_rule',
+      immutable: ['conditions'],
+      scope: { prune: true, match: {} },
+      desired: [
+        {
+          key: 'shop.example.com/Block admin',
+          attributes: rule('^/admin'),
+          protect: false,
+          ignoreChanges: [],
+        },
+      ],
+      remote: [
+        { id: '41', key: 'shop.example.com/Block admin', attributes: rule('^/adm'), createdAt: 1 },
+        { id: '42', key: 'shop.example.com/Block admin', attributes: rule('^/admin'), createdAt: 2 },
+        { id: '7', key: 'shop.example.com/Old', attributes: { ...rule('^/old'), description: 'Old' } },
+      ],
+    },
+  ]);
+}

@@ -147,15 +147,127 @@ describe('planChanges', () => {
     );
   });
 
-  it('plans nothing for a key that two remote objects share, naming both ids', () => {
-    const remote = [have('1', 'dup', { v: 1 }), have('2', 'dup', { v: 1 })];
-    const declared = planChanges([input([want('dup', { v: 2 })], remote)]);
-    expect(declared.changes).toEqual([]);
-    expect(declared.problems[0]?.message).toContain('ids 1, 2');
+  describe('duplicates: several in-scope remote objects with one key', () => {
+    const dup = (id: string, attributes: Record<string, unknown>, createdAt?: number): RemoteObject => ({
+      ...have(id, 'dup', attributes),
+      ...(createdAt === undefined ? {} : { createdAt }),
+    });
+    const deletes = (changes: Change[]) =>
+      changes.flatMap((c) => (c.action === 'delete' ? [`${c.id} dup-of ${c.duplicateOf ?? '-'}`] : []));
 
-    const pruned = planChanges([input([], remote, { prune: true, match: {} })]);
-    expect(pruned.changes).toEqual([]);
-    expect(pruned.problems).toHaveLength(1);
+    it('keeps the one equal to the configuration, however young, and deletes the others as duplicates', () => {
+      const plan = planChanges([
+        input(
+          [want('dup', { v: 2 })],
+          [dup('1', { v: 1 }, 100), dup('2', { v: 2 }, 300), dup('3', { v: 3 }, 200)],
+        ),
+      ]);
+      expect(plan.problems).toEqual([]);
+      expect(deletes(plan.changes)).toEqual(['1 dup-of 2', '3 dup-of 2']);
+      expect(plan.summary).toMatchObject({ delete: 2, update: 0, unchanged: 1 });
+    });
+
+    it('with none equal, keeps the oldest by creation time, then updates it', () => {
+      const plan = planChanges([
+        input(
+          [want('dup', { v: 9 })],
+          [dup('1', { v: 1 }, 300), dup('2', { v: 2 }, 100), dup('3', { v: 3 })],
+        ),
+      ]);
+      expect(actions(plan.changes)).toEqual(['update dup', 'delete dup', 'delete dup']);
+      expect(plan.changes[0]).toMatchObject({ id: '2', before: { v: 2 }, after: { v: 9 } });
+      // Without a creation time, an object counts as younger than any that has one.
+      expect(deletes(plan.changes)).toEqual(['1 dup-of 2', '3 dup-of 2']);
+    });
+
+    it('without creation times, keeps the smallest id, numerically when ids are numbers', () => {
+      const numeric = planChanges([
+        input([want('dup', { v: 9 })], [dup('10', { v: 1 }), dup('9', { v: 1 })]),
+      ]);
+      expect(numeric.changes[0]).toMatchObject({ action: 'update', id: '9' });
+      const text = planChanges([
+        input([want('dup', { v: 9 })], [dup('ar-b', { v: 1 }), dup('ar-a', { v: 1 })]),
+      ]);
+      expect(text.changes[0]).toMatchObject({ action: 'update', id: 'ar-a' });
+    });
+
+    it('replaces the survivor when an immutable field changed, and still deletes the duplicates', () => {
+      const plan = planChanges([
+        input(
+          [want('dup', { conditions: ['new'] })],
+          [dup('1', { conditions: ['a'] }), dup('2', { conditions: ['b'] })],
+        ),
+      ]);
+      expect(actions(plan.changes)).toEqual(['replace dup', 'delete dup']);
+      expect(plan.changes[0]).toMatchObject({ id: '1' });
+      expect(deletes(plan.changes)).toEqual(['2 dup-of 1']);
+    });
+
+    it('compares without ignored fields when looking for the copy equal to the configuration', () => {
+      const plan = planChanges([
+        input(
+          [want('dup', { v: 1, note: 'x' }, { ignoreChanges: ['note'] })],
+          [dup('1', { v: 0, note: 'a' }), dup('2', { v: 1, note: 'b' })],
+        ),
+      ]);
+      expect(deletes(plan.changes)).toEqual(['1 dup-of 2']);
+      expect(plan.summary.unchanged).toBe(1);
+    });
+
+    it('makes a protected key with duplicates an error for that key only', () => {
+      const plan = planChanges([
+        input(
+          [want('dup', { v: 1 }, { protect: true, source: 'n.yaml:2:5' }), want('other', { v: 1 })],
+          [dup('1', { v: 1 }), dup('2', { v: 1 })],
+        ),
+      ]);
+      expect(actions(plan.changes)).toEqual(['create other']);
+      expect(plan.problems).toEqual([
+        {
+          kind: 'notification',
+          key: 'dup',
+          message:
+            'protected (declared at n.yaml:2:5): 2 remote objects share this key (ids 1, 2) and deleting the duplicates would delete protected objects; nothing is planned for it. Delete all but one by hand, or remove "protect: true" to let wafctl keep id 1 and delete the others',
+        },
+      ]);
+    });
+
+    it('deletes every undeclared duplicate when pruning (a prune, not a duplicate), and none otherwise', () => {
+      const remote = [dup('1', { v: 1 }), dup('2', { v: 1 })];
+      const pruned = planChanges([input([], remote, { prune: true, match: {} })]);
+      expect(deletes(pruned.changes)).toEqual(['1 dup-of -', '2 dup-of -']);
+      expect(pruned.problems).toEqual([]);
+
+      const kept = planChanges([input([], remote)]);
+      expect(kept.changes).toEqual([]);
+      expect(kept.summary.unmanaged).toBe(2);
+    });
+
+    it('never touches a same-key copy outside the scope', () => {
+      const scope = { prune: true, match: { host: ['*.example.com'] } };
+      const plan = planChanges([
+        input(
+          [want('dup', { host: 'a.example.com', v: 1 })],
+          [dup('1', { host: 'a.example.com', v: 1 }), dup('2', { host: 'elsewhere.net', v: 1 })],
+          scope,
+        ),
+      ]);
+      expect(plan.changes).toEqual([]);
+      expect(plan.summary).toMatchObject({ unchanged: 1, unmanaged: 1 });
+    });
+
+    it('counts duplicate deletes toward the safety threshold, and says how many they are', () => {
+      const remote = [
+        ...Array.from({ length: 6 }, (_, i) => have(`k${i}`, `k${i}`, {})),
+        ...Array.from({ length: 4 }, (_, i) => have(`d${i}`, 'k0', {})),
+      ];
+      const plan = planChanges([
+        input([want('k0', {}), want('k1', {}), want('k2', {})], remote, { prune: true, match: {} }),
+      ]);
+      expect(plan.warnings).toEqual([
+        { kind: 'notification', deletes: 7, duplicates: 4, existing: 10, maxDeletePercent: 30 },
+      ]);
+    });
   });
 
   it('warns when pure deletes exceed the safety share of existing objects', () => {
@@ -163,7 +275,9 @@ describe('planChanges', () => {
     const desired = Array.from({ length: 6 }, (_, i) => want(`k${i}`, {}));
     const plan = planChanges([input(desired, remote, { prune: true, match: {} })]);
     expect(plan.summary.delete).toBe(4);
-    expect(plan.warnings).toEqual([{ kind: 'notification', deletes: 4, existing: 10, maxDeletePercent: 30 }]);
+    expect(plan.warnings).toEqual([
+      { kind: 'notification', deletes: 4, duplicates: 0, existing: 10, maxDeletePercent: 30 },
+    ]);
 
     const few = planChanges([input([], remote.slice(0, 9), { prune: true, match: {} })]);
     expect(few.warnings).toEqual([]); // fewer than min_existing objects: no threshold
@@ -219,7 +333,7 @@ function applyEffect(remote: RemoteObject[], changes: Change[], nextId: () => st
 }
 
 describe('planChanges property: applying the plan converges', () => {
-  it('plans no changes after its own effect, for 300 random states', () => {
+  it('plans no changes after its own effect and leaves no duplicate, for 300 random states', () => {
     for (let seed = 1; seed <= 300; seed++) {
       const random = rng(seed);
       const pickInt = (n: number) => Math.floor(random() * n);
@@ -233,8 +347,14 @@ describe('planChanges property: applying the plan converges', () => {
       const keys = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
       const desired = keys
         .filter(() => random() < 0.6)
-        .map((key) => want(key, attrs(), { ignoreChanges: pickInt(4) === 0 ? ['level'] : [] }));
-      const remote = keys.filter(() => random() < 0.6).map((key, i) => have(`r${i}`, key, attrs()));
+        .map((key) =>
+          want(key, attrs(), { ignoreChanges: pickInt(4) === 0 ? ['level'] : [], protect: pickInt(8) === 0 }),
+        );
+      // One in four keys held by two or three remote objects: the plan must heal them too.
+      const copies = () => (random() < 0.25 ? 2 + pickInt(2) : 1);
+      const remote = keys
+        .filter(() => random() < 0.6)
+        .flatMap((key, i) => Array.from({ length: copies() }, (_, j) => have(`r${i}-${j}`, key, attrs())));
       const scope: ManageScope = {
         prune: random() < 0.5,
         match: pickInt(2) ? { host: ['*.example.com'] } : {},
@@ -246,6 +366,15 @@ describe('planChanges property: applying the plan converges', () => {
       const refused = new Set(first.problems.map((p) => p.key));
       const leftover = second.changes.filter((c) => !refused.has(c.key));
       expect(leftover, `seed ${seed}`).toEqual([]);
+      // Healed: every key the plan may act on (declared, or pruned) is held by one in-scope object.
+      const declared = new Set(desired.map((d) => d.key));
+      const inScope = converged.filter(
+        (r) =>
+          !refused.has(r.key) &&
+          (scope.prune || declared.has(r.key)) &&
+          (scope.match.host === undefined || r.attributes.host === 'a.example.com'),
+      );
+      expect(new Set(inScope.map((r) => r.key)).size, `seed ${seed}`).toBe(inScope.length);
     }
   });
 });

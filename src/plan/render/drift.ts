@@ -11,7 +11,10 @@ const DESCRIBE: Record<Change['action'], (c: Change) => string> = {
   create: () => 'missing from the firewall',
   update: (c) => `${c.fields.join(', ')} ${c.fields.length === 1 ? 'differs' : 'differ'}`,
   replace: (c) => `${c.fields.join(', ')} differ (apply would replace it)`,
-  delete: () => 'not in the configuration (apply would delete it)',
+  delete: (c) =>
+    c.action === 'delete' && c.duplicateOf !== undefined
+      ? `a duplicate of id ${c.duplicateOf} (apply would delete it)`
+      : 'not in the configuration (apply would delete it)',
 };
 
 export function driftHeadline(plan: Plan): string {

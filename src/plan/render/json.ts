@@ -1,7 +1,7 @@
 /**
  * The machine-readable plan of the contract (`format_version: 1`). Fields of the contract never
- * change meaning; the extra ones (`forced_by`, `target`, `fingerprint`, `problems`, `warnings`) are
- * additions the contract allows, and are what `apply --plan` needs to apply exactly this plan.
+ * change meaning; the extra ones (`forced_by`, `target`, `fingerprint`, `duplicate_of`, `problems`,
+ * `warnings`) are additions the contract allows, and are what `apply --plan` needs to apply exactly this plan.
  */
 import type { Change, Plan } from '../model.js';
 
@@ -40,6 +40,9 @@ function changeToJson(change: Change): Record<string, unknown> {
         before: change.before,
         after: null,
         fingerprint: change.fingerprint,
+        ...(change.duplicateOf === undefined
+          ? {}
+          : { reason: 'duplicate', duplicate_of: change.duplicateOf }),
       };
   }
 }
@@ -53,6 +56,7 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     warnings: plan.warnings.map((w) => ({
       kind: w.kind,
       deletes: w.deletes,
+      duplicates: w.duplicates,
       existing: w.existing,
       max_delete_percent: w.maxDeletePercent,
     })),

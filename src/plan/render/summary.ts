@@ -19,7 +19,14 @@ const VERB: Record<Action, string> = {
 
 export const address = (change: Pick<Change, 'kind' | 'key'>): string => `${change.kind}.${change.key}`;
 
-export const headline = (change: Change): string => `${address(change)} ${VERB[change.action]}`;
+/** Why an object is destroyed when it is not a prune, e.g. ` (duplicate of 12)`; else empty. */
+const deleteReason = (change: Change): string =>
+  change.action === 'delete' && change.duplicateOf !== undefined
+    ? ` (duplicate of ${change.duplicateOf})`
+    : '';
+
+export const headline = (change: Change): string =>
+  `${address(change)} ${VERB[change.action]}${deleteReason(change)}`;
 
 /** Terraform's count: a replacement is one add and one destroy. */
 export function planLine(plan: Plan): string {
@@ -31,7 +38,8 @@ export const NO_CHANGES = 'No changes. The firewall matches the configuration.';
 
 export function warningLine(w: SafetyWarning): string {
   const percent = Math.round((w.deletes * 100) / w.existing);
-  return `the plan deletes ${w.deletes} of ${w.existing} existing ${w.kind} objects (${percent}%), above the safety limit of ${w.maxDeletePercent}%; apply refuses this without --force.`;
+  const duplicates = w.duplicates > 0 ? `, ${w.duplicates} of them duplicates` : '';
+  return `the plan deletes ${w.deletes} of ${w.existing} existing ${w.kind} objects (${percent}%${duplicates}), above the safety limit of ${w.maxDeletePercent}%; apply refuses this without --force.`;
 }
 
 export function unmanagedLine(plan: Plan): string | undefined {

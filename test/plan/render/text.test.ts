@@ -137,17 +137,37 @@ describe('renderTextPlan', () => {
         kind: 'notification',
         immutable: [],
         scope: { prune: true, match: {} },
-        desired: [],
-        remote: [...remote, remote[0]!],
+        desired: [{ key: 'n0', attributes: { name: 'n0' }, protect: true, ignoreChanges: [] }],
+        remote: [...remote, { ...remote[0]!, id: '10' }],
       },
     ]);
     const lines = renderTextPlan(plan, { color: false }).trimEnd().split('\n');
     expect(lines).toContain(
-      'Error: notification.n0: 2 remote objects share this key (ids 0, 0); nothing is planned for it until only one remains',
+      'Error: notification.n0: protected: 2 remote objects share this key (ids 0, 10) and deleting the duplicates would delete protected objects; nothing is planned for it. Delete all but one by hand, or remove "protect: true" to let wafctl keep id 0 and delete the others',
     );
     expect(lines).toContain(
       'Warning: the plan deletes 9 of 11 existing notification objects (82%), above the safety limit of 30%; apply refuses this without --force.',
     );
     expect(lines.at(-1)).toBe('Plan: 0 to add, 0 to change, 9 to destroy.');
+  });
+
+  it('says how many of the deletes above the safety limit are duplicates', () => {
+    const remote = Array.from({ length: 10 }, (_, i) => ({
+      id: `${i}`,
+      key: 'n',
+      attributes: { name: 'n' },
+    }));
+    const plan = planChanges([
+      {
+        kind: 'notification',
+        immutable: [],
+        scope: { prune: false, match: {} },
+        desired: [{ key: 'n', attributes: { name: 'n' }, protect: false, ignoreChanges: [] }],
+        remote,
+      },
+    ]);
+    expect(renderTextPlan(plan, { color: false })).toContain(
+      'Warning: the plan deletes 9 of 10 existing notification objects (90%, 9 of them duplicates), above the safety limit of 30%; apply refuses this without --force.',
+    );
   });
 });

@@ -1,0 +1,155 @@
+/**
+ * What a pipeline does to an apply, with the real CLI against a real emulator: a cancelled job
+ * (SIGINT, SIGTERM, or twice), and two merges applied at once. Each time, the next apply converges.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type CliResult, runCli, startCli } from '../helpers/cli.js';
+import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
+
+const rules = (specs: [description: string, expression: string][]) =>
+  `application_rules:${specs
+    .map(
+      ([description, expression]) => `
+  - rq_host: shop.example.com
+    description: ${description}
+    priority: high
+    conditions: [{operator: match, expressions: ["${expression}"], targets: [path]}]
+    actions: [{firewall_action: block, firewall_name: waf-eu-1}]`,
+    )
+    .join('')}\n`;
+
+// Rules no change touches: a merge changes a few rules among many.
+const KEPT = Array.from({ length: 20 }, (_, i): [string, string] => [`kept-${i}`, `^/kept/${i}`]);
+const BEFORE = rules([['a', '^/a-old'], ...KEPT]);
+// `a` is replaced (new condition): created first, old one deleted last; b..e are new.
+const AFTER = rules([['a', '^/a-new'], ['b', '^/b'], ['c', '^/c'], ['d', '^/d'], ['e', '^/e'], ...KEPT]);
+const AFTER_KEYS = ['a', 'b', 'c', 'd', 'e', ...KEPT.map(([description]) => description)].sort();
+
+let firewall: TestFirewall;
+beforeEach(async () => {
+  // Each request takes 150 ms: a signal sent as a write starts lands while it is in flight.
+  firewall = await startTestFirewall({ latencyMs: 150 });
+});
+afterEach(async () => {
+  await firewall.close();
+});
+
+async function liveKeys(): Promise<string[]> {
+  return (await firewall.api.applicationRules.list()).map((r) => r.description ?? '').sort();
+}
+
+/** Applies `dir` once more, then checks that nothing is left to do and nothing is doubled. */
+async function expectConverges(dir: string): Promise<void> {
+  const again = await runCli(['apply', dir, '--auto-approve'], { env: firewall.env });
+  expect(again.code, again.stdout + again.stderr).toBe(0);
+  const plan = await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env });
+  expect(plan.code, plan.stdout).toBe(0);
+  expect(await liveKeys()).toEqual(AFTER_KEYS);
+}
+
+/** Applies BEFORE, then changes the configuration to AFTER: a replacement and four creates. */
+async function setUp(): Promise<string> {
+  const dir = await writeConfig({ 'rules.yaml': BEFORE });
+  expect((await runCli(['apply', dir, '--auto-approve'], { env: firewall.env })).code).toBe(0);
+  await writeFile(join(dir, 'rules.yaml'), AFTER);
+  return dir;
+}
+
+/**
+ * Starts an apply that writes one rule per call, and signals it as its first write is sent; a
+ * second signal is sent once the first was taken (two sent at once may reach it as one).
+ */
+async function interruptedApply(
+  dir: string,
+  twice = false,
+  signal: NodeJS.Signals = 'SIGINT',
+): Promise<CliResult> {
+  const run = startCli(['apply', dir, '--auto-approve', '--batch-size', '1', '--parallelism', '1'], {
+    env: { ...firewall.env, WAFCTL_DEBUG: '1' },
+  });
+  await run.stderrMatches(/--> POST \/api\/v1\/application_rules/);
+  run.child.kill(signal);
+  if (twice) {
+    await run.stderrMatches(/received: no new call is started/);
+    run.child.kill(signal);
+  }
+  return run.result;
+}
+
+describe('an apply interrupted by a signal', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    '%s: finishes the call in flight and the replacement it started, reports, exits %i',
+    async (signal, code) => {
+      const dir = await setUp();
+      const result = await interruptedApply(dir, false, signal);
+      expect(result.code, result.stdout + result.stderr).toBe(code);
+      expect(result.stderr).toContain(
+        `${signal} received: no new call is started; waiting for the calls in flight and completing started replacements.`,
+      );
+      // The replacement's new half was in flight: it was created, and its old half deleted.
+      expect(result.stdout).toContain('  + application_rule.shop.example.com/a: created\n');
+      expect(result.stdout).toContain('  - application_rule.shop.example.com/a: destroyed\n');
+      expect(result.stdout).toMatch(
+        / {2}! application_rule\.shop\.example\.com\/e: create not started \(interrupted\)\n/,
+      );
+      expect(result.stdout).toMatch(
+        /\nApply interrupted: Resources: \d added, 0 changed, 1 destroyed; \d not started /,
+      );
+      const live = await liveKeys();
+      expect(new Set(live).size, `doubled: ${live}`).toBe(live.length);
+      await expectConverges(dir);
+    },
+  );
+
+  it('a second signal exits at once, and the next apply repairs whatever was left', async () => {
+    const dir = await setUp();
+    const result = await interruptedApply(dir, true);
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('SIGINT again: exiting at once.');
+    expect(result.stdout).not.toContain('Apply interrupted');
+    await expectConverges(dir);
+  });
+});
+
+describe('duplicates', () => {
+  it('count toward the safety threshold, which says so; --force heals them', async () => {
+    const dir = await writeConfig({ 'rules.yaml': BEFORE });
+    expect((await runCli(['apply', dir, '--auto-approve'], { env: firewall.env })).code).toBe(0);
+    // What a run killed between its creates and its deletes, 21 times over, would leave.
+    await firewall.api.applicationRules.create(
+      ([['a', '^/a-old'], ...KEPT] as [string, string][]).map(([description, expression]) => ({
+        rq_host: 'shop.example.com',
+        description,
+        priority: 'high',
+        username: 'someone',
+        conditions: [{ operator: 'match', expressions: [{ expression }], targets: [{ target: 'path' }] }],
+        actions: [{ firewall_action: 'block', firewall_name: 'waf-eu-1' }],
+      })),
+    );
+
+    const refused = await runCli(['apply', dir, '--auto-approve'], { env: firewall.env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'Error: refusing to delete 21 of 42 application_rule objects (21 of them duplicates) (limit 30%)',
+    );
+    const forced = await runCli(['apply', dir, '--auto-approve', '--force'], { env: firewall.env });
+    expect(forced.stdout).toContain('Apply complete! Resources: 0 added, 0 changed, 21 destroyed.');
+    expect(await liveKeys()).toEqual(['a', ...KEPT.map(([description]) => description)].sort());
+  });
+});
+
+describe('two applies at the same time', () => {
+  it('leave no duplicate and no pending change once one more apply has run', async () => {
+    const dir = await setUp();
+    const both = await Promise.all(
+      [1, 2].map(() => runCli(['apply', dir, '--auto-approve'], { env: firewall.env })),
+    );
+    for (const run of both) expect([0, 1], run.stdout + run.stderr).toContain(run.code);
+    await expectConverges(dir);
+  });
+});
