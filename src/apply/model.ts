@@ -8,8 +8,8 @@ export type Outcome =
       status: 'done';
       id?: string;
       /**
-       * The API's answer was ambiguous (no answer, a 5xx, an unreadable 2xx), and the work was then
-       * verified: by re-reading, or by an idempotent update answered cleanly when sent again.
+       * An answer was ambiguous (no answer, a 5xx, an unreadable 2xx, a 303), and the work was then
+       * verified: found done by re-reading, or found missing and sent again with a clean answer.
        */
       ambiguous?: true;
     }

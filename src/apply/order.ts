@@ -25,8 +25,8 @@
  * Kinds are independent of each other and run concurrently, under one shared request limit.
  *
  * Interruption (the applier's `signal`): no call starts after it, retries included, except the
- * deletes that complete a replacement whose new half exists — an interrupted apply never leaves a
- * key doubled that it did not find doubled.
+ * deletes that complete a replacement whose new half exists: stopping never, by itself, leaves a
+ * key doubled (a delete that fails does; the next plan heals it).
  */
 import { canonicalJson } from '../plan/fingerprint.js';
 import type { Attributes, Change, UpdateChange } from '../plan/model.js';

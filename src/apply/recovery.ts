@@ -70,6 +70,34 @@ const rereadFailed = (error: unknown, readError: unknown): Outcome => ({
   message: `${message(error)}; re-reading to check whether it was applied also failed: ${message(readError)}`,
 });
 
+/**
+ * After `error`, re-reads the `remaining` objects by id (Writer.current): those `applied` says are
+ * done get `outcome`; the others are returned, to be sent again. When the re-read fails too, every
+ * one of them is settled as failed with both messages, and undefined is returned.
+ */
+async function rereadById<I>(
+  writer: Writer,
+  ctx: WriteContext,
+  failure: { error: unknown; remaining: readonly I[]; outcomes: Map<I, Outcome> },
+  idOf: (item: I) => string,
+  applied: (live: Attributes | undefined, item: I) => boolean,
+  outcome: Outcome,
+): Promise<I[] | undefined> {
+  const { error, remaining, outcomes } = failure;
+  let live: ReadonlyMap<string, Attributes>;
+  try {
+    live = await writer.current(ctx, remaining.map(idOf));
+  } catch (readError) {
+    settle(outcomes, remaining, rereadFailed(error, readError));
+    return undefined;
+  }
+  return remaining.filter((item) => {
+    const done = applied(live.get(idOf(item)), item);
+    if (done) outcomes.set(item, outcome);
+    return !done;
+  });
+}
+
 /** Creates `items` in one call, recovering from ambiguous failures; one outcome per item. */
 export async function createWithRecovery(
   recovery: RecoveryContext,
@@ -152,20 +180,17 @@ export async function deleteWithRecovery(
       wasAmbiguous ||= ambiguous(error);
       // A DELETE retried after a reset that came once the work was done answers 400 for ids that
       // are already gone: only a re-read tells what happened.
-      let still: ReadonlyMap<string, Attributes>;
-      try {
-        still = await writer.current(
-          ctx,
-          remaining.map((item) => item.id),
-        );
-      } catch (readError) {
-        return settle(outcomes, remaining, rereadFailed(error, readError));
-      }
       const before = remaining.length;
-      remaining = remaining.filter((item) => {
-        if (!still.has(item.id)) outcomes.set(item, wasAmbiguous ? VERIFIED : DONE);
-        return still.has(item.id);
-      });
+      const left = await rereadById(
+        writer,
+        ctx,
+        { error, remaining, outcomes },
+        (item) => item.id,
+        (live) => live === undefined,
+        wasAmbiguous ? VERIFIED : DONE,
+      );
+      if (left === undefined) return outcomes;
+      remaining = left;
       // A bulk delete is all-or-nothing on the server: refused because some ids were already gone,
       // it deleted none of the others, which are sent again. A refusal that gone ids do not explain
       // is final.
@@ -206,20 +231,16 @@ export async function updateWithRecovery(
       if (await waitIfRateLimited(error, signal)) continue;
       if (!ambiguous(error)) break;
       wasAmbiguous = true;
-      let live: ReadonlyMap<string, Attributes>;
-      try {
-        live = await writer.current(
-          ctx,
-          remaining.map((item) => item.change.id),
-        );
-      } catch (readError) {
-        return settle(outcomes, remaining, rereadFailed(error, readError));
-      }
-      remaining = remaining.filter((item) => {
-        const applied = holds(live.get(item.change.id), item.change.after);
-        if (applied) outcomes.set(item, VERIFIED);
-        return !applied;
-      });
+      const left = await rereadById(
+        writer,
+        ctx,
+        { error, remaining, outcomes },
+        (item) => item.change.id,
+        (live, item) => holds(live, item.change.after),
+        VERIFIED,
+      );
+      if (left === undefined) return outcomes;
+      remaining = left;
     }
   }
   return settle(outcomes, remaining, { status: 'failed', message: message(lastError) });

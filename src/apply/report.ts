@@ -1,7 +1,13 @@
 /** The final report of an apply, as a string: every operation, then one summary line. */
 import { KIND_NAMES } from '../plan/model.js';
 import { address } from '../plan/render/summary.js';
-import { type ApplyReport, applySucceeded, type Operation, type OperationResult } from './model.js';
+import {
+  type ApplyReport,
+  applySucceeded,
+  type Operation,
+  type OperationResult,
+  type OutcomeStatus,
+} from './model.js';
 
 const DONE: Record<Operation, string> = { create: 'created', update: 'updated', delete: 'destroyed' };
 const SIGN: Record<Operation, string> = { create: '+', update: '~', delete: '-' };
@@ -30,7 +36,7 @@ export function renderApplyReport(report: ApplyReport): string {
     const [kb, nb] = order(b);
     return ka - kb || (na < nb ? -1 : na > nb ? 1 : 0);
   });
-  const count = (status: OperationResult['outcome']['status'], operation?: Operation) =>
+  const count = (status: OutcomeStatus, operation?: Operation) =>
     report.results.filter(
       (r) => r.outcome.status === status && (operation === undefined || r.operation === operation),
     ).length;

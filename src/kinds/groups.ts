@@ -59,8 +59,6 @@ async function hydrate(
   }));
 }
 
-const listIds = async (api: ApiClient) => (await api.groups.list()).map((g) => ({ id: g.id, key: g.name }));
-
 export const groupsKind: Kind<'groups'> = {
   name: 'group',
   section: 'groups',
@@ -90,7 +88,7 @@ export const groupsKind: Kind<'groups'> = {
     async delete({ api }, ids) {
       for (const id of ids) await api.groups.delete(id);
     },
-    ...idsByName(listIds),
+    ...idsByName(async (api) => (await api.groups.list()).map((g) => ({ id: g.id, key: g.name }))),
     async current({ api }, ids) {
       // Listed first: a GET-one of a deleted group is a 400 like any other refusal.
       const wanted = new Set(ids);

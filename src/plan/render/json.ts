@@ -1,7 +1,8 @@
 /**
  * The machine-readable plan of the contract (`format_version: 1`). Fields of the contract never
  * change meaning; the extra ones (`forced_by`, `target`, `fingerprint`, `duplicate_of`, `problems`,
- * `warnings`) are additions the contract allows, and are what `apply --plan` needs to apply exactly this plan.
+ * `warnings`) are additions the contract allows, and are what `apply --plan` needs to apply exactly
+ * this plan.
  */
 import type { Change, Plan } from '../model.js';
 
