@@ -27,19 +27,6 @@ function refuse(message: string): WafctlError {
   return new WafctlError('PLAN_REFUSED', message, { userFault: true });
 }
 
-async function confirm(): Promise<boolean> {
-  const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    const answer = await rl.question(
-      "\nDo you want to perform these actions?\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: ",
-    );
-    return answer.trim() === 'yes';
-  } finally {
-    rl.close();
-  }
-}
-
 export function applyCommand(): Command {
   return addConnectionOptions(
     new Command('apply')
@@ -113,7 +100,16 @@ export function applyCommand(): Command {
           `refusing to delete ${what}: above the safety threshold (settings.safety). Pass --force to apply anyway.`,
         );
       }
-      if (interactive && plan.changes.length > 0 && !(await confirm())) throw refuse('Apply cancelled.');
+      if (interactive && plan.changes.length > 0) {
+        const { confirm } = await import('./confirm.js');
+        const answer = await confirm();
+        if (answer === 'interrupted') {
+          writeErr('\nApply cancelled (Ctrl-C): nothing was changed.');
+          process.exitCode = 130;
+          return;
+        }
+        if (answer === 'declined') throw refuse('Apply cancelled.');
+      }
 
       const progress = progressReporter(process.stderr, writeErr);
       // Until the report is out: a signal stops the apply cleanly instead of killing it mid-way.

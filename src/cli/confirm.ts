@@ -1,0 +1,25 @@
+/** The apply prompt, Terraform's wording: only `yes` approves; Ctrl-C at the prompt cancels. */
+import { createInterface } from 'node:readline/promises';
+
+export type Answer = 'approved' | 'declined' | 'interrupted';
+
+export async function confirm(
+  input: NodeJS.ReadableStream = process.stdin,
+  output: NodeJS.WritableStream = process.stdout,
+  /** Whether input is a terminal (readline then turns Ctrl-C into an abort of the question). */
+  terminal?: boolean,
+): Promise<Answer> {
+  const rl = createInterface({ input, output, ...(terminal === undefined ? {} : { terminal }) });
+  try {
+    const answer = await rl.question(
+      "\nDo you want to perform these actions?\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: ",
+    );
+    return answer.trim() === 'yes' ? 'approved' : 'declined';
+  } catch (error) {
+    // Ctrl-C at the prompt: readline rejects the question with an AbortError.
+    if (error instanceof Error && error.name === 'AbortError') return 'interrupted';
+    throw error;
+  } finally {
+    rl.close();
+  }
+}
