@@ -17,6 +17,7 @@ import type { Change, Plan } from '../plan/model.js';
 import {
   type ApplyReport,
   type CallEvent,
+  INTERRUPTED,
   type Operation,
   type OperationResult,
   type Outcome,
@@ -147,9 +148,9 @@ async function applyKind(kind: Kind, changes: readonly Change[], run: KindRun): 
   ) => {
     const ready: DeleteItem[] = [];
     for (const item of items) {
-      const outcome = item.after === undefined ? undefined : settled.get(item.after);
-      if (item.after === undefined || outcome?.status === 'done') ready.push(item);
-      else if (outcome?.status === 'interrupted') keep([item], outcome);
+      const status = item.after === undefined ? 'done' : settled.get(item.after)?.status;
+      if (status === 'done') ready.push(item);
+      else if (status === 'interrupted') keep([item], INTERRUPTED);
       else keep([item], { status: 'skipped', reason: why(item) });
     }
     return ready;

@@ -31,7 +31,7 @@ const message = (error: unknown): string => (error instanceof Error ? error.mess
  * The server may have done the work: no answer, a server error, an answer we cannot read, or a
  * "303 See Other" (which answers a write that was carried out with where to see the result).
  */
-export function ambiguous(error: unknown): boolean {
+function ambiguous(error: unknown): boolean {
   return (
     error instanceof ApiNetworkError ||
     error instanceof InvalidResponseError ||
