@@ -62,7 +62,7 @@ function flattenIssues(issues: readonly Issue[], base: readonly PropertyKey[] = 
     const path = [...base, ...issue.path];
     if (issue.code === 'invalid_union' && issue.errors.length > 0) {
       const best = issue.errors.reduce((a, b) => (branchScore(b) > branchScore(a) ? b : a));
-      out.push(...flattenIssues(best, path));
+      for (const flat of flattenIssues(best, path)) out.push(flat);
     } else {
       out.push({ path, message: issue.message.replace(/^Invalid input: /, '') });
     }

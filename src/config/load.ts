@@ -41,7 +41,7 @@ async function walk(dir: string, prefix: string): Promise<string[]> {
   for (const entry of entries) {
     if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
     const relative = prefix === '' ? entry.name : join(prefix, entry.name);
-    if (entry.isDirectory()) found.push(...(await walk(dir, relative)));
+    if (entry.isDirectory()) for (const file of await walk(dir, relative)) found.push(file);
     else if ((entry.isFile() || entry.isSymbolicLink()) && YAML_FILE.test(entry.name)) found.push(relative);
   }
   return found;

@@ -24,8 +24,8 @@ const nonEmptyString = z.string().min(1);
 
 const PERMISSION_NAMES = PERMISSIONS.map((p) => p.name);
 const PERMISSION_IDS = PERMISSIONS.map((p) => p.id);
-const MIN_ID = Math.min(...PERMISSION_IDS);
-const MAX_ID = Math.max(...PERMISSION_IDS);
+const MIN_ID = PERMISSION_IDS.reduce<number>((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
+const MAX_ID = PERMISSION_IDS.reduce<number>((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
 const ID_RANGE = `${MIN_ID}..${MAX_ID}`;
 
 function unknownPermission(value: string | number): string {

@@ -131,14 +131,14 @@ function validateParsed(
   const documents: ParsedDocument[] = [];
   for (const source of sources) {
     const parsed = read(source);
-    problems.push(...parsed.problems);
-    documents.push(...parsed.documents);
+    for (const problem of parsed.problems) problems.push(problem);
+    for (const document of parsed.documents) documents.push(document);
   }
 
   const valid: { document: ParsedDocument; output: DesiredDocument }[] = [];
   for (const document of documents) {
     const { output, problems: found } = validateDocument(document);
-    problems.push(...found);
+    for (const problem of found) problems.push(problem);
     if (output && found.length === 0) valid.push({ document, output });
   }
 
@@ -146,12 +146,12 @@ function validateParsed(
   for (const kind of KIND_NAMES) {
     const objects = declaredObjects(documents, kind);
     declared.set(kind, objects);
-    problems.push(...duplicateKeyProblems(objects));
+    for (const problem of duplicateKeyProblems(objects)) problems.push(problem);
   }
   const validDocuments = valid.map((entry) => entry.document);
   const settings = mergeSection(validDocuments, 'settings');
   const manage = mergeSection(validDocuments, 'manage');
-  problems.push(...settings.problems, ...manage.problems);
+  for (const problem of [...settings.problems, ...manage.problems]) problems.push(problem);
   if (problems.length > 0) return { ok: false, problems: sortProblems(problems), files };
 
   const mergedSettings = settingsSchema.parse(settings.merged);

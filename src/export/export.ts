@@ -36,7 +36,7 @@ export async function readLiveExport(
   kinds.forEach((kind, i) => {
     const selected = selectExportable(kind, KIND_SCHEMAS[kind.section], remote[i] ?? []);
     sections.push({ section: kind.section, objects: selected.objects, leftOut: selected.leftOut.length });
-    leftOut.push(...selected.leftOut);
+    for (const entry of selected.leftOut) leftOut.push(entry);
   });
   return { sections, leftOut };
 }

@@ -74,8 +74,8 @@ export function planChanges(inputs: readonly KindPlanInput[], safety: SafetySett
   const ordered = [...inputs].sort((a, b) => KIND_NAMES.indexOf(a.kind) - KIND_NAMES.indexOf(b.kind));
   for (const input of ordered) {
     const result = planKind(input, safety);
-    plan.changes.push(...result.changes);
-    plan.problems.push(...result.problems);
+    for (const change of result.changes) plan.changes.push(change);
+    for (const problem of result.problems) plan.problems.push(problem);
     if (result.warning) plan.warnings.push(result.warning);
     plan.summary.unchanged += result.unchanged;
     plan.summary.unmanaged += result.unmanaged;

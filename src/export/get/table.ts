@@ -22,7 +22,7 @@ export function renderTable(
 ): string {
   const cells = rows.map((row) => row.map(oneLine));
   const widths = headers.map((header, i) =>
-    Math.max(header.length, ...cells.map((row) => (row[i] ?? '').length)),
+    cells.reduce((width, row) => Math.max(width, (row[i] ?? '').length), header.length),
   );
   const line = (row: readonly string[]) =>
     row

@@ -109,7 +109,7 @@ function diffValueLines(label: string, before: unknown, after: unknown, note?: s
 }
 
 function padLabels(fields: readonly string[]): (field: string) => string {
-  const width = Math.max(0, ...fields.map((f) => f.length));
+  const width = fields.reduce((max, f) => Math.max(max, f.length), 0);
   return (field) => field.padEnd(width);
 }
 

@@ -18,7 +18,7 @@ const escapeHtml = (s: string): string =>
 
 /** A fence longer than any run of backticks inside, so content can never close it early. */
 function fence(content: string): string {
-  const longest = Math.max(0, ...(content.match(/`+/g) ?? []).map((run) => run.length));
+  const longest = (content.match(/`+/g) ?? []).reduce((max, run) => Math.max(max, run.length), 0);
   return '`'.repeat(Math.max(3, longest + 1));
 }
 

@@ -43,7 +43,10 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
       out.push(`${paint(ACTION_STYLE[action], SYMBOL[action].padStart(3))} ${LEGEND[action]}`);
     }
     out.push('');
-    for (const change of plan.changes) out.push(...renderChange(change, paint), '');
+    for (const change of plan.changes) {
+      for (const line of renderChange(change, paint)) out.push(line);
+      out.push('');
+    }
   }
 
   for (const problem of plan.problems) {
