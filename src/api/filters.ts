@@ -131,21 +131,39 @@ export function filtersToQuery(
   return query;
 }
 
-/** NAME=VALUE strings (from `wafctl get --filter`) → typed filters; lists are comma-separated. */
-export function parseFilterStrings(kind: ListKind, raw: Readonly<Record<string, string>>): QueryParams {
+/** NAME -> the text of each `--filter NAME=VALUE` given for it, in order. */
+export type RawFilters = Readonly<Record<string, string | readonly string[]>>;
+
+/**
+ * NAME=VALUE strings (from `wafctl get --filter`) → typed filters. A list filter takes
+ * comma-separated values, and a name given several times adds its values; any other filter takes
+ * exactly one value (never the first or the last one silently).
+ */
+export function parseFilterStrings(kind: ListKind, raw: RawFilters): QueryParams {
   const table: FilterTable = FILTERS_BY_KIND[kind];
   const parsed: Record<string, QueryValue> = {};
-  for (const [name, text] of Object.entries(raw)) {
+  for (const [name, given] of Object.entries(raw)) {
     const type = typeOf(table, kind, name);
-    if (type === 'string') parsed[name] = text;
-    else if (type === 'string[]') {
-      const items = text
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s !== '');
+    const texts = typeof given === 'string' ? [given] : given;
+    if (type === 'string[]') {
+      const items = texts.flatMap((text) =>
+        text
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== ''),
+      );
       if (items.length === 0) throw usageError(`filter ${name} for ${kind}: expected a comma-separated list`);
       parsed[name] = items;
-    } else if (type === 'integer') {
+      continue;
+    }
+    const [text = ''] = texts;
+    if (texts.length > 1) {
+      throw usageError(
+        `filter ${name} for ${kind} takes one value, got ${texts.length}: ${texts.join(', ')}`,
+      );
+    }
+    if (type === 'string') parsed[name] = text;
+    else if (type === 'integer') {
       const value = Number(text.trim());
       if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) {
         throw usageError(`filter ${name} for ${kind}: expected an integer, got "${text}"`);

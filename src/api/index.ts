@@ -7,7 +7,7 @@ import { WafctlError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
 import { type ApplicationRulesApi, applicationRulesApi } from './application-rules.js';
 import type { ClientContext } from './context.js';
-import { type ListKind, parseFilterStrings } from './filters.js';
+import { type ListKind, parseFilterStrings, type RawFilters } from './filters.js';
 import { type GroupsApi, groupsApi } from './groups.js';
 import { createHttp } from './http.js';
 import { type NotificationsApi, notificationsApi } from './notifications.js';
@@ -53,10 +53,7 @@ export interface ApiClient {
    * KIND (an unknown one throws a USAGE error listing the valid names), converts the values, and
    * yields the rows page by page, so a caller that stops early reads no further pages.
    */
-  iterateWithFilters<K extends ListKind>(
-    kind: K,
-    filters: Readonly<Record<string, string>>,
-  ): AsyncIterable<RecordsByKind[K]>;
+  iterateWithFilters<K extends ListKind>(kind: K, filters: RawFilters): AsyncIterable<RecordsByKind[K]>;
 }
 
 /** The rows of a listing that is not paginated, as an iterable like the paginated ones. */

@@ -167,6 +167,25 @@ describe('wafctl get rules (the read-only demo rules)', () => {
     expect(await listed('rules', '--filter', 'not_action_list=block,deny', 'kind=source')).toEqual(['4']);
   });
 
+  it('a list filter given several times takes every value; any other filter refuses a second one', async () => {
+    expect(await listed('rules', '--filter', 'id_list=1', '--filter', 'id_list=3,5')).toEqual([
+      '1',
+      '3',
+      '5',
+    ]);
+    const twice = await get(
+      'rules',
+      '--filter',
+      'rq_host=a.example.com',
+      '--filter',
+      'rq_host=b.example.com',
+    );
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toBe(
+      'Error: filter rq_host for rules takes one value, got 2: a.example.com, b.example.com\n',
+    );
+  });
+
   it('validates filter names and values before any request', async () => {
     const unknown = await get('rules', '--filter', 'host=x');
     expect(unknown.code).toBe(1);

@@ -4,21 +4,24 @@
  * Full records (for JSON and YAML) need what the listing leaves out: groups are listed without
  * permissions and members, and some servers list application rules with a single action.
  */
+import type { RawFilters } from '../../api/filters.js';
 import type { ApiClient, ListKind, RecordsByKind } from '../../api/index.js';
 import { usageError } from '../../errors.js';
 import { mapLimited } from '../../kinds/normalize.js';
 
-/** `--filter NAME=VALUE` arguments -> NAME -> VALUE; a name given twice is refused, not overwritten. */
-export function parseFilterArgs(args: readonly string[]): Record<string, string> {
-  const filters: Record<string, string> = {};
+/**
+ * `--filter NAME=VALUE` arguments -> NAME -> every VALUE given for it, in order: a name given twice
+ * keeps both (parseFilterStrings adds them to a list filter, and refuses them for any other).
+ */
+export function parseFilterArgs(args: readonly string[]): Record<string, string[]> {
+  const filters: Record<string, string[]> = {};
   for (const arg of args) {
     const at = arg.indexOf('=');
     if (at <= 0) throw usageError(`--filter expects NAME=VALUE, got "${arg}"`);
     const name = arg.slice(0, at).trim();
-    if (Object.hasOwn(filters, name)) {
-      throw usageError(`--filter ${name} is given twice; a list filter takes comma-separated values`);
-    }
-    filters[name] = arg.slice(at + 1);
+    const value = arg.slice(at + 1);
+    if (Object.hasOwn(filters, name)) filters[name]?.push(value);
+    else filters[name] = [value];
   }
   return filters;
 }
@@ -33,7 +36,7 @@ const COMPLETE: { [K in ListKind]: (api: ApiClient, row: RecordsByKind[K]) => Pr
 
 export interface ListOptions {
   /** NAME -> VALUE, as given to `--filter` (names are validated against the kind's documented filters). */
-  filters: Readonly<Record<string, string>>;
+  filters: RawFilters;
   /** Stop after this many rows. */
   limit?: number;
   /** Re-read rows the listing returns incomplete (GET-one), for output that shows whole records. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseFilterStrings } from '../../../src/api/filters.js';
 import { resolveGetKind } from '../../../src/export/get/kinds.js';
 import { parseFilterArgs } from '../../../src/export/get/listing.js';
 
@@ -12,19 +13,27 @@ describe('get arguments', () => {
     );
   });
 
-  it('--filter NAME=VALUE: split at the first "=", values kept verbatim', () => {
-    expect(parseFilterArgs(['rq_host=a.example.com', 'pattern=a=b', 'username='])).toEqual({
-      rq_host: 'a.example.com',
-      pattern: 'a=b',
-      username: '',
+  it('--filter NAME=VALUE: split at the first "=", values kept verbatim, a repeated name keeps all', () => {
+    expect(parseFilterArgs(['rq_host=a.example.com', 'pattern=a=b', 'username=', 'id=1', 'id=2'])).toEqual({
+      rq_host: ['a.example.com'],
+      pattern: ['a=b'],
+      username: [''],
+      id: ['1', '2'],
     });
   });
 
-  it('--filter refuses a missing NAME= and a name given twice', () => {
+  it('--filter refuses a missing NAME=', () => {
     expect(() => parseFilterArgs(['rq_host'])).toThrow('--filter expects NAME=VALUE, got "rq_host"');
     expect(() => parseFilterArgs(['=x'])).toThrow('--filter expects NAME=VALUE, got "=x"');
-    expect(() => parseFilterArgs(['id=1', 'id=2'])).toThrow(
-      '--filter id is given twice; a list filter takes comma-separated values',
+  });
+
+  it('a repeated list filter adds its values; a repeated scalar filter is refused, not overwritten', () => {
+    expect(parseFilterStrings('application-rules', { id_list: ['1,2', '3'], enabled: 'true' })).toEqual({
+      id_list: ['1', '2', '3'],
+      enabled: true,
+    });
+    expect(() => parseFilterStrings('application-rules', { id: ['1', '2'] })).toThrow(
+      'filter id for application-rules takes one value, got 2: 1, 2',
     );
   });
 });
