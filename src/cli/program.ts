@@ -9,20 +9,34 @@ import { planCommand } from './plan.js';
 import { validateCommand } from './validate.js';
 import { packageVersion } from './version.js';
 
-export function buildProgram(): Command {
-  const program = new Command('wafctl')
-    .description('Configuration as code for a web application firewall.')
-    .version(packageVersion(), '-V, --version', 'print the version')
-    .option('--no-color', 'never colour the output (also: NO_COLOR)')
+/**
+ * How commander reports a usage error, on the program and every command (`addCommand` does not
+ * copy settings): `Error: ...` like every other failure of wafctl, not commander's `error: ...`.
+ */
+function reportUsageErrorsLikeWafctl(command: Command): Command {
+  return command
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'Error: ')) })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+}
 
-  program.addCommand(validateCommand().exitOverride());
-  program.addCommand(planCommand().exitOverride());
-  program.addCommand(applyCommand().exitOverride());
-  program.addCommand(driftCommand().exitOverride());
-  program.addCommand(exportCommand().exitOverride());
-  program.addCommand(getCommand().exitOverride());
-  program.addCommand(emulatorCommand().exitOverride());
+export function buildProgram(): Command {
+  const program = reportUsageErrorsLikeWafctl(
+    new Command('wafctl')
+      .description('Configuration as code for a web application firewall.')
+      .version(packageVersion(), '-V, --version', 'print the version')
+      .option('--no-color', 'never colour the output (also: NO_COLOR)'),
+  );
+  for (const command of [
+    validateCommand(),
+    planCommand(),
+    applyCommand(),
+    driftCommand(),
+    exportCommand(),
+    getCommand(),
+    emulatorCommand(),
+  ]) {
+    program.addCommand(reportUsageErrorsLikeWafctl(command));
+  }
   return program;
 }

@@ -32,4 +32,18 @@ describe('wafctl CLI shell', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('--parallelism must be a positive integer');
   });
+
+  it.each([
+    [['frobnicate']],
+    [['plan', '--format', 'xml']],
+    [['plan', '--no-such-flag']],
+    [['get']],
+    [['apply', '--parallelism', '0']],
+  ])('usage errors read "Error: ..." like every other failure: %j', async (args) => {
+    const result = await runCli(args);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: \S/);
+    expect(result.stderr).not.toMatch(/^error:/m);
+    expect(result.stderr).toContain('(run with --help for usage)');
+  });
 });
