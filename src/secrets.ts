@@ -96,3 +96,11 @@ export function redact(text: string): string {
 export function containsSecret(text: string): boolean {
   return redact(text) !== text;
 }
+
+/**
+ * What a `Bearer` header can carry: printable ASCII without spaces, at least one character. An
+ * empty or blank token must never be accepted as a credential, on either side of the API.
+ */
+export function isBearerToken(value: string): boolean {
+  return /^[\x21-\x7e]+$/.test(value);
+}

@@ -4,7 +4,7 @@
  */
 import { Command } from 'commander';
 import { usageError } from '../errors.js';
-import { registerSecret } from '../secrets.js';
+import { isBearerToken, registerSecret } from '../secrets.js';
 import { writeOut } from './output.js';
 
 interface EmulatorFlags {
@@ -59,6 +59,12 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
   const faultSeed = parseNumber('--fault-seed', flags.faultSeed, Number.isSafeInteger, 'an integer');
   const adminToken = flags.adminToken ?? (process.env.WAF_EMULATOR_ADMIN_TOKEN || undefined);
   registerSecret(adminToken);
+  if (adminToken !== undefined && !isBearerToken(adminToken)) {
+    const source = flags.adminToken === undefined ? 'WAF_EMULATOR_ADMIN_TOKEN' : '--admin-token';
+    throw usageError(
+      `${source} must be a token of printable ASCII characters without spaces (an empty one would make any caller an administrator).`,
+    );
+  }
 
   const { loadSeedFile, startEmulator } = await import('../emulator/index.js');
   const seed = flags.seed === undefined ? undefined : await loadSeedFile(flags.seed);

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WafctlError } from '../errors.js';
-import { registerSecret } from '../secrets.js';
+import { isBearerToken, registerSecret } from '../secrets.js';
 import { Authenticator } from './auth.js';
 import { DEMO_RULES, DEMO_USERS } from './demo-directory.js';
 import { FaultInjector, type FaultKind } from './faults.js';
@@ -67,6 +67,9 @@ function checkOptions(options: EmulatorOptions): void {
     problems.push('fault rate must be a number from 0 to 1');
   }
   if (faultSeed !== undefined && !Number.isInteger(faultSeed)) problems.push('fault seed must be an integer');
+  if (options.adminToken !== undefined && !isBearerToken(options.adminToken)) {
+    problems.push('the admin token must be printable ASCII characters without spaces, and not empty');
+  }
   if (problems.length > 0)
     throw new WafctlError('USAGE', `emulator: ${problems.join('; ')}`, { userFault: true });
 }

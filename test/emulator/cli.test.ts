@@ -3,6 +3,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
 import { CLI_PATH, runCli } from '../helpers/cli.js';
 import { makeTempDir } from './helpers.js';
 
@@ -95,6 +96,22 @@ describe('wafctl emulator', () => {
     expect(result.stderr).toContain('--admin-token');
     expect(result.stderr).toContain('WAF_EMULATOR_ADMIN_TOKEN');
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it.each([
+    [['--admin-token', ''], '--admin-token must be a token of printable ASCII characters without spaces'],
+    [['--admin-token', ' '], '--admin-token must be a token of printable ASCII characters without spaces'],
+  ])('refuses %j: an empty bearer must never be an administrator', async (args, message) => {
+    const result = await runCli(['emulator', '--port', '0', ...args]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(message)]);
+  });
+
+  it('startEmulator itself refuses an empty admin token', async () => {
+    await expect(startEmulator({ port: 0, adminToken: '' })).rejects.toThrow(
+      'the admin token must be printable ASCII characters without spaces, and not empty',
+    );
   });
 
   it.each([
