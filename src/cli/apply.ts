@@ -103,12 +103,12 @@ export function applyCommand(): Command {
       if (interactive && plan.changes.length > 0) {
         const { confirm } = await import('./confirm.js');
         const answer = await confirm();
-        if (answer === 'interrupted') {
-          writeErr('\nApply cancelled (Ctrl-C): nothing was changed.');
-          process.exitCode = 130;
+        // Terraform's words and codes: not an error, the person at the terminal said no.
+        if (answer !== 'approved') {
+          writeErr('\nApply cancelled.');
+          process.exitCode = answer === 'interrupted' ? 130 : 1;
           return;
         }
-        if (answer === 'declined') throw refuse('Apply cancelled.');
       }
 
       const progress = progressReporter(process.stderr, writeErr);

@@ -23,13 +23,13 @@ export function interruptOnSignals(): Interruption {
   const onSignal = (signal: HandledSignal) => {
     if (first !== undefined) {
       writeErr(
-        `\n${signal} again: exiting at once. Calls in flight may or may not have been carried out; run \`wafctl apply\` again: it re-reads the firewall and repairs what this run left (duplicates included).`,
+        `\nInterrupt received again (${signal}): exiting at once. Calls in flight may or may not have been carried out; run \`wafctl apply\` again: it re-reads the firewall and repairs what this run left (duplicates included).`,
       );
       process.exit(EXIT_CODES[signal]);
     }
     first = signal;
     writeErr(
-      `\n${signal} received: no new call is started; waiting for the calls in flight and completing started replacements. Send it again to exit at once.`,
+      `\nInterrupt received (${signal}): stopping. No new call is started; the calls in flight and the replacements they started are completed. Send it again to exit at once.`,
     );
     controller.abort();
   };

@@ -72,7 +72,7 @@ async function interruptedApply(
   await run.stderrMatches(/--> POST \/api\/v1\/application_rules/);
   run.child.kill(signal);
   if (twice) {
-    await run.stderrMatches(/received: no new call is started/);
+    await run.stderrMatches(/Interrupt received \(SIG[A-Z]+\): stopping\./);
     run.child.kill(signal);
   }
   return run.result;
@@ -89,7 +89,7 @@ describe('an apply interrupted by a signal', () => {
       const result = await interruptedApply(dir, false, signal);
       expect(result.code, result.stdout + result.stderr).toBe(code);
       expect(result.stderr).toContain(
-        `${signal} received: no new call is started; waiting for the calls in flight and completing started replacements.`,
+        `Interrupt received (${signal}): stopping. No new call is started; the calls in flight and the replacements they started are completed.`,
       );
       // The replacement's new half was in flight: it was created, and its old half deleted.
       expect(result.stdout).toContain('  + application_rule.shop.example.com/a: created\n');
@@ -110,7 +110,7 @@ describe('an apply interrupted by a signal', () => {
     const dir = await setUp();
     const result = await interruptedApply(dir, true);
     expect(result.code).toBe(130);
-    expect(result.stderr).toContain('SIGINT again: exiting at once.');
+    expect(result.stderr).toContain('Interrupt received again (SIGINT): exiting at once.');
     expect(result.stdout).not.toContain('Apply interrupted');
     await expectConverges(dir);
   });

@@ -70,3 +70,33 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
       }),
   };
 }
+
+/**
+ * Runs the CLI on a pseudo-terminal (util-linux `script`, part of every Debian base system), so that
+ * stdin is a TTY, and types `keys` once `prompt` has been shown. stdout and stderr arrive merged,
+ * with `\r\n` line ends, as a terminal shows them.
+ */
+export function runCliOnTerminal(
+  args: string[],
+  options: { env: Record<string, string>; prompt: string; keys: string },
+): Promise<{ code: number | null; output: string }> {
+  const quote = (arg: string) => `'${arg.replaceAll("'", `'\\''`)}'`;
+  const command = [process.execPath, CLI_PATH, ...args].map(quote).join(' ');
+  const child = spawn('script', ['--quiet', '--return', '--flush', '--command', command, '/dev/null'], {
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    stdio: 'pipe',
+  });
+  let output = '';
+  let typed = false;
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+    if (!typed && output.includes(options.prompt)) {
+      typed = true;
+      child.stdin.write(options.keys);
+    }
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}

@@ -1,0 +1,45 @@
+/** `wafctl apply` at a terminal: the prompt, and how saying no or pressing Ctrl-C ends it. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCliOnTerminal } from '../helpers/cli.js';
+import { startTestFirewall, type TestFirewall } from '../helpers/firewall.js';
+
+let firewall: TestFirewall;
+beforeEach(async () => {
+  firewall = await startTestFirewall();
+});
+afterEach(async () => {
+  await firewall.close();
+});
+
+const PROMPT = 'Enter a value: ';
+
+describe('apply at a terminal', () => {
+  it.each([
+    { answer: 'no', keys: 'no\r', code: 1 },
+    { answer: 'Ctrl-C', keys: '\u0003', code: 130 },
+  ])('answering $answer: "Apply cancelled.", exit $code, nothing written', async ({ keys, code }) => {
+    await firewall.resetStats();
+    const result = await runCliOnTerminal(['apply', 'examples/'], {
+      env: firewall.env,
+      prompt: PROMPT,
+      keys,
+    });
+    expect(result.code, result.output).toBe(code);
+    expect(result.output).toContain("Only 'yes' will be accepted to approve.");
+    expect(result.output).toMatch(/\r\nApply cancelled\.\r\n$/);
+    expect(result.output).not.toContain('Error');
+    const { by_route } = await firewall.stats();
+    expect(Object.keys(by_route).length).toBeGreaterThan(0);
+    expect(Object.keys(by_route).filter((route) => !route.startsWith('GET '))).toEqual([]);
+  });
+
+  it("'yes' applies", async () => {
+    const result = await runCliOnTerminal(['apply', 'examples/'], {
+      env: firewall.env,
+      prompt: PROMPT,
+      keys: 'yes\r',
+    });
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed\./);
+  });
+});
