@@ -1,6 +1,10 @@
-/** The final report of an apply, as a string: every operation, then one summary line. */
+/**
+ * The final report of an apply, as a string: every operation, then one summary line. Keys and the
+ * API's messages are shown `printable`, so whatever they hold, each operation stays one line.
+ */
 import { KIND_NAMES } from '../plan/model.js';
 import { address } from '../plan/render/summary.js';
+import { printable } from '../text.js';
 import {
   type ApplyReport,
   applySucceeded,
@@ -20,9 +24,9 @@ function line(result: OperationResult): string {
     case 'done':
       return `  ${SIGN[operation]} ${where}: ${DONE[operation]}${outcome.ambiguous ? VERIFIED : ''}`;
     case 'failed':
-      return `  ! ${where}: ${operation} failed: ${outcome.message}`;
+      return `  ! ${where}: ${operation} failed: ${printable(outcome.message)}`;
     case 'skipped':
-      return `  ! ${where}: ${operation} skipped: ${outcome.reason}`;
+      return `  ! ${where}: ${operation} skipped: ${printable(outcome.reason)}`;
     case 'interrupted':
       return `  ! ${where}: ${operation} not started (interrupted)`;
   }
@@ -45,7 +49,8 @@ export function renderApplyReport(report: ApplyReport): string {
   const verified = ambiguous > 0 ? `${ambiguous} ambiguous, verified done` : '';
 
   const out = sorted.map(line);
-  for (const problem of report.refused) out.push(`  ! ${address(problem)}: refused: ${problem.message}`);
+  for (const problem of report.refused)
+    out.push(`  ! ${address(problem)}: refused: ${printable(problem.message)}`);
   if (out.length > 0) out.push('');
   const interrupted = count('interrupted');
   const refused = report.refused.length > 0 ? `, ${report.refused.length} refused` : '';

@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { usageError } from '../errors.js';
-import { plural } from '../text.js';
+import { plural, printable } from '../text.js';
 import { addConnectionOptions, type ConnectionFlags, HYDRATION_CONCURRENCY } from './options.js';
 import { writeErr, writeOut, writeTextFile } from './output.js';
 
@@ -46,7 +46,7 @@ export function exportCommand(): Command {
       readLiveExport(api, kinds, { concurrency: HYDRATION_CONCURRENCY }),
     );
     for (const { kind, id, key, reason } of live.leftOut) {
-      writeErr(`Warning: ${kind} ${id} (${key}) left out: ${reason}.`);
+      writeErr(`Warning: ${kind} ${printable(id)} (${printable(key)}) left out: ${printable(reason)}.`);
     }
 
     const warnOversized = (files: readonly { name: string }[]) => {

@@ -4,7 +4,16 @@
  */
 import { CommanderError } from 'commander';
 import { exitCodeFor, WafctlError } from '../errors.js';
+import { printable } from '../text.js';
 import { writeErr } from './output.js';
+
+/**
+ * The last line of defence for error text, which may quote names, keys and API answers: every
+ * unprintable character is escaped, except the `\n` that separates the lines of a multi-line error
+ * (a ConfigError lists one problem per line). Messages that quote data should still escape it
+ * themselves, where it is put in (a `\n` inside a quoted name can only be told apart there).
+ */
+const printableLines = (text: string): string => text.split('\n').map(printable).join('\n');
 
 export function debugEnabled(): boolean {
   return process.env.WAFCTL_DEBUG === '1';
@@ -17,7 +26,7 @@ export function reportError(error: unknown): number {
     return error.exitCode;
   }
   if (error instanceof WafctlError) {
-    writeErr(`Error: ${error.message}`);
+    writeErr(`Error: ${printableLines(error.message)}`);
     // Not `instanceof ApiError`: that would load the client (and zod) at start-up.
     if (error.code === 'API_ERROR' && Reflect.get(error, 'status') === 403) {
       writeErr(
@@ -26,9 +35,9 @@ export function reportError(error: unknown): number {
     }
   } else {
     const message = error instanceof Error ? error.message : String(error);
-    writeErr(`Error: internal error: ${message}`);
+    writeErr(`Error: internal error: ${printableLines(message)}`);
     if (!debugEnabled()) writeErr('This is a bug in wafctl; run again with WAFCTL_DEBUG=1 for details.');
   }
-  if (debugEnabled() && error instanceof Error && error.stack) writeErr(error.stack);
+  if (debugEnabled() && error instanceof Error && error.stack) writeErr(printableLines(error.stack));
   return exitCodeFor(error);
 }

@@ -54,6 +54,23 @@ describe('reportError', () => {
     expect(written).not.toContain('s3cr3t-token-value');
   });
 
+  it('escapes control and bidi characters in a message, keeping the lines of a multi-line one', () => {
+    reportError(
+      new WafctlError(
+        'CONFIG_INVALID',
+        'a.yaml:1:1 groups[0].name: "x\u001b[2K" is invalid\nb.yaml:2:3 groups[1].name: "evil\u202etxt.exe" is invalid\r',
+      ),
+    );
+    expect(written).toBe(
+      'Error: a.yaml:1:1 groups[0].name: "x\\u001b[2K" is invalid\nb.yaml:2:3 groups[1].name: "evil\\u202etxt.exe" is invalid\\r\n',
+    );
+    for (const raw of ['\u001b', '\u202e', '\r']) expect(written).not.toContain(raw);
+
+    written = '';
+    reportError(new TypeError('bad \u0007 value\u2028next'));
+    expect(written).toContain('Error: internal error: bad \\u0007 value\\u2028next\n');
+  });
+
   it("passes commander's own exit code through (it has already printed)", () => {
     expect(reportError(new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)'))).toBe(0);
     expect(written).toBe('');

@@ -272,7 +272,9 @@ describe('wafctl drift', () => {
     expect(await readFile(report, 'utf8')).toBe(json.stdout);
 
     const markdown = await runCli(['drift', dir, '--format', 'markdown'], { env: firewall.env });
-    expect(markdown.stdout).toContain('<!-- wafctl-plan -->');
+    // Its own sticky-comment marker: a drift comment never replaces a plan comment.
+    expect(markdown.stdout.split('\n')[0]).toBe('<!-- wafctl-drift -->');
+    expect(markdown.stdout).not.toContain('<!-- wafctl-plan -->');
   });
 
   it('exits 1 when the firewall cannot be reached', async () => {

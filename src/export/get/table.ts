@@ -1,12 +1,12 @@
 /** A plain aligned table: two spaces between columns, no trailing blanks, long or odd cells tamed. */
+import { printable } from '../../text.js';
 
 /** Wider cells are cut with an ellipsis: the table is for reading; JSON and YAML carry full values. */
 export const MAX_CELL_WIDTH = 60;
 
 /** Control characters (a newline in a description) would break the rows apart: shown escaped. */
 function oneLine(cell: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-  const flat = cell.replace(/[\u0000-\u001f\u007f]/g, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : '?'));
+  const flat = printable(cell);
   return flat.length > MAX_CELL_WIDTH ? `${flat.slice(0, MAX_CELL_WIDTH - 1)}…` : flat;
 }
 

@@ -2,10 +2,15 @@
  * The body of one change as signed lines, shared by the text and markdown renderers so both always
  * show the same thing. Lists, objects and long or multi-line strings are shown as a line diff (the
  * `diff` package); scalars as `field = old -> new`.
+ *
+ * Every line's text is printable: values are JSON (escaped by JSON.stringify, then by `printable` for
+ * what JSON leaves raw: DEL, C1 controls, U+2028/2029, bidi controls), and field names, object keys
+ * and the lines of long strings go through `printable`, so data can never start a line of its own.
  */
 
 import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
+import { printable } from '../../text.js';
 import type { Attributes, Change } from '../model.js';
 
 type DiffLibrary = typeof import('diff');
@@ -40,7 +45,8 @@ export interface ChangeBody {
 
 const LONG_STRING = 72;
 
-const json = (value: unknown): string => JSON.stringify(value) ?? 'null';
+/** JSON.stringify escapes C0 controls but leaves DEL, C1, U+2028/2029 and bidi controls raw. */
+const json = (value: unknown): string => printable(JSON.stringify(value) ?? 'null');
 const isBlock = (value: unknown): boolean =>
   (value !== null && typeof value === 'object' && Object.keys(value).length > 0) ||
   (typeof value === 'string' && (value.length > LONG_STRING || value.includes('\n')));
@@ -48,9 +54,9 @@ const isBlock = (value: unknown): boolean =>
 /** One line per element or entry, or per line of a long string: the units a diff works on. */
 function units(value: unknown): string[] {
   if (Array.isArray(value)) return value.map(json);
-  if (typeof value === 'string') return value.split('\n');
+  if (typeof value === 'string') return value.split('\n').map(printable);
   if (value !== null && typeof value === 'object')
-    return Object.entries(value).map(([k, v]) => `${k} = ${json(v)}`);
+    return Object.entries(value).map(([k, v]) => `${printable(k)} = ${json(v)}`);
   return [json(value)];
 }
 
@@ -93,7 +99,8 @@ function diffValueLines(label: string, before: unknown, after: unknown, note?: s
   if (typeof after === 'string' && typeof before === 'string') {
     for (const part of diff().diffLines(before, after)) {
       const sign: Sign = part.added ? '+' : part.removed ? '-' : ' ';
-      for (const text of part.value.replace(/\n$/, '').split('\n')) inner.push({ sign, depth: 1, text });
+      for (const text of part.value.replace(/\n$/, '').split('\n'))
+        inner.push({ sign, depth: 1, text: printable(text) });
     }
   } else {
     for (const part of diff().diffArrays(units(before), units(after))) {
@@ -108,9 +115,10 @@ function diffValueLines(label: string, before: unknown, after: unknown, note?: s
   ];
 }
 
+/** Field names, escaped and padded to the longest so the `=` line up. */
 function padLabels(fields: readonly string[]): (field: string) => string {
-  const width = fields.reduce((max, f) => Math.max(max, f.length), 0);
-  return (field) => field.padEnd(width);
+  const width = fields.reduce((max, f) => Math.max(max, printable(f).length), 0);
+  return (field) => printable(field).padEnd(width);
 }
 
 export function changeBody(change: Change): ChangeBody {

@@ -2,18 +2,21 @@
  * Drift reports: the same comparison as a plan, worded for a nightly job ("3 objects differ from
  * the configuration") rather than as actions to approve.
  */
+import { printable } from '../../text.js';
 import type { Change, Plan } from '../model.js';
 import { planToJson } from './json.js';
-import { renderMarkdownPlan } from './markdown.js';
-import { address, SYMBOL, unmanagedLine, warningLine } from './summary.js';
+import { DRIFT_MARKDOWN_MARKER, renderMarkdownPlan } from './markdown.js';
+import { address, problemLine, SYMBOL, unmanagedLine, warningLine } from './summary.js';
+
+const fields = (c: Change): string => c.fields.map(printable).join(', ');
 
 const DESCRIBE: Record<Change['action'], (c: Change) => string> = {
   create: () => 'missing from the firewall',
-  update: (c) => `${c.fields.join(', ')} ${c.fields.length === 1 ? 'differs' : 'differ'}`,
-  replace: (c) => `${c.fields.join(', ')} differ (apply would replace it)`,
+  update: (c) => `${fields(c)} ${c.fields.length === 1 ? 'differs' : 'differ'}`,
+  replace: (c) => `${fields(c)} differ (apply would replace it)`,
   delete: (c) =>
     c.action === 'delete' && c.duplicateOf !== undefined
-      ? `a duplicate of id ${c.duplicateOf} (apply would delete it)`
+      ? `a duplicate of id ${printable(c.duplicateOf)} (apply would delete it)`
       : 'not in the configuration (apply would delete it)',
 };
 
@@ -28,7 +31,7 @@ export function renderTextDrift(plan: Plan): string {
   for (const change of plan.changes) {
     out.push(`  ${SYMBOL[change.action].padStart(3)} ${address(change)}: ${DESCRIBE[change.action](change)}`);
   }
-  for (const problem of plan.problems) out.push(`Error: ${address(problem)}: ${problem.message}`);
+  for (const problem of plan.problems) out.push(`Error: ${problemLine(problem)}`);
   for (const warning of plan.warnings) out.push(`Warning: ${warningLine(warning)}`);
   const unmanaged = unmanagedLine(plan);
   if (unmanaged) out.push(unmanaged);
@@ -36,8 +39,12 @@ export function renderTextDrift(plan: Plan): string {
   return `${out.join('\n')}\n`;
 }
 
+/** The drift comment has its own sticky marker: a nightly drift report never overwrites a plan comment. */
 export function renderMarkdownDrift(plan: Plan): string {
-  return renderMarkdownPlan(plan, { title: `wafctl drift: ${driftHeadline(plan)}` });
+  return renderMarkdownPlan(plan, {
+    title: `wafctl drift: ${driftHeadline(plan)}`,
+    marker: DRIFT_MARKDOWN_MARKER,
+  });
 }
 
 export function renderJsonDrift(plan: Plan): string {

@@ -1,5 +1,10 @@
-/** Wording shared by every renderer, so text, markdown and drift reports never disagree. */
-import type { Action, Change, Plan, SafetyWarning } from '../model.js';
+/**
+ * Wording shared by every renderer, so text, markdown and drift reports never disagree. Every name,
+ * key and id from configuration or the API goes through `printable` here, where it is put into a
+ * line: a `\n` in a name must not forge a line of the plan, nor an ESC recolour or erase one.
+ */
+import { printable } from '../../text.js';
+import type { Action, Change, Plan, PlanProblem, SafetyWarning } from '../model.js';
 
 export const SYMBOL: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+' };
 
@@ -17,16 +22,22 @@ const VERB: Record<Action, string> = {
   delete: 'will be destroyed',
 };
 
-export const address = (change: Pick<Change, 'kind' | 'key'>): string => `${change.kind}.${change.key}`;
+/** `kind.key`, the key shown escaped (`group.a\nb`), so it always stays on one line. */
+export const address = (change: Pick<Change, 'kind' | 'key'>): string =>
+  `${change.kind}.${printable(change.key)}`;
 
 /** Why an object is destroyed when it is not a prune, e.g. ` (duplicate of 12)`; else empty. */
 const deleteReason = (change: Change): string =>
   change.action === 'delete' && change.duplicateOf !== undefined
-    ? ` (duplicate of ${change.duplicateOf})`
+    ? ` (duplicate of ${printable(change.duplicateOf)})`
     : '';
 
 export const headline = (change: Change): string =>
   `${address(change)} ${VERB[change.action]}${deleteReason(change)}`;
+
+/** `kind.key: message` for a problem the plan refused, one line whatever the key and message hold. */
+export const problemLine = (problem: PlanProblem): string =>
+  `${address(problem)}: ${printable(problem.message)}`;
 
 /** Terraform's count: a replacement is one add and one destroy. */
 export function planLine(plan: Plan): string {

@@ -1,14 +1,15 @@
 /** Terraform-style text plan. Returns a string; colour only when asked (the CLI decides). */
 import { styleText } from 'node:util';
+import { printable } from '../../text.js';
 import type { Action, Change, Plan } from '../model.js';
 import { type BodyLine, changeBody } from './body.js';
 import {
   actionsUsed,
-  address,
   headline,
   LEGEND,
   NO_CHANGES,
   planLine,
+  problemLine,
   SYMBOL,
   unmanagedLine,
   warningLine,
@@ -50,7 +51,7 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
   }
 
   for (const problem of plan.problems) {
-    out.push(`${paint('red', 'Error:')} ${address(problem)}: ${problem.message}`);
+    out.push(`${paint('red', 'Error:')} ${problemLine(problem)}`);
   }
   for (const warning of plan.warnings) out.push(`${paint('yellow', 'Warning:')} ${warningLine(warning)}`);
   const unmanaged = unmanagedLine(plan);
@@ -66,7 +67,7 @@ function renderChange(change: Change, paint: (style: Style, text: string) => str
   const symbol = paint(ACTION_STYLE[change.action], SYMBOL[change.action].padStart(3));
   const lines = [
     paint('bold', `  # ${headline(change)}`),
-    `${symbol} ${change.kind} ${JSON.stringify(change.key)} {`,
+    `${symbol} ${change.kind} ${printable(JSON.stringify(change.key))} {`,
     ...body.lines.map((line) => renderLine(line, paint)),
   ];
   if (body.hidden > 0) {

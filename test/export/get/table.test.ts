@@ -16,8 +16,8 @@ describe('renderTable', () => {
   });
 
   it('shows control characters escaped (a cell never breaks a row, nor sends escapes to the terminal)', () => {
-    const table = renderTable(['A', 'B'], [['x\ny\tz\u001b[31m', 'ok']], { color: false });
-    expect(table.split('\n')).toEqual([`${'A'.padEnd(12)}  B`, 'x\\ny\\tz?[31m  ok']);
+    const table = renderTable(['A', 'B'], [['x\ny\tz\u001b[31m\u202e', 'ok']], { color: false });
+    expect(table.split('\n')).toEqual([`${'A'.padEnd(23)}  B`, 'x\\ny\\tz\\u001b[31m\\u202e  ok']);
   });
 
   it('cuts long cells with an ellipsis', () => {
