@@ -5,6 +5,7 @@
  */
 import { Command } from 'commander';
 import { WafctlError } from '../errors.js';
+import { plural } from '../text.js';
 import {
   addConnectionOptions,
   type ConnectionFlags,
@@ -20,6 +21,7 @@ interface ApplyFlags extends ConnectionFlags {
   parallelism: number;
   batchSize: number;
   force?: boolean;
+  allowPartial?: boolean;
   color?: boolean;
 }
 
@@ -46,7 +48,11 @@ export function applyCommand(): Command {
         parsePositiveInt('--batch-size'),
         DEFAULT_BATCH_SIZE,
       )
-      .option('--force', 'apply even when deletes exceed the safety threshold'),
+      .option('--force', 'apply even when deletes exceed the safety threshold')
+      .option(
+        '--allow-partial',
+        'when some objects could not be planned, apply the changes of the others (default: apply nothing)',
+      ),
   ).action(async (paths: string[], _flags: ApplyFlags, command: Command) => {
     const flags = command.optsWithGlobals<ApplyFlags>();
     if (flags.plan !== undefined && paths.length > 0) {
@@ -89,6 +95,13 @@ export function applyCommand(): Command {
       writeOut(renderTextPlan(plan, { color: colorEnabled(process.stdout, flags.color) }));
 
       if (plan.changes.length === 0 && plan.problems.length === 0) return;
+      // Like Terraform: a plan with errors is not applied, not even the parts that planned well.
+      const planProblems = plan.problems.length;
+      if (planProblems > 0 && !flags.allowPartial) {
+        throw refuse(
+          `${plural(planProblems, 'object')} could not be planned (see the errors above): nothing was applied. Fix ${planProblems === 1 ? 'it' : 'them'}, or pass --allow-partial to apply the changes of the others.`,
+        );
+      }
       if (plan.warnings.length > 0 && !flags.force) {
         const what = plan.warnings
           .map(

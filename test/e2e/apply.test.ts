@@ -273,6 +273,31 @@ describe('wafctl apply', () => {
     await rm(out);
   });
 
+  it('applies nothing when some objects could not be planned, unless --allow-partial', async () => {
+    const dir = await writeConfig({ 'rules.yaml': rules(rule('Block admin')) });
+    expect((await apply([dir])).code).toBe(0);
+    const [old] = await firewall.api.applicationRules.list();
+    // A protected rule whose condition changed cannot be planned; a new rule can.
+    const protectedChange = `${rule('Block admin', { expression: '^/admin/' })}\n    protect: true`;
+    await writeFile(join(dir, 'rules.yaml'), rules(protectedChange, rule('Block export')));
+
+    const refused = await apply([dir]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('Error: application_rule.shop.example.com/Block admin: protected');
+    expect(refused.stderr).toBe(
+      'Error: 1 object could not be planned (see the errors above): nothing was applied. Fix it, or pass --allow-partial to apply the changes of the others.\n',
+    );
+    expect((await firewall.api.applicationRules.list()).map((r) => r.id)).toEqual([old!.id]);
+
+    const partial = await apply([dir, '--allow-partial']);
+    expect(partial.code).toBe(1);
+    expect(partial.stdout).toContain('+ application_rule.shop.example.com/Block export: created');
+    expect(partial.stdout).toContain('! application_rule.shop.example.com/Block admin: refused: protected');
+    const live = await firewall.api.applicationRules.list();
+    expect(live.map((r) => r.description).sort()).toEqual(['Block admin', 'Block export']);
+    expect(live.map((r) => r.id)).toContain(old!.id);
+  });
+
   it('creates rules as settings.username, else WAF_USERNAME, else "wafctl"', async () => {
     const usernames = async (files: Record<string, string>, env: Record<string, string> = {}) => {
       const dir = await writeConfig(files);
