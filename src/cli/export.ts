@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { usageError } from '../errors.js';
+import { containsSecret, REDACTED, redact } from '../secrets.js';
 import { plural, printable } from '../text.js';
 import { addConnectionOptions, type ConnectionFlags, HYDRATION_CONCURRENCY } from './options.js';
 import { writeErr, writeOut, writeTextFile } from './output.js';
@@ -10,6 +11,23 @@ import { writeErr, writeOut, writeTextFile } from './output.js';
 interface ExportFlags extends ConnectionFlags {
   dir?: string;
   kind?: string[];
+  redactSecrets?: boolean;
+}
+
+/**
+ * The export is configuration: printed with the token replaced by [REDACTED] (as writeOut would),
+ * it would silently plan to a change, and written to a file it would put the token in git. Either is
+ * refused, naming the line, unless the user asked for it redacted.
+ */
+function assertNoToken(files: readonly { name: string; text: string }[], dir?: string): void {
+  for (const { name, text } of files) {
+    if (!containsSecret(text)) continue;
+    const line = text.split('\n').findIndex(containsSecret) + 1;
+    const action = dir === undefined ? 'print the export' : `write ${join(dir, name)}`;
+    throw usageError(
+      `refusing to ${action}: the live state holds the API token${line > 0 ? ` (line ${line})` : ''}, which an export must neither show as ${REDACTED} nor write out. Pass --redact-secrets to export it redacted on purpose (it will then not plan to no changes).`,
+    );
+  }
 }
 
 async function writeFiles(dir: string, files: readonly { name: string; text: string }[]): Promise<void> {
@@ -29,7 +47,11 @@ export function exportCommand(): Command {
     new Command('export')
       .description('write the live state as YAML configuration that plans to no changes')
       .option('--dir <DIR>', 'write one file per kind into DIR instead of stdout')
-      .option('--kind <KIND...>', 'only these kinds: groups, application-rules, notifications, schedules'),
+      .option('--kind <KIND...>', 'only these kinds: groups, application-rules, notifications, schedules')
+      .option(
+        '--redact-secrets',
+        'write [REDACTED] where the live state holds the API token (without it, such an export is refused)',
+      ),
   ).action(async (_flags: ExportFlags, command: Command) => {
     const flags = command.optsWithGlobals<ExportFlags>();
     const { resolveKinds } = await import('../export/kind-names.js');
@@ -59,12 +81,16 @@ export function exportCommand(): Command {
       return files.length;
     };
     let warnings = live.leftOut.length;
+    const redacted = <F extends { text: string }>(file: F): F =>
+      flags.redactSecrets ? { ...file, text: redact(file.text) } : file;
     if (flags.dir === undefined) {
-      const file = exportToStream(live, schemaReference('.'));
+      const file = redacted(exportToStream(live, schemaReference('.')));
+      assertNoToken([file]);
       warnings += warnOversized(assertLoadable([file]));
       writeOut(file.text);
     } else {
-      const files = exportToDirectory(live, schemaReference(flags.dir));
+      const files = exportToDirectory(live, schemaReference(flags.dir)).map(redacted);
+      assertNoToken(files, flags.dir);
       warnings += warnOversized(assertLoadable(files));
       await writeFiles(flags.dir, files);
       const counts = live.sections.map((s) => countOf(s.section, s.objects.length));

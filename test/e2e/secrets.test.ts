@@ -2,6 +2,7 @@
  * The token in no form: one with characters JSON escapes (`"`, `\`, `/`), held by a live object, never
  * reaches the output, a debug log or a written file — raw or JSON-escaped.
  */
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
@@ -54,5 +55,29 @@ describe('a token that JSON escapes', () => {
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain(`refusing to write ${out}: it would contain the API token`);
     expect(leaks(plan.stdout + plan.stderr)).toEqual([]);
+  });
+
+  it('is never exported: printing and writing are refused, --redact-secrets redacts on purpose', async () => {
+    const printed = await runCli(['export', '--kind', 'application-rules'], { env });
+    expect(printed.code).toBe(1);
+    expect(printed.stdout).toBe('');
+    expect(printed.stderr).toMatch(
+      /^Error: refusing to print the export: the live state holds the API token \(line \d+\), .* Pass --redact-secrets /m,
+    );
+
+    const dir = await writeConfig({});
+    const written = await runCli(['export', '--dir', dir], { env });
+    expect(written.code).toBe(1);
+    expect(written.stderr).toContain(
+      `refusing to write ${join(dir, 'application-rules.yaml')}: the live state holds`,
+    );
+    expect(await readdir(dir)).toEqual([]);
+
+    const redacted = await runCli(['export', '--kind', 'application-rules', '--redact-secrets'], { env });
+    expect(redacted.code, redacted.stderr).toBe(0);
+    expect(redacted.stdout).toContain('pasted by mistake: [REDACTED]');
+    expect(
+      leaks(printed.stdout + printed.stderr + written.stderr + redacted.stdout + redacted.stderr),
+    ).toEqual([]);
   });
 });
