@@ -1,5 +1,6 @@
 /**
  * `${VAR}` and `${VAR:-default}` in string values, from the environment; `$${` is a literal `${`.
+ * A default may itself hold references: `${A:-${B}}`, `${A:-${B:-x}}`, `${A:-pre-${B}-post}`.
  * Substituted values stay strings: a variable can never change a value's type or the file's
  * structure, so `destination_port: ${PORT}` is a type error, not a number.
  */
@@ -9,60 +10,129 @@ import { forEachStringValue, type YamlPath } from './yaml-path.js';
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 export interface SubstitutionProblem {
-  /** Index of the reference's `${` among the references of the value (0 = first). */
+  /** Index of the reference's `${` among the references of the value (0 = first), nested ones included. */
   reference: number;
   message: string;
 }
 
-const REFERENCE = /^([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s;
+const NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
+
+const EXPECTED = `expected \${NAME} or \${NAME:-default} (write $\${ for a literal \${)`;
+
+const MAX_SHOWN = 60;
+
+/** A malformed reference as quoted in a message: an unterminated one may run to the end of a long value. */
+function shown(text: string): string {
+  return JSON.stringify(text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}...` : text);
+}
+
+/** A `${` whose `}` has not been read yet. */
+interface Open {
+  /** Offset of its `${` in the value. */
+  start: number;
+  reference: number;
+  /** Undefined for a malformed reference (kept open only to find its end). */
+  name: string | undefined;
+  /** Its default is the value (VAR unset or empty) and everything around it is used too. */
+  used: boolean;
+  /** Its value: VAR's, or what its default evaluated to so far. */
+  out: string;
+}
 
 /**
  * Replaces the references in `value`. `${VAR:-default}` uses the default when VAR is unset or empty
- * (as in sh); the default is literal text up to the first `}` (no nesting).
+ * (as in sh); the default runs to the first `}` that does not close a reference inside it. A default
+ * is evaluated only when it is used: `${A:-${B}}` with A set needs no B. Malformed references are
+ * reported whether used or not.
+ *
+ * One pass with an explicit stack (no recursion): nesting depth is bounded by the text alone.
  */
 export function substituteVariables(
   value: string,
   env: Environment,
 ): { value: string; problems: SubstitutionProblem[] } {
-  let out = '';
   const problems: SubstitutionProblem[] = [];
-  let reference = 0;
+  const stack: Open[] = [];
+  let top = '';
+  let references = 0;
+  const used = () => stack.length === 0 || (stack.at(-1)?.used ?? false);
+  const emit = (text: string) => {
+    const open = stack.at(-1);
+    if (open === undefined) top += text;
+    else if (open.used) open.out += text;
+  };
+  const unset = (reference: number, name: string) => {
+    const outer = stack.at(-1)?.name;
+    const because = outer === undefined ? '' : `; it is needed because ${outer} is unset or empty`;
+    problems.push({
+      reference,
+      message: `environment variable ${name} is not set (use \${${name}:-default} for a default)${because}`,
+    });
+  };
+
   let i = 0;
+  let literalFrom = 0;
+  const flush = (to: number) => {
+    if (to > literalFrom) emit(value.slice(literalFrom, to));
+  };
   while (i < value.length) {
-    if (value.startsWith('$${', i)) {
-      out += '${';
+    const c = value[i];
+    if (c === '$' && value.startsWith('$${', i)) {
+      flush(i);
+      emit('${');
       i += 3;
-    } else if (value.startsWith('${', i)) {
-      const end = value.indexOf('}', i + 2);
-      const body = end === -1 ? undefined : value.slice(i + 2, end);
-      const match = body === undefined ? null : REFERENCE.exec(body);
-      if (end === -1 || !match) {
-        const text = end === -1 ? value.slice(i) : value.slice(i, end + 1);
-        problems.push({
-          reference,
-          message: `invalid variable reference ${JSON.stringify(text)}: expected \${NAME} or \${NAME:-default} (write $\${ for a literal \${)`,
-        });
-        out += text;
-        i = end === -1 ? value.length : end + 1;
-      } else {
-        const [, name = '', fallback] = match;
+      literalFrom = i;
+    } else if (c === '$' && value.startsWith('${', i)) {
+      flush(i);
+      const reference = references++;
+      NAME.lastIndex = i + 2;
+      const name = NAME.exec(value)?.[0];
+      const after = name === undefined ? i + 2 : i + 2 + name.length;
+      if (name !== undefined && value[after] === '}') {
         const current = env[name];
-        if (fallback !== undefined && (current === undefined || current === '')) out += fallback;
-        else if (current !== undefined) out += current;
-        else
-          problems.push({
-            reference,
-            message: `environment variable ${name} is not set (use \${${name}:-default} for a default)`,
-          });
-        i = end + 1;
+        if (current !== undefined) emit(current);
+        else if (used()) unset(reference, name);
+        i = after + 1;
+      } else if (name !== undefined && value.startsWith(':-', after)) {
+        const current = env[name];
+        // A set variable's default is still read (malformed references in it are reported), not used.
+        if (current !== undefined && current !== '')
+          stack.push({ start: i, reference, name, used: false, out: current });
+        else stack.push({ start: i, reference, name, used: used(), out: '' });
+        i = after + 2;
+      } else {
+        // Malformed: read on to its `}`. References inside it are numbered, and reported if malformed.
+        stack.push({ start: i, reference, name: undefined, used: false, out: '' });
+        i += 2;
       }
-      reference++;
-    } else {
-      out += value[i];
-      i++;
-    }
+      literalFrom = i;
+    } else if (c === '}' && stack.length > 0) {
+      flush(i);
+      const open = stack.pop() as Open;
+      i += 1;
+      literalFrom = i;
+      if (open.name === undefined) {
+        const text = value.slice(open.start, i);
+        problems.push({
+          reference: open.reference,
+          message: `invalid variable reference ${shown(text)}: ${EXPECTED}`,
+        });
+        emit(text);
+      } else emit(open.out);
+    } else i++;
   }
-  return { value: out, problems };
+  flush(i);
+  const unclosed = stack[0];
+  if (unclosed !== undefined) {
+    const text = value.slice(unclosed.start);
+    problems.push({
+      reference: unclosed.reference,
+      message: `invalid variable reference ${shown(text)}: no closing }; ${EXPECTED}`,
+    });
+    top += text;
+  }
+  problems.sort((a, b) => a.reference - b.reference);
+  return { value: top, problems };
 }
 
 /** Offset of the n-th `${` reference (escapes skipped) in a scalar's source text, if it is there. */

@@ -23,13 +23,18 @@ export const KIND_NOUNS: Record<KindName, string> = {
   schedules: 'schedule',
 };
 
-/** `name`, or `<rq_host>/<description>` for application rules; undefined if a key field is not a string. */
+/**
+ * `name`, or `<rq_host>/<description>` for application rules; undefined if a key field is not a
+ * string, or if a `/` in a field before the last would make the key ambiguous (the schema refuses
+ * such an rq_host, and `a/b` + `c` must not be called a duplicate of `a` + `b/c`).
+ */
 export function naturalKey(kind: KindName, item: unknown): string | undefined {
   if (item === null || typeof item !== 'object' || Array.isArray(item)) return undefined;
+  const fields = NATURAL_KEY_FIELDS[kind];
   const parts: string[] = [];
-  for (const field of NATURAL_KEY_FIELDS[kind]) {
+  for (const [index, field] of fields.entries()) {
     const value: unknown = Object.hasOwn(item, field) ? (item as Record<string, unknown>)[field] : undefined;
-    if (typeof value !== 'string') return undefined;
+    if (typeof value !== 'string' || (index < fields.length - 1 && value.includes('/'))) return undefined;
     parts.push(value);
   }
   return parts.join('/');

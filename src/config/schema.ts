@@ -101,9 +101,45 @@ const condition = z.strictObject({
 
 const action = z.strictObject({ firewall_action: nonEmptyString, firewall_name: nonEmptyString });
 
+/**
+ * Characters no host name (nor `host:port`, IP literal or IDN) can hold: `/`, which would also make
+ * the natural key `<rq_host>/<description>` ambiguous (`a/b` + `c` and `a` + `b/c`), whitespace and
+ * control characters. Globs (`*.example.com`) and ports stay allowed. The same pattern goes into the
+ * editor schema.
+ */
+const NOT_IN_HOST_CHARS = String.raw`/\s\x00-\x1f\x7f-\x9f`;
+const NOT_IN_HOST = new RegExp(`[${NOT_IN_HOST_CHARS}]`, 'u');
+/** Also the editor schema's `pattern`: its source reads the same with or without the `u` flag. */
+const HOST_PATTERN = new RegExp(`^[^${NOT_IN_HOST_CHARS}]*$`, 'u');
+
+const hex = (c: string) => (c.codePointAt(0) ?? 0).toString(16).padStart(4, '0');
+
+function notInHost(host: string): string {
+  const found = NOT_IN_HOST.exec(host)?.[0] ?? '';
+  const code = `U+${hex(found).toUpperCase()}`;
+  const what =
+    found === '/'
+      ? "'/'"
+      : found === ' '
+        ? 'spaces'
+        : /\s/u.test(found)
+          ? `whitespace (${code})`
+          : `control characters (${code})`;
+  // JSON.stringify leaves DEL, C1 controls and Unicode spaces as they are: invisible on a terminal.
+  const got = [...JSON.stringify(host)]
+    .map((c) => (c !== ' ' && c !== '/' && NOT_IN_HOST.test(c) ? `\\u${hex(c)}` : c))
+    .join('');
+  return `rq_host must be a host name: it cannot contain ${what}, got ${got}`;
+}
+
+const rqHost = nonEmptyString.regex(HOST_PATTERN, { error: (issue) => notInHost(String(issue.input)) }).meta({
+  description:
+    "Host header (natural key, with description): a host name, optionally with a port or * globs; no '/', whitespace or control characters.",
+});
+
 export const applicationRuleSchema = kindObject(
   {
-    rq_host: nonEmptyString.meta({ description: 'Host header (natural key, with description).' }),
+    rq_host: rqHost,
     description: nonEmptyString.meta({ description: 'Unique per rq_host (natural key, with rq_host).' }),
   },
   {

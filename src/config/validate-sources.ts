@@ -2,6 +2,7 @@
  * The pure half of loading: file texts in, a normalised DesiredState (or every problem) out. No I/O,
  * so tests call it with strings; `load.ts` does the reading.
  */
+import { scopeMismatch } from '../plan/scope.js';
 import type { Environment } from './env.js';
 import { readFast, YamlNeeded } from './fast-read.js';
 import { problemsFromIssue } from './issues.js';
@@ -10,6 +11,7 @@ import {
   type DeclaredObject,
   declaredObjects,
   duplicateKeyProblems,
+  KIND_NOUNS,
   type SourceLocation,
 } from './natural-keys.js';
 import { type ParsedDocument, type ParsedFile, parseYamlFile } from './parse-yaml.js';
@@ -24,6 +26,7 @@ import {
   manageSchema,
   settingsSchema,
 } from './schema.js';
+import { formatPath } from './yaml-path.js';
 
 export interface SourceFile {
   /** As the user gave it; problems name it this way. */
@@ -82,6 +85,61 @@ function finalManage(merged: unknown): Record<KindName, ManageScope> {
     notifications: scopeOf(parsed.notifications),
     schedules: scopeOf(parsed.schedules),
   };
+}
+
+function hasPath(data: unknown, path: readonly (string | number)[]): boolean {
+  let current = data;
+  for (const segment of path) {
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment)) return false;
+    current = (current as Record<string | number, unknown>)[segment];
+  }
+  return true;
+}
+
+/**
+ * A declared object outside its kind's `manage.<kind>.match` would never be created or updated (the
+ * planner refuses it): said here, at the field that fails (at the object when the field was left to
+ * its default), naming the glob list and where `manage` sets it, which may be another file.
+ */
+function scopeProblems(
+  valid: readonly { document: ParsedDocument; output: DesiredDocument }[],
+  manage: Record<KindName, ManageScope>,
+): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const matchSetAt = (kind: KindName, field: string): string => {
+    const path = ['manage', kind, 'match', field];
+    const document = valid.find((entry) => hasPath(entry.document.data, path))?.document;
+    if (document === undefined) return '';
+    const { line, col } = document.locate(path);
+    return ` (set at ${document.file}:${line}:${col})`;
+  };
+  for (const { document, output } of valid) {
+    for (const kind of KIND_NAMES) {
+      const scope = manage[kind];
+      if (Object.keys(scope.match).length === 0) continue;
+      (output[kind] ?? []).forEach((object, index) => {
+        const mismatch = scopeMismatch(object, scope);
+        if (mismatch === undefined) return;
+        const { field, value, globs } = mismatch;
+        const declared = hasPath(document.data, [kind, index, field]);
+        const path = declared ? [kind, index, field] : [kind, index];
+        const { line, col } = document.locate(path);
+        const shown =
+          value === undefined
+            ? `${field} (not set)`
+            : `${field} ${JSON.stringify(value)}${declared ? '' : ' (the default)'}`;
+        const listed = `manage.${kind}.match.${field} [${globs.map((glob) => JSON.stringify(glob)).join(', ')}]`;
+        problems.push({
+          file: document.file,
+          line,
+          col,
+          path: formatPath(path),
+          message: `${shown} is outside the manage scope: it matches none of ${listed}${matchSetAt(kind, field)}, so wafctl would never create or update this ${KIND_NOUNS[kind]}`,
+        });
+      });
+    }
+  }
+  return problems;
 }
 
 function sourceMap(objects: readonly DeclaredObject[] = []): Map<string, SourceLocation> {
@@ -152,6 +210,10 @@ function validateParsed(
   const settings = mergeSection(validDocuments, 'settings');
   const manage = mergeSection(validDocuments, 'manage');
   for (const problem of [...settings.problems, ...manage.problems]) problems.push(problem);
+  // With a conflict, which glob list counts is unknown. Documents left out for their own problems
+  // only ever widen the merged scope, so what is found here is never a false alarm.
+  const scopes = manage.problems.length === 0 ? finalManage(manage.merged) : undefined;
+  if (scopes !== undefined) for (const problem of scopeProblems(valid, scopes)) problems.push(problem);
   if (problems.length > 0) return { ok: false, problems: sortProblems(problems), files };
 
   const mergedSettings = settingsSchema.parse(settings.merged);
@@ -161,7 +223,7 @@ function validateParsed(
     application_rules: valid.flatMap((entry) => entry.output.application_rules ?? []),
     notifications: valid.flatMap((entry) => entry.output.notifications ?? []),
     schedules: valid.flatMap((entry) => entry.output.schedules ?? []),
-    manage: finalManage(manage.merged),
+    manage: scopes ?? finalManage(manage.merged),
     settings: {
       username: mergedSettings.username ?? (envUsername ? envUsername : DEFAULT_USERNAME),
       safety: mergedSettings.safety,

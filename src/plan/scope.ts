@@ -23,11 +23,27 @@ export function globToRegExp(glob: string): RegExp {
   return re;
 }
 
-export function inScope(attributes: Attributes, scope: ManageScope): boolean {
+/** The first `match` field an object fails, with its value (undefined when the object lacks the field). */
+export interface ScopeMismatch {
+  field: string;
+  value: unknown;
+  globs: readonly string[];
+}
+
+/**
+ * Why `attributes` is outside `scope`: the first listed field (in `match` order) whose value is not
+ * a string matched by one of its globs; undefined when the object is in scope. Pure: the planner
+ * (through `inScope`) and `validate` (to name the failing field) share this one matcher.
+ */
+export function scopeMismatch(attributes: Attributes, scope: ManageScope): ScopeMismatch | undefined {
   for (const [field, globs] of Object.entries(scope.match)) {
     const value = Object.hasOwn(attributes, field) ? attributes[field] : undefined;
-    if (typeof value !== 'string') return false;
-    if (!globs.some((glob) => globToRegExp(glob).test(value))) return false;
+    if (typeof value !== 'string' || !globs.some((glob) => globToRegExp(glob).test(value)))
+      return { field, value, globs };
   }
-  return true;
+  return undefined;
+}
+
+export function inScope(attributes: Attributes, scope: ManageScope): boolean {
+  return scopeMismatch(attributes, scope) === undefined;
 }

@@ -292,6 +292,21 @@ export const CORPUS_CASES: CorpusCase[] = [
     ],
   },
   {
+    path: 'outside-manage-scope',
+    expected: [
+      'outside-manage-scope/application-rules.yaml:7:14 application_rules[1].rq_host: rq_host "shop.other.org" is outside the manage scope: it matches none of manage.application_rules.match.rq_host ["*.example.com"] (set at outside-manage-scope/wafctl.yaml:7:16), so wafctl would never create or update this application rule',
+      'outside-manage-scope/groups.yaml:3:11 groups[1].name: name "soc-analysts" is outside the manage scope: it matches none of manage.groups.match.name ["team-*"] (set at outside-manage-scope/wafctl.yaml:3:19), so wafctl would never create or update this group',
+      'outside-manage-scope/notifications.yaml:5:5 notifications[1]: type "siem" (the default) is outside the manage scope: it matches none of manage.notifications.match.type ["generic"] (set at outside-manage-scope/wafctl.yaml:9:19), so wafctl would never create or update this notification',
+      'outside-manage-scope/schedules.yaml:15:15 schedules[1].timezone: timezone "America/New_York" is outside the manage scope: it matches none of manage.schedules.match.timezone ["Europe/*"] (set at outside-manage-scope/wafctl.yaml:13:17), so wafctl would never create or update this schedule',
+    ],
+  },
+  {
+    path: 'outside-manage-scope-second-field.yaml',
+    expected: [
+      'outside-manage-scope-second-field.yaml:7:15 application_rules[0].priority: priority "low" is outside the manage scope: it matches none of manage.application_rules.match.priority ["high", "medium"] (set at outside-manage-scope-second-field.yaml:3:51), so wafctl would never create or update this application rule',
+    ],
+  },
+  {
     path: 'permission-wrong-type.yaml',
     expected: [
       'permission-wrong-type.yaml:4:21 groups[0].permissions[0].permission: expected a permission name or an id 0..3, got boolean true',
@@ -334,6 +349,18 @@ export const CORPUS_CASES: CorpusCase[] = [
     path: 'protocol-enum.yaml',
     expected: [
       'protocol-enum.yaml:8:17 notifications[0].settings.protocol: expected one of tcp, udp, got string "http"',
+    ],
+  },
+  {
+    path: 'rq-host-slash.yaml',
+    expected: [
+      'rq-host-slash.yaml:2:14 application_rules[0].rq_host: rq_host must be a host name: it cannot contain \'/\', got "shop.example.com/admin"',
+    ],
+  },
+  {
+    path: 'rq-host-whitespace.yaml',
+    expected: [
+      'rq-host-whitespace.yaml:2:14 application_rules[0].rq_host: rq_host must be a host name: it cannot contain whitespace (U+0009), got "shop.example.com\\t"',
     ],
   },
   {
@@ -462,6 +489,12 @@ export const CORPUS_CASES: CorpusCase[] = [
     ],
   },
   {
+    path: 'unset-variable-nested-default.yaml',
+    expected: [
+      'unset-variable-nested-default.yaml:3:47 groups[0].description: environment variable TEAM_OWNER is not set (use ${TEAM_OWNER:-default} for a default); it is needed because TEAM_DESCRIPTION is unset or empty',
+    ],
+  },
+  {
     path: 'unset-variable-quoted.yaml',
     expected: [
       'unset-variable-quoted.yaml:3:47 groups[0].description: environment variable OWNER is not set (use ${OWNER:-default} for a default)',
@@ -471,6 +504,12 @@ export const CORPUS_CASES: CorpusCase[] = [
     path: 'unset-variable.yaml',
     expected: [
       'unset-variable.yaml:11:24 application_rules[0].actions[0].firewall_name: environment variable WAF_FIREWALL is not set (use ${WAF_FIREWALL:-default} for a default)',
+    ],
+  },
+  {
+    path: 'unterminated-variable-reference.yaml',
+    expected: [
+      'unterminated-variable-reference.yaml:3:18 groups[0].description: invalid variable reference "${TEAM_DESCRIPTION:-${TEAM_OWNER:-nobody}": no closing }; expected ${NAME} or ${NAME:-default} (write $${ for a literal ${)',
     ],
   },
   {

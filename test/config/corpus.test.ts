@@ -37,6 +37,8 @@ const CLI_SAMPLE = [
   'several-problems.yaml',
   'multi-document.yaml',
   'cross-file-duplicate-group',
+  'outside-manage-scope',
+  'rq-host-slash.yaml',
   'settings-conflict',
   'nested-directories',
   'no-yaml-files',

@@ -45,6 +45,101 @@ describe('substituteVariables', () => {
   });
 });
 
+describe('nested defaults', () => {
+  const env = { A: 'a', B: 'b', EMPTY: '' };
+  const value = (text: string, vars: Record<string, string> = env) => substituteVariables(text, vars);
+
+  it.each([
+    ['${A:-${B}}', { A: 'a', B: 'b' }, 'a'],
+    ['${A:-${B}}', { B: 'b' }, 'b'],
+    ['${A:-${B}}', { A: '', B: 'b' }, 'b'],
+    ['${A:-${B}}', { A: 'a' }, 'a'],
+    ['${A:-${B:-literal}}', {}, 'literal'],
+    ['${A:-${B:-literal}}', { B: 'b' }, 'b'],
+    ['${A:-${B:-literal}}', { A: 'a' }, 'a'],
+    ['${A:-${B:-literal}}', { B: '' }, 'literal'],
+    ['${A:-prefix-${B}-suffix}', { B: 'b' }, 'prefix-b-suffix'],
+    ['${A:-prefix-${B}-suffix}', { A: 'a', B: 'b' }, 'a'],
+    ['${A:-${B:-${C:-deep}}}', {}, 'deep'],
+    ['${A:-${B:-${C:-deep}}}', { C: 'c' }, 'c'],
+    ['x ${A:-${B}} y ${A:-${B}} z', { B: 'b' }, 'x b y b z'],
+    ['${A:-${B}-${C}}', { B: 'b', C: 'c' }, 'b-c'],
+  ])('%s with %j is %j', (text, vars, expected) => {
+    expect(substituteVariables(text, vars)).toEqual({ value: expected, problems: [] });
+  });
+
+  it('keeps $${ literal inside a default, and a } after the reference is plain text', () => {
+    expect(value('${MISSING:-$${B}}').value).toBe('${B}');
+    expect(value('${MISSING:-a$${B}b}').value).toBe('a${Bb}');
+    expect(value('${MISSING:-x}}').value).toBe('x}');
+    expect(value('${A:-x}}').value).toBe('a}');
+  });
+
+  it('an unset variable without a default is an error at any depth, when its default is needed', () => {
+    const result = value('${A:-x} ${X:-${Y}} ${X:-${Z:-${W}}}');
+    expect(result.problems).toEqual([
+      {
+        reference: 2,
+        message:
+          'environment variable Y is not set (use ${Y:-default} for a default); it is needed because X is unset or empty',
+      },
+      {
+        reference: 5,
+        message:
+          'environment variable W is not set (use ${W:-default} for a default); it is needed because Z is unset or empty',
+      },
+    ]);
+    // A set outer variable never reads its default: nothing in it needs to be set.
+    expect(value('${A:-${Y}}')).toEqual({ value: 'a', problems: [] });
+    expect(value('${EMPTY:-${Y}}').problems.map((p) => p.reference)).toEqual([1]);
+  });
+
+  it('reports a malformed reference inside a default even when the default is not used', () => {
+    const result = value('${A:-${1X}} ${MISSING:-${B x}}');
+    expect(result.problems.map((p) => [p.reference, p.message])).toEqual([
+      [
+        1,
+        'invalid variable reference "${1X}": expected ${NAME} or ${NAME:-default} (write $${ for a literal ${)',
+      ],
+      [
+        3,
+        'invalid variable reference "${B x}": expected ${NAME} or ${NAME:-default} (write $${ for a literal ${)',
+      ],
+    ]);
+  });
+
+  it('an unterminated ${ is an error, at any depth, and the text stays as written', () => {
+    expect(value('${A:-${B}')).toEqual({
+      value: '${A:-${B}',
+      problems: [
+        {
+          reference: 0,
+          message:
+            'invalid variable reference "${A:-${B}": no closing }; expected ${NAME} or ${NAME:-default} (write $${ for a literal ${)',
+        },
+      ],
+    });
+    expect(value('${A:-${B:-x}').problems.map((p) => p.reference)).toEqual([0]);
+    expect(value('ok ${B} then ${A').problems.map((p) => p.reference)).toEqual([1]);
+    expect(value('${MISSING:-').problems[0]?.message).toContain('no closing }');
+  });
+
+  it('quotes at most 60 characters of a malformed reference', () => {
+    const message = value(`\${MISSING:-${'x'.repeat(1000)}`).problems[0]?.message ?? '';
+    expect(message).toBe(
+      `invalid variable reference "\${MISSING:-${'x'.repeat(49)}...": no closing }; expected \${NAME} or \${NAME:-default} (write $\${ for a literal \${)`,
+    );
+  });
+
+  it('reads deep nesting without recursion (no stack overflow, linear time)', () => {
+    const depth = 200_000;
+    const deep = `${'${X:-'.repeat(depth)}bottom${'}'.repeat(depth)}`;
+    expect(substituteVariables(deep, {})).toEqual({ value: 'bottom', problems: [] });
+    const unclosed = substituteVariables('${X:-'.repeat(depth), {});
+    expect(unclosed.problems.map((p) => p.reference)).toEqual([0]);
+  });
+});
+
 describe('substitution in files', () => {
   const load = (text: string, env: Record<string, string>) =>
     validateSources([{ file: 'f.yaml', text }], { env });
@@ -84,6 +179,25 @@ describe('substitution in files', () => {
       '3:21 groups[0].description',
       '7:11 groups[0].users[0]',
     ]);
+  });
+
+  it('places a nested unset variable at its own ${, and an unterminated reference at its first ${', () => {
+    const text = [
+      'groups:',
+      '  - name: ${NAME:-${TEAM}}',
+      '    description: "x ${D:-pre ${OWNER} post}"',
+      '  - name: ${OTHER:-${BROKEN:-y}',
+    ].join('\n');
+    const result = load(text, {});
+    expect(result.ok ? [] : result.problems.map((p) => `${p.line}:${p.col} ${p.path}: ${p.message}`)).toEqual(
+      [
+        '2:19 groups[0].name: environment variable TEAM is not set (use ${TEAM:-default} for a default); it is needed because NAME is unset or empty',
+        '3:30 groups[0].description: environment variable OWNER is not set (use ${OWNER:-default} for a default); it is needed because D is unset or empty',
+        '4:11 groups[1].name: invalid variable reference "${OTHER:-${BROKEN:-y}": no closing }; expected ${NAME} or ${NAME:-default} (write $${ for a literal ${)',
+      ],
+    );
+    const set = load(text.split('\n').slice(0, 3).join('\n'), { TEAM: 'soc', OWNER: 'me' });
+    expect(set.ok && set.config.state.groups[0]).toMatchObject({ name: 'soc', description: 'x pre me post' });
   });
 
   it('a value with a substitution problem gets no second, schema complaint', () => {

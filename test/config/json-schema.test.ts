@@ -38,6 +38,40 @@ describe('schemas/wafctl.schema.json', () => {
     expect(text).toContain('"Load application rules"');
   });
 
+  it('carries the rq_host rule as a pattern that says what the zod schema says, with or without the u flag', () => {
+    const schema = JSON.parse(buildJsonSchema()) as {
+      properties: { application_rules: { items: { properties: { rq_host: { pattern?: string } } } } };
+    };
+    const pattern = schema.properties.application_rules.items.properties.rq_host.pattern ?? '';
+    expect(pattern).not.toBe('');
+    const good = [
+      'shop.example.com',
+      '*.example.com',
+      'shop.example.com:8443',
+      '10.0.0.1',
+      '[2001:db8::1]:443',
+      'bücher.example',
+      'xn--bcher-kva.example',
+      '例え.テスト',
+    ];
+    const bad = [
+      'a/b',
+      'shop.example.com/admin',
+      'a b',
+      'a\tb',
+      'a\nb',
+      'a\u0000b',
+      'a\u007fb',
+      'a\u0085b',
+      'a\u00a0b',
+    ];
+    for (const flags of ['', 'u']) {
+      const re = new RegExp(pattern, flags);
+      for (const host of good) expect(re.test(host), `${host} /${flags}`).toBe(true);
+      for (const host of bad) expect(re.test(host), `${JSON.stringify(host)} /${flags}`).toBe(false);
+    }
+  });
+
   it('is linked from every example file by a correct relative path', () => {
     const files = yamlFiles(join(ROOT, 'examples'));
     expect(files.length).toBeGreaterThanOrEqual(6);

@@ -226,3 +226,120 @@ describe('loadDesiredState (files and directories)', () => {
     );
   });
 });
+
+function problems(files: SourceFile[], env: Record<string, string> = {}): string[] {
+  const result = validateSources(files, { env });
+  return result.ok ? [] : result.problems.map(formatProblem);
+}
+
+const ruleFor = (host: string, description = 'Block admin') => `  - rq_host: ${host}
+    description: ${description}
+    priority: high
+    conditions: [{operator: match, expressions: ["^/admin"], targets: [path]}]
+    actions: [{firewall_action: block, firewall_name: waf-eu-1}]
+`;
+
+describe('rq_host is a host name', () => {
+  it.each([
+    'shop.example.com',
+    '"*.example.com"',
+    'shop.example.com:8443',
+    '10.0.0.1',
+    '"[2001:db8::1]:443"',
+    'bücher.example',
+    'xn--bcher-kva.example',
+    '例え.テスト',
+  ])('accepts %s', (host) => {
+    expect(problems([{ file: 'r.yaml', text: `application_rules:\n${ruleFor(host)}` }])).toEqual([]);
+  });
+
+  it("refuses '/', which would make <rq_host>/<description> keys collide", () => {
+    const text = `application_rules:\n${ruleFor('a/b', 'c')}${ruleFor('a', 'b/c')}`;
+    expect(problems([{ file: 'r.yaml', text }])).toEqual([
+      `r.yaml:2:14 application_rules[0].rq_host: rq_host must be a host name: it cannot contain '/', got "a/b"`,
+    ]);
+  });
+
+  it('refuses whitespace and control characters, showing them escaped', () => {
+    const text = `application_rules:\n${ruleFor('"shop example.com"')}${ruleFor('"shop.example.com\\n"')}${ruleFor('"a\\u0085b"')}${ruleFor('"a\\u00a0b"')}${ruleFor('"a\\x7fb"')}`;
+    expect(problems([{ file: 'r.yaml', text }])).toEqual([
+      'r.yaml:2:14 application_rules[0].rq_host: rq_host must be a host name: it cannot contain spaces, got "shop example.com"',
+      'r.yaml:7:14 application_rules[1].rq_host: rq_host must be a host name: it cannot contain whitespace (U+000A), got "shop.example.com\\n"',
+      'r.yaml:12:14 application_rules[2].rq_host: rq_host must be a host name: it cannot contain control characters (U+0085), got "a\\u0085b"',
+      'r.yaml:17:14 application_rules[3].rq_host: rq_host must be a host name: it cannot contain whitespace (U+00A0), got "a\\u00a0b"',
+      'r.yaml:22:14 application_rules[4].rq_host: rq_host must be a host name: it cannot contain control characters (U+007F), got "a\\u007fb"',
+    ]);
+  });
+});
+
+describe('declarations outside their manage scope', () => {
+  const MANAGE = 'manage:\n  application_rules:\n    match: {rq_host: ["*.example.com"], priority: [high]}\n';
+
+  it('are problems at the field that fails, naming the glob list and where manage sets it', () => {
+    const rules = `application_rules:\n${ruleFor('shop.example.com')}${ruleFor('shop.other.org')}`;
+    expect(
+      problems([
+        { file: 'a-manage.yaml', text: MANAGE },
+        { file: 'rules.yaml', text: rules },
+      ]),
+    ).toEqual([
+      'rules.yaml:7:14 application_rules[1].rq_host: rq_host "shop.other.org" is outside the manage scope: it matches none of manage.application_rules.match.rq_host ["*.example.com"] (set at a-manage.yaml:3:22), so wafctl would never create or update this application rule',
+    ]);
+  });
+
+  it('are found with manage in the same file, in a later file, or spread over files', () => {
+    const out = `application_rules:\n${ruleFor('shop.other.org')}`;
+    expect(problems([{ file: 'one.yaml', text: `${MANAGE}${out}` }])).toHaveLength(1);
+    expect(
+      problems([
+        { file: 'a.yaml', text: out },
+        { file: 'z.yaml', text: MANAGE },
+      ]),
+    ).toHaveLength(1);
+    const spread = problems([
+      { file: 'a.yaml', text: 'manage: {application_rules: {prune: true}}\n' },
+      { file: 'b.yaml', text: 'manage: {application_rules: {match: {rq_host: ["*.example.com"]}}}\n' },
+      { file: 'c.yaml', text: out },
+    ]);
+    expect(spread).toEqual([expect.stringContaining('(set at b.yaml:1:47)')]);
+  });
+
+  it('are reported together with other problems, but not when manage itself conflicts', () => {
+    const out = `application_rules:\n${ruleFor('shop.other.org')}`;
+    expect(
+      problems([
+        { file: 'a.yaml', text: `${MANAGE}${out}` },
+        { file: 'b.yaml', text: 'groups:\n  - name: soc\n    is_admin: "no"\n' },
+      ]),
+    ).toEqual([
+      expect.stringContaining(
+        'a.yaml:5:14 application_rules[0].rq_host: rq_host "shop.other.org" is outside the manage scope',
+      ),
+      'b.yaml:3:15 groups[0].is_admin: expected boolean, got string "no"',
+    ]);
+    const conflict = problems([
+      { file: 'a.yaml', text: MANAGE },
+      { file: 'b.yaml', text: `${MANAGE}${out}` },
+    ]);
+    expect(conflict).toHaveLength(2);
+    expect(conflict.every((line) => line.includes('already set at'))).toBe(true);
+  });
+
+  it('name the object itself when the failing field was left to its default', () => {
+    const text =
+      'manage: {notifications: {match: {type: [generic]}}, groups: {match: {description: ["team *"]}}}\n' +
+      'notifications:\n  - name: splunk\n    settings: {destination_address: 10.0.0.5, destination_port: 514, format: cef, protocol: udp}\n' +
+      'groups:\n  - name: soc\n';
+    expect(problems([{ file: 'n.yaml', text }])).toEqual([
+      'n.yaml:3:5 notifications[0]: type "siem" (the default) is outside the manage scope: it matches none of manage.notifications.match.type ["generic"] (set at n.yaml:1:40), so wafctl would never create or update this notification',
+      'n.yaml:6:5 groups[0]: description "" (the default) is outside the manage scope: it matches none of manage.groups.match.description ["team *"] (set at n.yaml:1:83), so wafctl would never create or update this group',
+    ]);
+  });
+
+  it('do not include declarations inside the scope, nor any when match is empty', () => {
+    const inside = `${MANAGE}application_rules:\n${ruleFor('shop.example.com')}`;
+    expect(problems([{ file: 'a.yaml', text: inside }])).toEqual([]);
+    const noMatch = `manage: {application_rules: {prune: true}}\napplication_rules:\n${ruleFor('shop.other.org')}`;
+    expect(problems([{ file: 'a.yaml', text: noMatch }])).toEqual([]);
+  });
+});

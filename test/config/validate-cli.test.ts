@@ -1,5 +1,5 @@
 /* biome-ignore-all lint/suspicious/noTemplateCurlyInString: YAML text with ${VAR} references */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,6 +75,46 @@ describe('wafctl validate', () => {
       );
       const set = await runCli(['validate', 'env.yaml'], { cwd: dir, env: { GROUP_NAME: 'soc' } });
       expect(set.code).toBe(0);
+    });
+
+    it('substitutes nested defaults, and an unset variable inside a used default is an error', async () => {
+      await writeFile(join(dir, 'nested.yaml'), 'groups:\n  - name: ${GROUP_NAME:-team-${TEAM}}\n');
+      const unset = await runCli(['validate', 'nested.yaml'], { cwd: dir });
+      expect(unset.code).toBe(1);
+      expect(unset.stderr).toBe(
+        [
+          'nested.yaml:2:30 groups[0].name: environment variable TEAM is not set (use ${TEAM:-default} for a default); it is needed because GROUP_NAME is unset or empty',
+          '1 problem in 1 file.',
+          '',
+        ].join('\n'),
+      );
+      for (const env of [{ TEAM: 'shop' }, { GROUP_NAME: 'soc' }]) {
+        const result = await runCli(['validate', 'nested.yaml'], { cwd: dir, env });
+        expect(result.stderr).toBe('');
+        expect(result.code).toBe(0);
+      }
+    });
+
+    it('refuses a declaration outside its manage scope declared in another file, exit 1', async () => {
+      await mkdir(join(dir, 'scoped'));
+      await writeFile(
+        join(dir, 'scoped/manage.yaml'),
+        'manage:\n  schedules:\n    match: {send_via: [email]}\n',
+      );
+      await writeFile(
+        join(dir, 'scoped/schedules.yaml'),
+        'schedules:\n  - name: weekly\n    hosts: [shop.example.com]\n    type: summary\n    schedule: weekly\n    send_to: [a@example.com]\n    send_via: slack\n    timezone: UTC\n',
+      );
+      const result = await runCli(['validate', 'scoped'], { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        [
+          'scoped/schedules.yaml:7:15 schedules[0].send_via: send_via "slack" is outside the manage scope: it matches none of manage.schedules.match.send_via ["email"] (set at scoped/manage.yaml:3:23), so wafctl would never create or update this schedule',
+          '1 problem in 1 file.',
+          '',
+        ].join('\n'),
+      );
     });
 
     it('rejects an unknown --format', async () => {

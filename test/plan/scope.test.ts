@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { globToRegExp, inScope, type ManageScope } from '../../src/plan/scope.js';
+import { KIND_NAMES, KIND_SCHEMAS, type KindName, matchableFields } from '../../src/config/schema.js';
+import { KINDS } from '../../src/kinds/index.js';
+import { globToRegExp, inScope, type ManageScope, scopeMismatch } from '../../src/plan/scope.js';
 
 const matchesGlob = (glob: string, value: string) => globToRegExp(glob).test(value);
 const within = (scope: ManageScope, fields: Record<string, unknown>) => inScope(fields, scope);
@@ -23,5 +25,66 @@ describe('manage.match globs', () => {
     expect(within(scope, { rq_host: 'shop.example.com', priority: 'low' })).toBe(false);
     expect(within(scope, { rq_host: 'shop.example.org', priority: 'high' })).toBe(false);
     expect(within(scope, { priority: 'high' })).toBe(false);
+  });
+});
+
+describe('scopeMismatch: why an object is outside', () => {
+  const scope = { prune: false, match: { rq_host: ['*.example.com'], priority: ['high', 'medium'] } };
+
+  it('names the first listed field that fails, its value and its globs; undefined when in scope', () => {
+    expect(scopeMismatch({ rq_host: 'shop.example.com', priority: 'high' }, scope)).toBeUndefined();
+    expect(scopeMismatch({ rq_host: 'shop.other.org', priority: 'low' }, scope)).toEqual({
+      field: 'rq_host',
+      value: 'shop.other.org',
+      globs: ['*.example.com'],
+    });
+    expect(scopeMismatch({ rq_host: 'shop.example.com', priority: 'low' }, scope)).toEqual({
+      field: 'priority',
+      value: 'low',
+      globs: ['high', 'medium'],
+    });
+    expect(scopeMismatch({ priority: 'high' }, scope)).toEqual({
+      field: 'rq_host',
+      value: undefined,
+      globs: ['*.example.com'],
+    });
+  });
+});
+
+describe('validate and the planner match the same values', () => {
+  const FULL: Record<KindName, Record<string, unknown>> = {
+    groups: { name: 'soc', description: 'team' },
+    application_rules: {
+      rq_host: 'shop.example.com',
+      description: 'Block admin',
+      priority: 'high',
+      conditions: [{ operator: 'match', expressions: ['^/admin'], targets: ['path'] }],
+      actions: [{ firewall_action: 'block', firewall_name: 'waf-eu-1' }],
+    },
+    notifications: {
+      name: 'splunk',
+      type: 'generic',
+      settings: { destination_address: '10.0.0.5', destination_port: 514, format: 'cef', protocol: 'udp' },
+    },
+    schedules: {
+      name: 'weekly',
+      hosts: ['shop.example.com'],
+      type: 'summary',
+      schedule: 'weekly',
+      send_to: ['a@example.com'],
+      send_via: 'email',
+      timezone: 'UTC',
+    },
+  };
+
+  // validate checks the loaded object, the planner its attributes: every field `match` can name
+  // must be the same value in both, or the two would disagree about what is in scope.
+  it.each(KIND_NAMES)('%s: every matchable field reaches the attributes unchanged', (section) => {
+    const kind = KINDS.find((k) => k.section === section);
+    const loaded = KIND_SCHEMAS[section].parse(FULL[section]) as Record<string, unknown>;
+    const attributes = kind?.attributes(loaded as never) ?? {};
+    const fields = matchableFields(section);
+    expect(fields.length).toBeGreaterThan(0);
+    for (const field of fields) expect(attributes[field], field).toBe(loaded[field]);
   });
 });
