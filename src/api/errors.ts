@@ -1,12 +1,16 @@
 /**
  * Errors raised by the API client. Every message is built here, from parts that never include the
- * host, the query string or a header (except a refused redirect's URLs, without userinfo), and is
- * passed through `redact` so that a server echoing the token back (in a message, an error detail or
- * a Location) still cannot make us print it.
+ * query string, a header or userinfo (`user:password@`). The host (`hostname[:port]`, from the URL,
+ * never its userinfo) appears only where it is the point: a network error or a missed deadline names
+ * the server that could not be reached, and a refused redirect shows its URLs (without userinfo).
+ * Every message is passed through `printable`, so that text from the server (a `message`, an error
+ * detail, a content type, a Location) cannot forge a line or an escape sequence on a terminal, and
+ * through `redact`, so that a server echoing the token back still cannot make us print it.
  */
 import { STATUS_CODES } from 'node:http';
 import { WafctlError } from '../errors.js';
 import { redact } from '../secrets.js';
+import { printable } from '../text.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -18,6 +22,20 @@ export interface RequestTarget {
 
 function prefix(target: RequestTarget): string {
   return `[${target.method}] ${target.path}`;
+}
+
+/** What a message may show: unprintable characters escaped, secrets redacted. */
+function display(text: string): string {
+  return redact(printable(text));
+}
+
+/** `hostname[:port]` of a URL, as messages name a server: never its userinfo, path or query. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '(invalid URL)';
+  }
 }
 
 export interface ApiErrorDetails extends RequestTarget {
@@ -50,7 +68,8 @@ export class ApiError extends WafctlError {
     const suffix = details.length > 0 ? ` (${shown}${more})` : '';
     // 4xx other than 429 means the request itself was refused: bad input or missing privileges.
     const userFault = info.status >= 400 && info.status < 500 && info.status !== 429;
-    super('API_ERROR', redact(`${prefix(info)}: ${info.status} ${reason}${suffix}`), { userFault });
+    // The reason and details come from the server: `display` escapes them, so a `\n` cannot forge a line.
+    super('API_ERROR', display(`${prefix(info)}: ${info.status} ${reason}${suffix}`), { userFault });
     this.method = info.method;
     this.path = redact(info.path);
     this.status = info.status;
@@ -66,23 +85,71 @@ export class InvalidResponseError extends WafctlError {
   readonly path: string;
 
   constructor(target: RequestTarget, problem: string) {
-    super('API_RESPONSE_INVALID', redact(`${prefix(target)}: invalid response: ${problem}`));
+    super('API_RESPONSE_INVALID', display(`${prefix(target)}: invalid response: ${problem}`));
     this.method = target.method;
     this.path = redact(target.path);
   }
 }
 
-/** No answer at all: timeout, reset, refused. `retryable` says whether trying again can help. */
+/**
+ * Network codes of a failure to connect at all (nothing was sent): the server "cannot be reached".
+ * Any other code (a reset, a broken pipe, a TLS failure) is a connection that failed.
+ */
+const CONNECT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EAI_NONAME',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * The problem part of a network error, naming the host: `cannot reach waf.example.com:8443:
+ * ECONNREFUSED`, `connection to waf.example.com failed: ECONNRESET (socket hang up)`.
+ */
+export function networkProblem(host: string, failure: { code?: string | undefined; detail: string }): string {
+  const { code, detail } = failure;
+  if (code === undefined) return `connection to ${host} failed: ${detail === '' ? 'no response' : detail}`;
+  const extra = detail !== '' && !detail.includes(code) ? ` (${detail})` : '';
+  return CONNECT_CODES.has(code)
+    ? `cannot reach ${host}: ${code}${extra}`
+    : `connection to ${host} failed: ${code}${extra}`;
+}
+
+/** The problem part of a request that got no whole answer (headers and body) in time. */
+export function deadlineProblem(host: string, seconds: number): string {
+  return `${host} did not answer within ${seconds} s`;
+}
+
+/**
+ * No answer, or no whole answer: a deadline missed, a reset, a refused connection. `retryable` says
+ * whether trying again can help. Either way the server may have received the request and acted on it
+ * (the applier treats a write that failed so as ambiguous and re-reads). The message names the host
+ * (`hostname[:port]`, never userinfo), built by `networkProblem` or `deadlineProblem`.
+ */
 export class ApiNetworkError extends WafctlError {
   readonly method: HttpMethod;
   readonly path: string;
   readonly retryable: boolean;
+  /** The whole-response deadline passed (see `--timeout`). */
+  readonly timedOut: boolean;
 
-  constructor(target: RequestTarget, problem: string, options: { retryable: boolean; cause?: unknown }) {
-    super('API_NETWORK', redact(`${prefix(target)}: ${problem}`), { cause: options.cause });
+  constructor(
+    target: RequestTarget,
+    problem: string,
+    options: { retryable: boolean; cause?: unknown; timedOut?: boolean },
+  ) {
+    super('API_NETWORK', display(`${prefix(target)}: ${problem}`), { cause: options.cause });
     this.method = target.method;
     this.path = redact(target.path);
     this.retryable = options.retryable;
+    this.timedOut = options.timedOut ?? false;
   }
 }
 
@@ -132,8 +199,8 @@ function redirectMessage(problem: RedirectProblem, status: number, from: string,
  * The server answered with a redirect that wafctl does not follow: to another origin (the request and
  * its token would go there), of a write, one too many, or to no valid URL. Not an ambiguous answer:
  * the server did not do the work here, so it is never retried. It is the user's to fix (a wrong URL,
- * a proxy in the way). Unlike the other errors it names hosts, since the URLs are the point; they are
- * shown without userinfo and redacted.
+ * a proxy in the way). It shows whole URLs (not only a host, as network errors do), since they are
+ * the point; without userinfo, escaped and redacted.
  */
 export class RedirectError extends WafctlError {
   readonly method: HttpMethod;
@@ -152,7 +219,7 @@ export class RedirectError extends WafctlError {
     const from = withoutUserinfo(info.from);
     const to = withoutUserinfo(info.to);
     const message = `${prefix(target)}: ${redirectMessage(info.problem, info.status, from, to)}`;
-    super('API_REDIRECT', redact(message), { userFault: true });
+    super('API_REDIRECT', display(message), { userFault: true });
     this.method = target.method;
     this.path = redact(target.path);
     this.status = info.status;

@@ -1,7 +1,13 @@
 /**
- * The one place that talks HTTP: an ofetch instance (base URL, bearer token, timeout, debug hooks),
- * one attempt mapped to our errors, and retries around idempotent methods. Everything above this file
+ * The one place that talks HTTP: an ofetch instance (base URL, bearer token, debug hooks), one
+ * attempt mapped to our errors, and retries around idempotent methods. Everything above this file
  * sees either the parsed JSON body of a 2xx answer or a WafctlError.
+ *
+ * Each attempt has a whole-response deadline: an AbortSignal, passed to fetch, armed from before the
+ * request until its body has been read whole (redirects followed included), then cleared. ofetch's
+ * own `timeout` is not used: it clears its timer as soon as the headers arrive, so a server that
+ * trickles its body would keep us waiting for ever. A body that fails mid-way (a reset, the deadline)
+ * rejects outside ofetch's error handling, as the bare error: `fetchOnce` maps both kinds.
  *
  * Redirects are never left to fetch (`redirect: 'follow'` would send a 307/308's body to wherever
  * the Location points, another host included). fetch is called with `redirect: 'manual'`, which in
@@ -15,18 +21,22 @@ import { redact } from '../secrets.js';
 import {
   ApiError,
   ApiNetworkError,
+  deadlineProblem,
+  hostOf,
   InvalidResponseError,
   MAX_REDIRECTS,
+  networkProblem,
   RedirectError,
   type RequestTarget,
 } from './errors.js';
-import { type Clock, parseRetryAfter, type RetryPolicy, withRetries } from './retry.js';
+import { type Clock, MAX_TIMEOUT_SECONDS, parseRetryAfter, type RetryPolicy, withRetries } from './retry.js';
 import { encodeQuery, type QueryParams } from './url.js';
 
 export interface HttpOptions {
   baseUrl: string;
   token: string;
-  timeoutMs: number;
+  /** Whole-response deadline of one attempt (connect, headers, body), in seconds; at most MAX_TIMEOUT_SECONDS. */
+  timeoutSeconds: number;
   retry: RetryPolicy;
   clock: Clock;
   /** Receives one line per request and per response; headers are never logged. */
@@ -72,6 +82,14 @@ export function checkBaseUrl(baseUrl: string): string {
       userFault: true,
     });
   }
+  // fetch refuses such a URL, with an error that quotes it, password included.
+  if (url.username !== '' || url.password !== '') {
+    throw new WafctlError(
+      'CONNECTION',
+      `the API URL must not contain user:password@ (the token authenticates), got ${url.protocol}//...@${url.host}`,
+      { userFault: true },
+    );
+  }
   return baseUrl;
 }
 
@@ -94,7 +112,7 @@ function debugHooks(log: (line: string) => void, clock: Clock) {
       finish(context, String(context.response?.status ?? '???'));
     },
     onRequestError(context: FetchContext) {
-      finish(context, `ERR ${describeNetworkFailure(context.error).problem}`);
+      finish(context, `ERR ${failureLabel(context.error)}`);
     },
   };
 }
@@ -120,31 +138,70 @@ function innermostCause(error: unknown): unknown {
   return current;
 }
 
-function describeNetworkFailure(error: unknown): { problem: string; code?: string; timedOut: boolean } {
-  const root = innermostCause(error);
-  const name = typeof root === 'object' && root !== null ? Reflect.get(root, 'name') : undefined;
-  if (name === 'TimeoutError') return { problem: 'timed out', timedOut: true };
-  const code = typeof root === 'object' && root !== null ? Reflect.get(root, 'code') : undefined;
-  const message = typeof root === 'object' && root !== null ? Reflect.get(root, 'message') : undefined;
-  const text = typeof message === 'string' ? message : '';
-  if (typeof code === 'string') {
-    const extra = text !== '' && !text.includes(code) ? ` (${text})` : '';
-    return { problem: `${code}${extra}`, code, timedOut: false };
-  }
-  return { problem: text === '' ? 'no response' : text, timedOut: false };
+/** The reason a deadline aborts its signal with (what fetch, or the body being read, rejects with). */
+class DeadlineExceeded extends Error {
+  override name = 'TimeoutError';
 }
 
-function toNetworkError(target: RequestTarget, error: unknown, timeoutMs: number): Error {
-  if (!(error instanceof FetchError)) return error instanceof Error ? error : new Error(String(error));
-  const failure = describeNetworkFailure(error.cause);
-  const root = innermostCause(error.cause);
+interface Deadline {
+  signal: AbortSignal;
+  /** Stops the timer; called once the attempt is over, whatever its outcome. */
+  clear(): void;
+}
+
+/**
+ * A signal aborted after `seconds`. The timer is unref'd (it never keeps the process alive on its
+ * own) and cleared by the caller as soon as the response has been read whole.
+ */
+function startDeadline(seconds: number): Deadline {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DeadlineExceeded('deadline exceeded')), seconds * 1000);
+  timer.unref();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
+function describeNetworkFailure(error: unknown): { code?: string; detail: string; timedOut: boolean } {
+  const root = innermostCause(error);
+  if (root instanceof DeadlineExceeded) return { detail: 'timed out', timedOut: true };
+  const code = typeof root === 'object' && root !== null ? Reflect.get(root, 'code') : undefined;
+  const message = typeof root === 'object' && root !== null ? Reflect.get(root, 'message') : undefined;
+  const detail = typeof message === 'string' ? message : '';
+  return typeof code === 'string' ? { code, detail, timedOut: false } : { detail, timedOut: false };
+}
+
+/** What the debug log says of a failure: `ECONNRESET (socket hang up)`, `timed out`. */
+function failureLabel(error: unknown): string {
+  const { code, detail } = describeNetworkFailure(error);
+  if (code === undefined) return detail === '' ? 'no response' : detail;
+  return detail !== '' && !detail.includes(code) ? `${code} (${detail})` : code;
+}
+
+/**
+ * A request that got no whole answer: a FetchError (no response: ofetch wraps fetch's error), or the
+ * bare error of a body that failed mid-way. `deadline` tells a missed deadline from anything else,
+ * whatever shape the abort took on its way here.
+ */
+function toNetworkError(
+  target: RequestTarget,
+  error: unknown,
+  host: string,
+  deadline: Deadline,
+  timeoutSeconds: number,
+): ApiNetworkError {
+  const root = innermostCause(error instanceof FetchError ? error.cause : error);
   // The FetchError itself is not kept as cause: it holds the request options, headers included.
   const cause = root instanceof Error ? root : undefined;
-  if (failure.timedOut) {
-    return new ApiNetworkError(target, `timed out after ${timeoutMs} ms`, { retryable: true, cause });
+  if (deadline.signal.aborted) {
+    // Not retried (see retry.ts): the deadline is how long the user agreed to wait.
+    return new ApiNetworkError(target, deadlineProblem(host, timeoutSeconds), {
+      retryable: false,
+      timedOut: true,
+      cause,
+    });
   }
+  const failure = describeNetworkFailure(root);
   const retryable = failure.code !== undefined && RETRYABLE_NETWORK_CODES.has(failure.code);
-  return new ApiNetworkError(target, `network error: ${failure.problem}`, { retryable, cause });
+  return new ApiNetworkError(target, networkProblem(host, failure), { retryable, cause });
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
@@ -202,7 +259,14 @@ function redirectTarget(
 }
 
 export function createHttp(options: HttpOptions): Http {
-  const { clock, timeoutMs } = options;
+  const { clock, timeoutSeconds } = options;
+  if (!(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS)) {
+    throw new WafctlError(
+      'USAGE',
+      `the timeout must be a positive number of seconds, at most ${MAX_TIMEOUT_SECONDS}, got ${timeoutSeconds}`,
+      { userFault: true },
+    );
+  }
   const baseUrl = checkBaseUrl(options.baseUrl);
   // As ofetch joins them (ufo's withBase leaves an absolute URL alone): for a response without `url`.
   const absoluteUrl = (request: string) =>
@@ -210,24 +274,33 @@ export function createHttp(options: HttpOptions): Http {
   const fetcher = ofetch.create({
     baseURL: baseUrl,
     headers: { authorization: `Bearer ${options.token}`, accept: 'application/json' },
-    timeout: timeoutMs,
+    // No `timeout`: it would stop at the headers. The deadline is the signal given to each request.
     retry: false, // see retry.ts for why retries are not ofetch's
     responseType: 'text', // parsed here, so that a non-JSON body is reported, not guessed at
     ignoreResponseError: true, // statuses are mapped here, to ApiError
     ...(options.log === undefined ? {} : debugHooks(options.log, clock)),
   });
 
-  async function fetchOnce(target: RequestTarget, spec: RequestSpec, request: string) {
+  /** One request, its body read whole (ofetch reads it before resolving), within `deadline`. */
+  async function fetchOnce(target: RequestTarget, spec: RequestSpec, request: string, deadline: Deadline) {
     const headers: Record<string, string> = spec.contentType ? { 'content-type': spec.contentType } : {};
+    const startedAt = clock.now();
     try {
       return await fetcher.raw<string, 'text'>(request, {
         method: spec.method,
         headers,
         redirect: 'manual', // decided in attemptOnce, see the top of this file
+        signal: deadline.signal,
         ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
       });
     } catch (error) {
-      throw toNetworkError(target, error, timeoutMs);
+      // A failure while reading the body reaches no ofetch hook: the debug log line is written here.
+      if (!(error instanceof FetchError) && options.log !== undefined) {
+        const label = `${spec.method} ${withoutOrigin(request)}`;
+        const reason = deadline.signal.aborted ? 'timed out' : failureLabel(error);
+        options.log(redact(`<-- ERR ${reason} reading the body ${label} (${clock.now() - startedAt} ms)`));
+      }
+      throw toNetworkError(target, error, hostOf(absoluteUrl(request)), deadline, timeoutSeconds);
     }
   }
 
@@ -237,13 +310,19 @@ export function createHttp(options: HttpOptions): Http {
     // Relative (ofetch prepends the base URL), then the absolute URL of each redirect followed.
     let request = query === '' ? spec.path : `${spec.path}?${query}`;
     let response: FetchResponse<string>;
-    for (let hops = 0; ; hops++) {
-      response = await fetchOnce(target, spec, request);
-      const location = response.headers.get('location');
-      if (!REDIRECT_STATUSES.has(response.status) || location === null) break;
-      // `url` is what fetch requested (with `redirect: 'manual'`, the URL that answered).
-      const from = response.url !== '' ? response.url : absoluteUrl(request);
-      request = redirectTarget(target, response.status, location, from, hops);
+    // One deadline for the whole attempt, redirects followed included; cleared however it ends.
+    const deadline = startDeadline(timeoutSeconds);
+    try {
+      for (let hops = 0; ; hops++) {
+        response = await fetchOnce(target, spec, request, deadline);
+        const location = response.headers.get('location');
+        if (!REDIRECT_STATUSES.has(response.status) || location === null) break;
+        // `url` is what fetch requested (with `redirect: 'manual'`, the URL that answered).
+        const from = response.url !== '' ? response.url : absoluteUrl(request);
+        request = redirectTarget(target, response.status, location, from, hops);
+      }
+    } finally {
+      deadline.clear();
     }
     const text = typeof response._data === 'string' ? response._data : '';
     if (response.status < 200 || response.status > 299) {

@@ -12,7 +12,13 @@ import { type GroupsApi, groupsApi } from './groups.js';
 import { createHttp } from './http.js';
 import { type NotificationsApi, notificationsApi } from './notifications.js';
 import type { ApplicationRule, Group, Notification, Rule, Schedule } from './records.js';
-import { type Clock, DEFAULT_RETRY_POLICY, type RetryPolicy, SYSTEM_CLOCK } from './retry.js';
+import {
+  type Clock,
+  DEFAULT_RETRY_POLICY,
+  DEFAULT_TIMEOUT_SECONDS,
+  type RetryPolicy,
+  SYSTEM_CLOCK,
+} from './retry.js';
 import { type RulesApi, rulesApi } from './rules.js';
 import { type SchedulesApi, schedulesApi } from './schedules.js';
 
@@ -20,8 +26,11 @@ export interface ApiClientOptions {
   /** `http(s)://host[:port][/prefix]`, with or without a trailing slash; `/api/v1/...` is appended. */
   baseUrl: string;
   token: string;
-  /** Per attempt. Default 30 s. */
-  timeoutMs?: number;
+  /**
+   * Whole-response deadline of one attempt (connect, headers and the whole body), in seconds; a
+   * fraction is fine. Default DEFAULT_TIMEOUT_SECONDS (60). A missed deadline is not retried.
+   */
+  timeoutSeconds?: number;
   /** Retries of GET, PUT and DELETE (POST is never retried). */
   retry?: Partial<RetryPolicy>;
   /** Rows asked for per page (the server may cap it). Default 1000. */
@@ -85,7 +94,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     http: createHttp({
       baseUrl: options.baseUrl,
       token: options.token,
-      timeoutMs: positiveInteger('timeout', options.timeoutMs, 30_000),
+      timeoutSeconds: options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS, // checked by createHttp
       retry,
       clock: { ...SYSTEM_CLOCK, ...options.clock },
       log: options.log,
@@ -152,6 +161,6 @@ export type {
   Rule,
   Schedule,
 } from './records.js';
-export type { Clock, RetryPolicy } from './retry.js';
+export { type Clock, DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, type RetryPolicy } from './retry.js';
 export type { ScheduleInput } from './schedules.js';
 export type { ApplicationRulesApi, GroupsApi, NotificationsApi, RulesApi, SchedulesApi };

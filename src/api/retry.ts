@@ -1,6 +1,14 @@
 /**
- * Retrying idempotent requests: exponential backoff with jitter, `Retry-After` honoured, a cap on
- * attempts and a total time budget after which the last error is thrown.
+ * Time limits and retries. Each attempt of a request has a whole-response deadline (connect, headers
+ * and the whole body; `--timeout` / `WAF_TIMEOUT`, enforced in http.ts). Idempotent requests are
+ * retried: exponential backoff with jitter, `Retry-After` honoured, a cap on attempts and a total time
+ * budget after which the last error is thrown.
+ *
+ * A missed deadline is not retried, whatever the method: the deadline is how long the user agreed to
+ * wait for an answer, and retrying would multiply it (up to `attempts` times) without saying so; at
+ * the default (60 s, the retry budget) a retry could not even start within the budget. Failures that
+ * come fast (a reset, 502/503/504, 429) are what retries are for. A write that missed its deadline
+ * stays an ambiguous outcome (an ApiNetworkError): the applier re-reads before sending it again.
  *
  * Why not ofetch's own `retry`/`retryDelay`/`retryStatusCodes`: ofetch decides on a failure with no
  * response as if it were a 500, so retrying resets and timeouts would also retry real 500s (which a
@@ -20,6 +28,11 @@ export interface RetryPolicy {
   /** Time from the first attempt after which no retry is started and the last error is thrown. */
   budgetMs: number;
 }
+
+/** Whole-response deadline of one attempt, in seconds, when neither `--timeout` nor `WAF_TIMEOUT` is set. */
+export const DEFAULT_TIMEOUT_SECONDS = 60;
+/** The longest deadline a timer can hold (2^31 - 1 ms, about 24.8 days), in whole seconds. */
+export const MAX_TIMEOUT_SECONDS = 2_147_483;
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   attempts: 5,

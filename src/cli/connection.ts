@@ -1,20 +1,24 @@
 /**
- * Resolves where and as whom wafctl talks to the API: `--url` / `WAF_URL`, the token from
- * `--token-file` / `WAF_TOKEN` (never a flag), or `--url embedded`, which starts the emulator
- * in-process for this one command with a random administrator token that never leaves the process.
+ * Resolves where, as whom and how patiently wafctl talks to the API: `--url` / `WAF_URL`, the token
+ * from `--token-file` / `WAF_TOKEN` (never a flag), or `--url embedded`, which starts the emulator
+ * in-process for this one command with a random administrator token that never leaves the process;
+ * and the whole-response deadline of each request from `--timeout` / `WAF_TIMEOUT`.
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { ApiClient, ApiClientOptions } from '../api/index.js';
-import { WafctlError } from '../errors.js';
+import { DEFAULT_TIMEOUT_SECONDS } from '../api/retry.js';
+import { usageError, WafctlError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
-import type { ConnectionFlags } from './options.js';
+import { type ConnectionFlags, quoteValue, readTimeout } from './options.js';
 import { writeErr } from './output.js';
 import { debugEnabled } from './report-error.js';
 
 export interface Connection {
   baseUrl: string;
   token: string;
+  /** Whole-response deadline of each request attempt, in seconds. */
+  timeoutSeconds: number;
   /** Stops the embedded emulator, if any. Safe to call more than once. */
   close(): Promise<void>;
 }
@@ -33,12 +37,23 @@ export async function openConnection(
   if (url === undefined || url === '') {
     throw connectionError(`no API URL: pass --url URL or set WAF_URL (or use --url ${EMBEDDED}).`);
   }
-  if (url === EMBEDDED) return openEmbedded(flags.emulatorState);
+  const timeoutSeconds = resolveTimeout(flags, env);
+  if (url === EMBEDDED) return { ...(await openEmbedded(flags.emulatorState)), timeoutSeconds };
   if (flags.emulatorState !== undefined) {
     throw connectionError(`--emulator-state only applies with --url ${EMBEDDED}.`);
   }
   const token = await readToken(flags.tokenFile, env);
-  return { baseUrl: url, token, close: async () => {} };
+  return { baseUrl: url, token, timeoutSeconds, close: async () => {} };
+}
+
+/** `--timeout` (already checked by commander) wins over WAF_TIMEOUT; neither: the default. */
+function resolveTimeout(flags: ConnectionFlags, env: NodeJS.ProcessEnv): number {
+  if (flags.timeout !== undefined) return flags.timeout;
+  const value = env.WAF_TIMEOUT;
+  if (value === undefined) return DEFAULT_TIMEOUT_SECONDS;
+  const read = readTimeout('WAF_TIMEOUT', value);
+  if ('problem' in read) throw usageError(`${read.problem}, got ${quoteValue(value)}.`);
+  return read.seconds;
 }
 
 async function readToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
@@ -67,7 +82,7 @@ async function readToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv):
   return token;
 }
 
-async function openEmbedded(statePath: string | undefined): Promise<Connection> {
+async function openEmbedded(statePath: string | undefined): Promise<Omit<Connection, 'timeoutSeconds'>> {
   const token = randomBytes(24).toString('hex');
   registerSecret(token);
   const { startEmulator } = await import('../emulator/index.js');
@@ -101,6 +116,7 @@ export async function withApiClient<T>(
       ...clientOptions,
       baseUrl: connection.baseUrl,
       token: connection.token,
+      timeoutSeconds: connection.timeoutSeconds,
       ...(debugEnabled() ? { log: writeErr } : {}),
     });
     return await work(api, connection);

@@ -1,18 +1,60 @@
 /** Option sets shared by several commands, declared once so their help text never drifts apart. */
 import { type Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../api/retry.js';
+import { printable } from '../text.js';
 
 /** Options of every command that talks to the API. The token is never a flag: it would show in `ps`. */
 export interface ConnectionFlags {
   url?: string;
   tokenFile?: string;
   emulatorState?: string;
+  /** `--timeout SECONDS`, checked; when absent, WAF_TIMEOUT, then DEFAULT_TIMEOUT_SECONDS. */
+  timeout?: number;
 }
 
 export function addConnectionOptions(command: Command): Command {
   return command
     .option('--url <URL>', "API base URL, or 'embedded' for an in-process emulator (env: WAF_URL)")
     .option('--token-file <FILE>', 'read the API token from FILE (default: env WAF_TOKEN)')
-    .option('--emulator-state <FILE>', "with --url embedded: the emulator's state file (loaded and saved)");
+    .option('--emulator-state <FILE>', "with --url embedded: the emulator's state file (loaded and saved)")
+    .option(
+      '--timeout <SECONDS>',
+      `give up on an API request not answered in full (headers and body) within SECONDS, e.g. 30 or 0.5 (default: ${DEFAULT_TIMEOUT_SECONDS}, env: WAF_TIMEOUT)`,
+      parseTimeout('--timeout'),
+    );
+}
+
+/** A positive decimal number: `60`, `0.5`, `.5`, `1.`; no sign, exponent, `Infinity` or hex. */
+const DECIMAL = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
+
+/**
+ * The seconds of a `--timeout` / `WAF_TIMEOUT` value (`source` names which), or why it is refused:
+ * anything but a positive decimal number of seconds within what a timer can hold.
+ */
+export function readTimeout(source: string, value: string): { seconds: number } | { problem: string } {
+  const text = value.trim();
+  const seconds = Number(text);
+  if (!DECIMAL.test(text) || !(seconds > 0)) {
+    return { problem: `${source} must be a positive number of seconds (e.g. 60 or 0.5)` };
+  }
+  if (seconds > MAX_TIMEOUT_SECONDS) {
+    return { problem: `${source} must be at most ${MAX_TIMEOUT_SECONDS} seconds (about 24 days)` };
+  }
+  return { seconds };
+}
+
+/** For commander, which quotes the value itself: `option '--timeout <SECONDS>' argument 'abc' is invalid.` */
+export function parseTimeout(source: string) {
+  return (value: string): number => {
+    const read = readTimeout(source, value);
+    if ('problem' in read) throw new InvalidArgumentError(`${read.problem}.`);
+    return read.seconds;
+  };
+}
+
+/** `"abc"`, quoted and escaped: an environment value may hold anything. */
+export function quoteValue(value: string): string {
+  return printable(JSON.stringify(value));
 }
 
 export function parsePositiveInt(name: string) {

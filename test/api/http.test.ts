@@ -42,6 +42,19 @@ describe('base URL', () => {
     );
   });
 
+  it('refuses a base URL with user:password@, without showing them', () => {
+    const error = (() => {
+      try {
+        createApiClient({ baseUrl: 'http://someone:pass-w0rd-1@waf.test:8443/waf', token: TOKEN });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(error).toMatchObject({ code: 'CONNECTION' });
+    expect(error?.message).toContain('waf.test:8443');
+    expect(error?.message).not.toMatch(/someone|pass-w0rd-1/);
+  });
+
   it('refuses an empty token', () => {
     expect(() => createApiClient({ baseUrl: BASE, token: '' })).toThrow(/no API token/);
   });
@@ -95,6 +108,24 @@ describe('HTTP errors', () => {
         '[POST] /api/v1/groups: 400 Error creating new group (rules.0.priority: required; rules.1.priority: required; rules.2.priority: required; rules.3.priority: required; rules.4.priority: required; and 2 more)',
       details: errors,
     });
+  });
+
+  it('escapes control characters in the server message and details: they cannot forge a line', async () => {
+    const { client } = makeClient();
+    answer(nock(BASE).get('/api/v1/groups'), 400, {
+      status: 'error',
+      message: 'Bad request\nError: forged line\u001b[31m',
+      errors: ['a\r\nb', 'bidi \u202e reversed'],
+    });
+
+    const error = (await client.groups.list().catch((e: unknown) => e)) as Error;
+
+    expect(error.message).toBe(
+      '[GET] /api/v1/groups: 400 Bad request\\nError: forged line\\u001b[31m (a\\r\\nb; bidi \\u202e reversed)',
+    );
+    for (const raw of ['\n', '\r', '\u001b', '\u202e']) expect(error.message).not.toContain(raw);
+    // The fields keep the server's text as it is, for code that matches on it.
+    expect(error).toMatchObject({ serverMessage: 'Bad request\nError: forged line\u001b[31m' });
   });
 
   it('handles a non-JSON error body with the standard reason phrase', async () => {
@@ -205,7 +236,7 @@ describe('retries', () => {
     expect(error).toBeInstanceOf(ApiNetworkError);
     expect(error).toMatchObject({
       code: 'API_NETWORK',
-      message: '[POST] /api/v1/groups: network error: ECONNRESET (socket hang up)',
+      message: '[POST] /api/v1/groups: connection to waf.test failed: ECONNRESET (socket hang up)',
     });
     expect(clock.sleeps).toEqual([]);
   });
@@ -227,14 +258,16 @@ describe('retries', () => {
       .get('/api/v1/groups')
       .replyWithError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' });
 
-    await expect(client.groups.list()).rejects.toThrow('[GET] /api/v1/groups: network error: ECONNREFUSED');
+    await expect(client.groups.list()).rejects.toThrow(
+      '[GET] /api/v1/groups: cannot reach waf.test: ECONNREFUSED',
+    );
     expect(clock.sleeps).toEqual([]);
   });
 });
 
 describe('timeout', () => {
-  it('surfaces as API_NETWORK naming method and path', async () => {
-    const { client } = makeClient({ timeoutMs: 25, retry: { attempts: 1 } });
+  it('surfaces as API_NETWORK naming method, path and host', async () => {
+    const { client } = makeClient({ timeoutSeconds: 0.025 });
     nock(BASE).get('/api/v1/groups').delay(2_000).reply(200, groupsOk);
 
     const error = await client.groups.list().catch((e: unknown) => e);
@@ -242,22 +275,30 @@ describe('timeout', () => {
     expect(error).toBeInstanceOf(ApiNetworkError);
     expect(error).toMatchObject({
       code: 'API_NETWORK',
-      message: '[GET] /api/v1/groups: timed out after 25 ms',
+      timedOut: true,
+      retryable: false,
+      message: '[GET] /api/v1/groups: waf.test did not answer within 0.025 s',
     });
   });
 
-  it('is retried on idempotent methods', async () => {
-    const { client, clock } = makeClient({ timeoutMs: 25 });
+  it('is not retried, not even on idempotent methods: it is how long the user agreed to wait', async () => {
+    const { client, clock } = makeClient({ timeoutSeconds: 0.025 });
     nock(BASE).delete('/api/v1/settings/notifications/splunk').delay(2_000).reply(200, {});
-    answer(
-      nock(BASE).delete('/api/v1/settings/notifications/splunk'),
-      200,
-      ok({ notification: notification() }),
-    );
 
-    expect((await client.notifications.delete('splunk')).name).toBe('splunk');
-    expect(clock.sleeps).toHaveLength(1);
+    await expect(client.notifications.delete('splunk')).rejects.toThrow(
+      '[DELETE] /api/v1/settings/notifications/splunk: waf.test did not answer within 0.025 s',
+    );
+    expect(clock.sleeps).toEqual([]);
   });
+
+  it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY, 3_000_000])(
+    'refuses %s seconds',
+    (timeoutSeconds) => {
+      expect(() => createApiClient({ baseUrl: BASE, token: TOKEN, timeoutSeconds })).toThrow(
+        expect.objectContaining({ code: 'USAGE' }),
+      );
+    },
+  );
 });
 
 describe('debug log', () => {

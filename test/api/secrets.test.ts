@@ -33,7 +33,11 @@ describe('the token never leaks', () => {
 
   it('not from a network error, a timeout or an invalid response', async () => {
     const lines: string[] = [];
-    const { client } = makeClient({ log: (l) => lines.push(l), timeoutMs: 25, retry: { attempts: 1 } });
+    const { client } = makeClient({
+      log: (l) => lines.push(l),
+      timeoutSeconds: 0.025,
+      retry: { attempts: 1 },
+    });
     nock(BASE)
       .get('/api/v1/groups')
       .replyWithError({ code: 'ECONNRESET', message: `reset by ${TOKEN}` });

@@ -343,7 +343,7 @@ describe('wafctl export', () => {
       env: { WAF_URL: await unreachableUrl(), WAF_TOKEN: 'some-token' },
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^Error: \[GET\] \/api\/v1\/\S+: network error/m);
+    expect(result.stderr).toMatch(/^Error: \[GET\] \/api\/v1\/\S+: cannot reach 127\.0\.0\.1:\d+: /m);
     await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
   });
 });

@@ -283,6 +283,8 @@ describe('wafctl drift', () => {
       env: { WAF_URL: await unreachableUrl(), WAF_TOKEN: 'some-token' },
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^Error: \[GET\] \/api\/v1\/\S+: network error: ECONNREFUSED/m);
+    expect(result.stderr).toMatch(
+      /^Error: \[GET\] \/api\/v1\/\S+: cannot reach 127\.0\.0\.1:\d+: ECONNREFUSED/m,
+    );
   });
 });

@@ -31,7 +31,14 @@ export interface RunningCli {
 export function startCli(args: string[], options: CliOptions = {}): RunningCli {
   // Start from a clean slate for the variables wafctl reads, so the developer's shell cannot leak in.
   const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' };
-  for (const name of ['WAF_URL', 'WAF_TOKEN', 'WAF_USERNAME', 'WAFCTL_DEBUG', 'WAF_EMULATOR_ADMIN_TOKEN']) {
+  for (const name of [
+    'WAF_URL',
+    'WAF_TOKEN',
+    'WAF_USERNAME',
+    'WAF_TIMEOUT',
+    'WAFCTL_DEBUG',
+    'WAF_EMULATOR_ADMIN_TOKEN',
+  ]) {
     delete env[name];
   }
   Object.assign(env, options.env);
