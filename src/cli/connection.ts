@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import type { ApiClient, ApiClientOptions } from '../api/index.js';
 import { DEFAULT_TIMEOUT_SECONDS } from '../api/retry.js';
 import { usageError, WafctlError } from '../errors.js';
-import { registerSecret } from '../secrets.js';
+import { isBearerToken, registerSecret } from '../secrets.js';
 import { type ConnectionFlags, quoteValue, readTimeout } from './options.js';
 import { writeErr } from './output.js';
 import { debugEnabled } from './report-error.js';
@@ -74,7 +74,7 @@ async function readToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv):
   }
   registerSecret(token);
   // Checked here, not left to fetch: its error would quote the header, and read like a bug.
-  if (!/^[\x21-\x7e]+$/.test(token)) {
+  if (!isBearerToken(token)) {
     throw connectionError(
       `the API token ${tokenFile === undefined ? 'in WAF_TOKEN' : `in ${tokenFile}`} contains characters an HTTP header cannot carry (spaces, control or non-ASCII characters).`,
     );

@@ -3,7 +3,7 @@
  * `FILE:LINE:COL path: message`. All problems of a run are collected and reported together.
  */
 import { WafctlError } from '../errors.js';
-import { plural } from '../text.js';
+import { plural, printable } from '../text.js';
 
 export interface ConfigProblem {
   /** The path as the user gave it (relative stays relative). */
@@ -16,11 +16,15 @@ export interface ConfigProblem {
   message: string;
 }
 
+/**
+ * One problem, on one line: the file name, the YAML path and the message may quote data (a key, a
+ * value), which is shown `printable` so that a `\n` in it can never start a line of its own.
+ */
 export function formatProblem(problem: ConfigProblem): string {
-  const where = problem.line > 0 ? `${problem.file}:${problem.line}:${problem.col}` : problem.file;
-  return problem.path === ''
-    ? `${where}: ${problem.message}`
-    : `${where} ${problem.path}: ${problem.message}`;
+  const file = printable(problem.file);
+  const where = problem.line > 0 ? `${file}:${problem.line}:${problem.col}` : file;
+  const message = printable(problem.message);
+  return problem.path === '' ? `${where}: ${message}` : `${where} ${printable(problem.path)}: ${message}`;
 }
 
 function compareStrings(a: string, b: string): number {

@@ -343,3 +343,16 @@ describe('declarations outside their manage scope', () => {
     expect(problems([{ file: 'a.yaml', text: noMatch }])).toEqual([]);
   });
 });
+
+describe('problems quote data escaped', () => {
+  it('a key holding a line break stays on its problem line', () => {
+    const forged = 'soc\\nb.yaml:1:1: everything is fine';
+    const text = `groups:\n  - name: "${forged}"\n  - name: "${forged}"\n`;
+    const result = validateSources([{ file: 'a\nb.yaml', text }], { env: {} });
+    expect(result.ok).toBe(false);
+    const lines = result.ok ? [] : result.problems.map(formatProblem);
+    expect(lines).toEqual([
+      'a\\nb.yaml:3:5 groups[1]: duplicate group "soc\\nb.yaml:1:1: everything is fine": also declared at a\\nb.yaml:2:5',
+    ]);
+  });
+});
