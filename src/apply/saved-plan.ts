@@ -10,11 +10,14 @@ import type { ApiClient } from '../api/index.js';
 import { WafctlError } from '../errors.js';
 import { KINDS } from '../kinds/index.js';
 import { fingerprint } from '../plan/fingerprint.js';
-import { type Change, KIND_NAMES, type Plan } from '../plan/model.js';
+import { type Change, IMPACT_CLASSES, KIND_NAMES, type Plan } from '../plan/model.js';
 import { planToJson } from '../plan/render/json.js';
 
 const attributes = z.record(z.string(), z.unknown());
-const base = { kind: z.enum(KIND_NAMES), key: z.string(), fields: z.array(z.string()) };
+// Required: `apply --plan --fail-on` judges the impact the reviewer saw, which depends on settings
+// the saved plan does not carry.
+const impact = z.array(z.object({ class: z.enum(IMPACT_CLASSES), reason: z.string() }));
+const base = { kind: z.enum(KIND_NAMES), key: z.string(), fields: z.array(z.string()), impact };
 const changeSchema = z.discriminatedUnion('action', [
   z.object({ ...base, action: z.literal('create'), before: z.null(), after: attributes }),
   z.object({
@@ -57,6 +60,7 @@ export const planDocumentSchema = z.object({
     delete: count,
     unchanged: count,
     unmanaged: count,
+    impact: z.object({ weakens_protection: count, broadens_access: count, reduces_audit: count }),
   }),
   changes: z.array(changeSchema),
   problems: z.array(z.object({ kind: z.enum(KIND_NAMES), key: z.string(), message: z.string() })),

@@ -9,12 +9,24 @@ export type KindName = (typeof KIND_NAMES)[number];
 /** A comparable record: the desired shape of one object, server fields dropped, sets sorted. */
 export type Attributes = Record<string, unknown>;
 
+/** The security consequences a reviewer must see, worst first (see src/plan/impact.ts). */
+export const IMPACT_CLASSES = ['weakens_protection', 'broadens_access', 'reduces_audit'] as const;
+export type ImpactClass = (typeof IMPACT_CLASSES)[number];
+
+/** One security consequence of a change, and why, in words a reviewer reads in the plan. */
+export interface Impact {
+  class: ImpactClass;
+  reason: string;
+}
+
 interface ChangeBase {
   kind: KindName;
   /** The natural key: the name, or `<rq_host>/<description>` for application rules. */
   key: string;
   /** Names of the fields that differ (all fields of the object for create and delete). */
   fields: string[];
+  /** What this change does to the firewall's security, possibly nothing (attached by the planner). */
+  impact: Impact[];
 }
 
 export interface CreateChange extends ChangeBase {
@@ -86,6 +98,8 @@ export interface PlanSummary {
   delete: number;
   unchanged: number;
   unmanaged: number;
+  /** Changes with at least one impact of each class. */
+  impact: Record<ImpactClass, number>;
 }
 
 export interface Plan {

@@ -66,7 +66,15 @@ interface KindResult {
 
 export function planChanges(inputs: readonly KindPlanInput[], safety: SafetySettings = DEFAULT_SAFETY): Plan {
   const plan: Plan = {
-    summary: { create: 0, update: 0, replace: 0, delete: 0, unchanged: 0, unmanaged: 0 },
+    summary: {
+      create: 0,
+      update: 0,
+      replace: 0,
+      delete: 0,
+      unchanged: 0,
+      unmanaged: 0,
+      impact: { weakens_protection: 0, broadens_access: 0, reduces_audit: 0 },
+    },
     changes: [],
     problems: [],
     warnings: [],
@@ -143,6 +151,7 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
         fields: Object.keys(desired.attributes),
         before: null,
         after: desired.attributes,
+        impact: [],
       });
       continue;
     }
@@ -217,6 +226,7 @@ function deleteChange(kind: KindName, remote: RemoteObject, duplicateOf?: string
     before: remote.attributes,
     after: null,
     fingerprint: fingerprint(remote.id, remote.attributes),
+    impact: [],
     ...(duplicateOf === undefined ? {} : { duplicateOf }),
   };
 }
@@ -244,6 +254,7 @@ function compare(
     key: desired.key,
     id: remote.id,
     fingerprint: fingerprint(remote.id, remote.attributes),
+    impact: [],
   };
 
   const forcedBy = changed.filter((field) => input.immutable.includes(field));

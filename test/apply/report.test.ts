@@ -15,6 +15,7 @@ const create = (key: string): Change => ({
   fields: ['name'],
   before: null,
   after: { name: key },
+  impact: [],
 });
 
 function report(suffix: string): ApplyReport {

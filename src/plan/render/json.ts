@@ -9,7 +9,7 @@ import type { Change, Plan } from '../model.js';
 export const PLAN_FORMAT_VERSION = 1;
 
 function changeToJson(change: Change): Record<string, unknown> {
-  const base = { kind: change.kind, key: change.key, action: change.action };
+  const base = { kind: change.kind, key: change.key, action: change.action, impact: change.impact };
   switch (change.action) {
     case 'create':
       return { ...base, fields: change.fields, before: null, after: change.after };

@@ -11,7 +11,7 @@ describe('renderJsonPlan', () => {
       changes: Array<Record<string, unknown>>;
     };
     expect(doc.format_version).toBe(1);
-    expect(doc.summary).toEqual({ create: 1, update: 2, replace: 1, delete: 1, unchanged: 0, unmanaged: 1 });
+    expect(doc.summary).toMatchObject({ create: 1, update: 2, replace: 1, delete: 1, unchanged: 0, unmanaged: 1 });
     expect(doc.changes.map((c) => [c.kind, c.key, c.action, c.id])).toEqual([
       ['group', 'auditors', 'create', undefined],
       ['group', 'soc-analysts', 'update', 'g-7'],
