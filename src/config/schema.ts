@@ -17,6 +17,8 @@ import {
   permissionByName,
   permissionName,
 } from '../domain.js';
+import type { FirewallActions } from '../plan/firewall-actions.js';
+import { firewallActionsSchema } from './firewall-actions.js';
 import { setOf } from './set-schema.js';
 import { didYouMean } from './suggest.js';
 
@@ -278,6 +280,7 @@ export const settingsSchema = z.strictObject({
       min_existing: z.int().min(0).default(10),
     })
     .prefault({}),
+  firewall_actions: firewallActionsSchema,
 });
 
 /** One YAML document. Every key is optional: a configuration is usually split over several files. */
@@ -310,5 +313,10 @@ export interface DesiredState {
   notifications: Notification[];
   schedules: Schedule[];
   manage: Record<KindName, ManageScope>;
-  settings: { username: string; safety: { max_delete_percent: number; min_existing: number } };
+  settings: {
+    username: string;
+    safety: { max_delete_percent: number; min_existing: number };
+    /** Resolved: every list present, a given list in place of its default. */
+    firewall_actions: FirewallActions;
+  };
 }

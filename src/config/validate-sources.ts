@@ -5,6 +5,7 @@
 import { scopeMismatch } from '../plan/scope.js';
 import type { Environment } from './env.js';
 import { readFast, YamlNeeded } from './fast-read.js';
+import { firewallActionProblems } from './firewall-actions.js';
 import { problemsFromIssue } from './issues.js';
 import { mergeSection } from './merge.js';
 import {
@@ -214,9 +215,18 @@ function validateParsed(
   // only ever widen the merged scope, so what is found here is never a false alarm.
   const scopes = manage.problems.length === 0 ? finalManage(manage.merged) : undefined;
   if (scopes !== undefined) for (const problem of scopeProblems(valid, scopes)) problems.push(problem);
-  if (problems.length > 0) return { ok: false, problems: sortProblems(problems), files };
+  // Valid documents merged without conflict make valid settings; the action lists overlap or not
+  // only once merged (two lists may be set in two files).
+  const mergedSettings = settings.problems.length === 0 ? settingsSchema.parse(settings.merged) : undefined;
+  if (mergedSettings !== undefined) {
+    for (const problem of firewallActionProblems(validDocuments, mergedSettings.firewall_actions)) {
+      problems.push(problem);
+    }
+  }
+  if (problems.length > 0 || mergedSettings === undefined) {
+    return { ok: false, problems: sortProblems(problems), files };
+  }
 
-  const mergedSettings = settingsSchema.parse(settings.merged);
   const envUsername = options.env.WAF_USERNAME;
   const state: DesiredState = {
     groups: valid.flatMap((entry) => entry.output.groups ?? []),
@@ -227,6 +237,7 @@ function validateParsed(
     settings: {
       username: mergedSettings.username ?? (envUsername ? envUsername : DEFAULT_USERNAME),
       safety: mergedSettings.safety,
+      firewall_actions: mergedSettings.firewall_actions,
     },
   };
   const sourceMaps: DesiredSources = {

@@ -9,6 +9,19 @@ import type {
   ApplicationRuleInput,
   ApplicationRuleUpdate,
 } from '../api/index.js';
+import { canonicalJson } from '../plan/fingerprint.js';
+import { actionClass } from '../plan/firewall-actions.js';
+import {
+  added,
+  type ImpactContext,
+  type ImpactRule,
+  type ImpactSubject,
+  listed,
+  listField,
+  reasonIf,
+  removed,
+  turned,
+} from '../plan/impact.js';
 import type { Attributes } from '../plan/model.js';
 import { attributesById, indexIds, type Kind, REREAD_CONCURRENCY, type RemoteRecord } from './kind.js';
 import { mapLimited, sortedSet } from './normalize.js';
@@ -114,6 +127,108 @@ async function recordsOf(
   });
 }
 
+type RuleAction = RuleFields['actions'][number];
+type RuleCondition = RuleAttributes['conditions'][number];
+
+/** A missing `enabled` is the default, true. A disabled rule blocks, allows and matches nothing. */
+const isEnabled = (rule: Attributes | undefined): rule is Attributes =>
+  rule !== undefined && rule.enabled !== false;
+const actionsOf = (rule: Attributes) => listField<RuleAction>(rule, 'actions');
+
+/** The rule names more than one firewall (before or after): reasons then say which one. */
+function spansFirewalls(subject: ImpactSubject): boolean {
+  const all = [subject.before, subject.after].flatMap((rule) => (rule ? actionsOf(rule) : []));
+  return new Set(all.map((a) => a.firewall_name)).size > 1;
+}
+
+/** `block`, or `block on waf-eu-1` when the rule spans several firewalls. */
+function actionLabels(subject: ImpactSubject, actions: readonly RuleAction[]): string[] {
+  const several = spansFirewalls(subject);
+  return actions.map((a) => (several ? `${a.firewall_action} on ${a.firewall_name}` : a.firewall_action));
+}
+
+/**
+ * A firewall that blocked the rule's matches and no longer does: `action block -> log (blocking ->
+ * observing)`, one reason per firewall. Only while the rule stays enabled: a disable or a delete has
+ * its own row, and a rule that was disabled blocked nothing.
+ */
+function blockingLost(subject: ImpactSubject, { firewallActions }: ImpactContext): string[] {
+  const { before, after } = subject;
+  if (!isEnabled(before) || !isEnabled(after)) return [];
+  const classOf = (a: RuleAction) => actionClass(firewallActions, a.firewall_action);
+  const was = actionsOf(before);
+  const now = actionsOf(after);
+  const firewalls = new Set(was.filter((a) => classOf(a) === 'blocking').map((a) => a.firewall_name));
+  return [...firewalls].flatMap((firewall) => {
+    const onIt = (a: RuleAction) => a.firewall_name === firewall;
+    const then = was.filter(onIt);
+    const next = now.filter(onIt);
+    if (next.some((a) => classOf(a) === 'blocking')) return [];
+    const on = spansFirewalls(subject) ? ` on ${firewall}` : '';
+    const names = (list: readonly RuleAction[]) => list.map((a) => a.firewall_action).join(', ');
+    if (next.length === 0) {
+      return [`blocking action removed: ${names(then.filter((a) => classOf(a) === 'blocking'))}${on}`];
+    }
+    const classes = [...new Set(next.map(classOf))].map((c) =>
+      c === 'unknown' ? 'unknown: not a known blocking action' : c,
+    );
+    return [`action ${names(then)} -> ${names(next)}${on} (blocking -> ${classes.join(', ')})`];
+  });
+}
+
+/**
+ * Allowing actions in force after the change that were not before: added to an enabled rule, on a
+ * created enabled rule, or switched on with the rule (`enabled: false -> true`).
+ */
+function allowingAdded(subject: ImpactSubject, { firewallActions }: ImpactContext): string[] {
+  if (!isEnabled(subject.after)) return [];
+  const allowing = (rule: Attributes) =>
+    actionsOf(rule).filter((a) => actionClass(firewallActions, a.firewall_action) === 'allowing');
+  if (subject.before !== undefined && !isEnabled(subject.before)) {
+    return listed(
+      'enabled with an allowing action',
+      'enabled with allowing actions',
+      actionLabels(subject, allowing(subject.after)),
+    ).map((reason) => `${reason} (enabled: false -> true)`);
+  }
+  const fresh = added(subject, allowing);
+  return listed('allowing action added', 'allowing actions added', actionLabels(subject, fresh));
+}
+
+/**
+ * What the rule matches changed (conditions are immutable: this is a replace). A `not_op` flip is
+ * named as such, since it inverts the match; any other difference is `match changed: conditions`
+ * (the plan's details show which).
+ */
+function matchChanged(subject: ImpactSubject): string[] {
+  if (!isEnabled(subject.before) || !isEnabled(subject.after)) return [];
+  const conditions = (rule: Attributes) => listField<RuleCondition>(rule, 'conditions');
+  const gone = removed(subject, conditions);
+  const come = added(subject, conditions);
+  if (gone.length === 0 && come.length === 0) return [];
+  // Conditions that differ only by `not_op`: as many went as came, and without it they are equal.
+  const bare = (list: readonly RuleCondition[]) => list.map(({ not_op: _, ...rest }) => canonicalJson(rest));
+  const flipped =
+    gone.length === come.length && bare(gone).sort().join('\n') === bare(come).sort().join('\n');
+  if (flipped) return [...new Set(gone.map((c) => `match changed: not_op ${c.not_op} -> ${!c.not_op}`))];
+  return ['match changed: conditions'];
+}
+
+/** What a rule change does to protection (README: "Security impact"). */
+const ruleImpact: readonly ImpactRule[] = [
+  {
+    class: 'weakens_protection',
+    reasons: (s) => reasonIf(s.action === 'delete' && isEnabled(s.before), 'deleted'),
+  },
+  {
+    class: 'weakens_protection',
+    reasons: (s) => reasonIf(turned(s, 'enabled', true, false), 'disabled (enabled: true -> false)'),
+  },
+  { class: 'weakens_protection', reasons: blockingLost },
+  { class: 'weakens_protection', reasons: allowingAdded },
+  { class: 'weakens_protection', reasons: matchChanged },
+];
+
 export const applicationRulesKind: Kind<'application_rules'> = {
   name: 'application_rule',
   section: 'application_rules',
@@ -121,6 +236,7 @@ export const applicationRulesKind: Kind<'application_rules'> = {
   attributes: attributesOf,
   fetchAll: async (api, { concurrency }) => recordsOf(api, await api.applicationRules.list(), concurrency),
   keyOf: keyOfAttributes,
+  impact: ruleImpact,
   writer: {
     bulkCreate: true,
     bulkUpdate: true,

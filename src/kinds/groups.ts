@@ -4,6 +4,7 @@
  */
 import type { ApiClient, Group, GroupInput } from '../api/index.js';
 import { permissionByName, permissionName } from '../domain.js';
+import { added, becomes, type ImpactRule, listed, listField, reasonIf } from '../plan/impact.js';
 import type { Attributes } from '../plan/model.js';
 import { attributesById, idsByName, type Kind, REREAD_CONCURRENCY, type RemoteRecord } from './kind.js';
 import { mapLimited, sortedSet } from './normalize.js';
@@ -59,6 +60,39 @@ async function hydrate(
   }));
 }
 
+type GroupAttributes = ReturnType<typeof normalize>;
+type PermissionEntry = GroupAttributes['permissions'][number];
+
+/** `Handle rules (service svc-shop)`, or `(all services)` for the empty service id. */
+const permissionLabel = (p: PermissionEntry) =>
+  `${p.permission} (${p.service_id === '' ? 'all services' : `service ${p.service_id}`})`;
+
+/**
+ * What a group change does to access: more power for its members, or more members. Losing members
+ * or permissions, and deleting a group, take access away: neutral.
+ */
+const groupImpact: readonly ImpactRule[] = [
+  { class: 'broadens_access', reasons: (s) => reasonIf(becomes(s, 'is_admin', true), 'made administrator') },
+  {
+    class: 'broadens_access',
+    reasons: (s) =>
+      listed(
+        'permission added',
+        'permissions added',
+        added(s, (g) => listField<PermissionEntry>(g, 'permissions')).map(permissionLabel),
+      ),
+  },
+  {
+    class: 'broadens_access',
+    reasons: (s) =>
+      listed(
+        'member added',
+        'members added',
+        added(s, (g) => listField<string>(g, 'users')),
+      ),
+  },
+];
+
 export const groupsKind: Kind<'groups'> = {
   name: 'group',
   section: 'groups',
@@ -74,6 +108,7 @@ export const groupsKind: Kind<'groups'> = {
   }),
   fetchAll: async (api, { concurrency }) => hydrate(api, await api.groups.list(), concurrency),
   keyOf: (attributes) => String(attributes.name),
+  impact: groupImpact,
   writer: {
     bulkCreate: false,
     bulkUpdate: false,

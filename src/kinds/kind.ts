@@ -5,6 +5,7 @@
  */
 import type { ApiClient } from '../api/index.js';
 import type { DesiredState, KindName as Section } from '../config/schema.js';
+import type { ImpactRule } from '../plan/impact.js';
 import type { Attributes, KindName, UpdateChange } from '../plan/model.js';
 
 /** A remote object, normalised into the same comparable shape as the desired one. */
@@ -75,6 +76,11 @@ export interface Kind<S extends Section = Section> {
   fetchAll(api: ApiClient, options: FetchOptions): Promise<RemoteRecord[]>;
   /** The natural key, from an object's attributes (desired and remote share one shape). */
   keyOf(attributes: Attributes): string;
+  /**
+   * What a change of this family does to security: a small table of rows, each a class and the
+   * reasons it finds (src/plan/impact.ts runs them; the planner attaches the result).
+   */
+  impact: readonly ImpactRule[];
   writer: Writer;
 }
 

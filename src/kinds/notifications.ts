@@ -1,5 +1,7 @@
 /** Notification systems: keyed by name, which is also their path key in the API (they have no id). */
 import type { ApiClient, Notification, NotificationInput, NotificationUpdate } from '../api/index.js';
+import { differs, type ImpactRule, type ImpactSubject, reasonIf, shown, turned } from '../plan/impact.js';
+import type { Attributes } from '../plan/model.js';
 import { attributesById, idsByName, type Kind, type RemoteRecord } from './kind.js';
 
 type NotificationFields = Pick<Notification, 'name' | 'type' | 'enabled' | 'settings'>;
@@ -19,6 +21,36 @@ async function fetchAll(api: ApiClient): Promise<RemoteRecord[]> {
   return listed.map((n) => ({ id: n.name, key: n.name, attributes: attributesOf(n) }));
 }
 
+/** A disabled notification sends nothing: deleting or redirecting it loses no audit trail. */
+const isEnabled = (n: Attributes | undefined): n is Attributes => n !== undefined && n.enabled !== false;
+
+/** Where the logs go; `format` only changes how they read, so it is not here. */
+const DESTINATION = ['destination_address', 'destination_port', 'protocol'] as const;
+const setting = (n: Attributes, field: string): unknown =>
+  (n.settings as Record<string, unknown> | undefined)?.[field];
+
+/** `redirected: destination_address 10.0.0.5 -> 10.0.0.9`, one reason per field that moved. */
+function redirected(subject: ImpactSubject): string[] {
+  const { before, after } = subject;
+  if (!isEnabled(before) || !isEnabled(after)) return [];
+  return DESTINATION.filter((field) => differs(subject, (n) => setting(n, field))).map(
+    (field) => `redirected: ${field} ${shown(setting(before, field))} -> ${shown(setting(after, field))}`,
+  );
+}
+
+/** What a notification change does to the audit trail the SIEM receives. */
+const notificationImpact: readonly ImpactRule[] = [
+  {
+    class: 'reduces_audit',
+    reasons: (s) => reasonIf(s.action === 'delete' && isEnabled(s.before), 'deleted'),
+  },
+  {
+    class: 'reduces_audit',
+    reasons: (s) => reasonIf(turned(s, 'enabled', true, false), 'disabled (enabled: true -> false)'),
+  },
+  { class: 'reduces_audit', reasons: redirected },
+];
+
 export const notificationsKind: Kind<'notifications'> = {
   name: 'notification',
   section: 'notifications',
@@ -26,6 +58,7 @@ export const notificationsKind: Kind<'notifications'> = {
   attributes: attributesOf,
   fetchAll,
   keyOf: (attributes) => String(attributes.name),
+  impact: notificationImpact,
   writer: {
     bulkCreate: false,
     bulkUpdate: false,

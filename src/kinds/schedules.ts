@@ -1,5 +1,6 @@
 /** Report schedules: keyed by name. Hosts, services and recipients are sets. */
 import type { ApiClient, ScheduleInput } from '../api/index.js';
+import { added, type ImpactRule, listed, listField, reasonIf } from '../plan/impact.js';
 import { attributesById, idsByName, type Kind, type RemoteRecord } from './kind.js';
 import { sortedSet } from './normalize.js';
 
@@ -37,6 +38,23 @@ async function fetchAll(api: ApiClient): Promise<RemoteRecord[]> {
   }));
 }
 
+/**
+ * Reports carry the firewall's findings: a new recipient is one more person who reads them, a
+ * deleted schedule one report nobody receives. Removing recipients or hosts is neutral.
+ */
+const scheduleImpact: readonly ImpactRule[] = [
+  {
+    class: 'broadens_access',
+    reasons: (s) =>
+      listed(
+        'recipient added',
+        'recipients added',
+        added(s, (r) => listField<string>(r, 'send_to')),
+      ),
+  },
+  { class: 'reduces_audit', reasons: (s) => reasonIf(s.action === 'delete', 'deleted') },
+];
+
 export const schedulesKind: Kind<'schedules'> = {
   name: 'schedule',
   section: 'schedules',
@@ -44,6 +62,7 @@ export const schedulesKind: Kind<'schedules'> = {
   attributes: attributesOf,
   fetchAll,
   keyOf: (attributes) => String(attributes.name),
+  impact: scheduleImpact,
   writer: {
     bulkCreate: false,
     bulkUpdate: false,

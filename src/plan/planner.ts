@@ -7,6 +7,14 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { fingerprint } from './fingerprint.js';
+import { DEFAULT_FIREWALL_ACTIONS, type FirewallActions } from './firewall-actions.js';
+import {
+  classifyChange,
+  countImpacts,
+  type ImpactContext,
+  type ImpactDirection,
+  type ImpactRule,
+} from './impact.js';
 import {
   type Attributes,
   type Change,
@@ -17,6 +25,7 @@ import {
   type SafetyWarning,
 } from './model.js';
 import { inScope, type ManageScope } from './scope.js';
+import { survivorFirst } from './survivor.js';
 
 export interface DesiredObject {
   key: string;
@@ -47,6 +56,11 @@ export interface KindPlanInput {
   desired: readonly DesiredObject[];
   remote: readonly RemoteObject[];
   scope: ManageScope;
+  /**
+   * The kind's security impact table (src/kinds/); without it, the kind's changes have no impact.
+   * Optional so that tests of the planner's other behaviour need not bring one.
+   */
+  impact?: readonly ImpactRule[];
 }
 
 export interface SafetySettings {
@@ -56,6 +70,14 @@ export interface SafetySettings {
 
 export const DEFAULT_SAFETY: SafetySettings = { maxDeletePercent: 30, minExisting: 10 };
 
+export interface PlanOptions {
+  safety?: SafetySettings;
+  /** Which `firewall_action` values block, observe or allow (`settings.firewall_actions`). */
+  firewallActions?: FirewallActions;
+  /** Classify what applying does (default), or, for drift reports, what was done by hand. */
+  impactDirection?: ImpactDirection;
+}
+
 interface KindResult {
   changes: Change[];
   problems: PlanProblem[];
@@ -64,7 +86,9 @@ interface KindResult {
   warning?: SafetyWarning;
 }
 
-export function planChanges(inputs: readonly KindPlanInput[], safety: SafetySettings = DEFAULT_SAFETY): Plan {
+export function planChanges(inputs: readonly KindPlanInput[], options: PlanOptions = {}): Plan {
+  const safety = options.safety ?? DEFAULT_SAFETY;
+  const context: ImpactContext = { firewallActions: options.firewallActions ?? DEFAULT_FIREWALL_ACTIONS };
   const plan: Plan = {
     summary: {
       create: 0,
@@ -82,13 +106,19 @@ export function planChanges(inputs: readonly KindPlanInput[], safety: SafetySett
   const ordered = [...inputs].sort((a, b) => KIND_NAMES.indexOf(a.kind) - KIND_NAMES.indexOf(b.kind));
   for (const input of ordered) {
     const result = planKind(input, safety);
-    for (const change of result.changes) plan.changes.push(change);
+    for (const change of result.changes) {
+      // Attached here, once, so every consumer (renderers, --fail-on, saved plans) reads the same.
+      if (input.impact)
+        change.impact = classifyChange(change, input.impact, context, options.impactDirection);
+      plan.changes.push(change);
+    }
     for (const problem of result.problems) plan.problems.push(problem);
     if (result.warning) plan.warnings.push(result.warning);
     plan.summary.unchanged += result.unchanged;
     plan.summary.unmanaged += result.unmanaged;
   }
   for (const change of plan.changes) plan.summary[change.action] += 1;
+  plan.summary.impact = countImpacts(plan.changes);
   return plan;
 }
 
@@ -186,34 +216,6 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
   // Stable: several changes of one key (a survivor's update, then its duplicates) keep their order.
   result.changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return result;
-}
-
-/**
- * The objects sharing one key, the survivor first: one equal to the configuration if any, else the
- * oldest — by the creation time the API reports, then by id (numerically when both are numbers),
- * then by listing order. Deterministic, so every plan of the same state heals it the same way.
- */
-function survivorFirst(
-  remotes: readonly RemoteObject[],
-  isEqual: (remote: RemoteObject) => boolean,
-): RemoteObject[] {
-  const equal = new Set(remotes.filter(isEqual));
-  return [...remotes].sort(
-    (a, b) => Number(equal.has(b)) - Number(equal.has(a)) || compareCreation(a, b) || compareIds(a.id, b.id),
-  );
-}
-
-function compareCreation(a: RemoteObject, b: RemoteObject): number {
-  if (a.createdAt === undefined || b.createdAt === undefined) {
-    return Number(a.createdAt === undefined) - Number(b.createdAt === undefined);
-  }
-  return a.createdAt - b.createdAt;
-}
-
-function compareIds(a: string, b: string): number {
-  const numeric = /^\d+$/;
-  if (numeric.test(a) && numeric.test(b) && a.length !== b.length) return a.length - b.length;
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function deleteChange(kind: KindName, remote: RemoteObject, duplicateOf?: string): Change {

@@ -9,12 +9,15 @@ import type { ApiClient } from '../api/index.js';
 import { formatLocation } from '../config/natural-keys.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { KINDS } from '../kinds/index.js';
+import type { ImpactDirection } from './impact.js';
 import type { Plan } from './model.js';
 import { type KindPlanInput, planChanges } from './planner.js';
 
 export interface RefreshOptions {
   /** GET-one calls in flight at once while hydrating. */
   concurrency: number;
+  /** `drift` classifies the security impact of what changed outside wafctl (see impact.ts). */
+  impactDirection?: ImpactDirection;
 }
 
 export async function refreshAndPlan(
@@ -29,6 +32,7 @@ export async function refreshAndPlan(
   const inputs: KindPlanInput[] = used.map((kind, i) => ({
     kind: kind.name,
     immutable: kind.immutable,
+    impact: kind.impact,
     scope: state.manage[kind.section],
     remote: remote[i] ?? [],
     desired: state[kind.section].map((object) => {
@@ -45,7 +49,11 @@ export async function refreshAndPlan(
     }),
   }));
   return planChanges(inputs, {
-    maxDeletePercent: state.settings.safety.max_delete_percent,
-    minExisting: state.settings.safety.min_existing,
+    safety: {
+      maxDeletePercent: state.settings.safety.max_delete_percent,
+      minExisting: state.settings.safety.min_existing,
+    },
+    firewallActions: state.settings.firewall_actions,
+    ...(options.impactDirection === undefined ? {} : { impactDirection: options.impactDirection }),
   });
 }

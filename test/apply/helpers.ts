@@ -17,6 +17,7 @@ export async function planLive(
     kinds.map(async (kind) => ({
       kind: kind.name,
       immutable: kind.immutable,
+      impact: kind.impact,
       scope: { prune: true, match: {} },
       remote: await kind.fetchAll(api, { concurrency: 4 }),
       desired: (desired[kind.name] ?? []).map((attributes) => ({
@@ -28,7 +29,7 @@ export async function planLive(
     })),
   );
   // The safety threshold is the CLI's business; these tests apply whatever is planned.
-  return planChanges(inputs, { maxDeletePercent: 100, minExisting: 0 });
+  return planChanges(inputs, { safety: { maxDeletePercent: 100, minExisting: 0 } });
 }
 
 /** Keys held by more than one live object, per kind: empty when nothing is doubled. */

@@ -73,6 +73,11 @@ schedules:
     expect(state.settings).toEqual({
       username: 'wafctl',
       safety: { max_delete_percent: 30, min_existing: 10 },
+      firewall_actions: {
+        blocking: ['block', 'deny', 'drop', 'reject', 'captcha'],
+        observing: ['log', 'monitor', 'alert', 'count'],
+        allowing: ['allow', 'bypass', 'whitelist'],
+      },
     });
   });
 

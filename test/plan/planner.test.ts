@@ -51,7 +51,14 @@ describe('planChanges', () => {
     expect(actions(plan.changes)).toEqual(['create a', 'update c']);
     const update = plan.changes[1];
     expect(update).toMatchObject({ id: '2', fields: ['port'], before: { port: 4 }, after: { port: 3 } });
-    expect(plan.summary).toMatchObject({ create: 1, update: 1, replace: 0, delete: 0, unchanged: 1, unmanaged: 0 });
+    expect(plan.summary).toMatchObject({
+      create: 1,
+      update: 1,
+      replace: 0,
+      delete: 0,
+      unchanged: 1,
+      unmanaged: 0,
+    });
   });
 
   it('replaces an object whose immutable field changed and names the field', () => {
@@ -282,8 +289,7 @@ describe('planChanges', () => {
     const few = planChanges([input([], remote.slice(0, 9), { prune: true, match: {} })]);
     expect(few.warnings).toEqual([]); // fewer than min_existing objects: no threshold
     const lenient = planChanges([input(desired, remote, { prune: true, match: {} })], {
-      maxDeletePercent: 40,
-      minExisting: 10,
+      safety: { maxDeletePercent: 40, minExisting: 10 },
     });
     expect(lenient.warnings).toEqual([]);
   });

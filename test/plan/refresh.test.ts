@@ -73,4 +73,25 @@ application_rules:
     expect(plan.changes).toEqual([]);
     expect(plan.problems[0]?.message).toContain('protected (declared at waf.yaml:3:5)');
   });
+
+  it("attaches each kind's security impact, with the action classes of settings.firewall_actions", async () => {
+    const rule = (action: string) => `
+application_rules:
+  - rq_host: a.example.com
+    description: d
+    priority: high
+    conditions: [{operator: match, expressions: ["^/x"], targets: [path]}]
+    actions: [{firewall_action: ${action}, firewall_name: w}]
+`;
+    const classes = 'settings: {firewall_actions: {allowing: [allow, pass]}}\n';
+    const byDefault = await refreshAndPlan(config(rule('pass')), fakeApi({}).api, { concurrency: 2 });
+    expect(byDefault.changes[0]?.impact).toEqual([]);
+    const custom = await refreshAndPlan(config(`${rule('pass')}${classes}`), fakeApi({}).api, {
+      concurrency: 2,
+    });
+    expect(custom.changes[0]?.impact).toEqual([
+      { class: 'weakens_protection', reason: 'allowing action added: pass' },
+    ]);
+    expect(custom.summary.impact).toEqual({ weakens_protection: 1, broadens_access: 0, reduces_audit: 0 });
+  });
 });
