@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'API_REDIRECT' // the server redirected where wafctl does not follow (another origin, a write, a loop)
   | 'INCOMPLETE_LISTING' // a paginated listing did not add up to total_count
   | 'EMULATOR_STATE' // the emulator's --state file is unreadable or corrupt
-  | 'PLAN_REFUSED'; // safety threshold, protect, stale saved plan, no confirmation
+  | 'PLAN_REFUSED' // safety threshold, protect, stale saved plan, no confirmation
+  | 'POLICY_REFUSED'; // a change has a security impact class named by --fail-on
 
 export interface WafctlErrorOptions {
   cause?: unknown;
@@ -36,9 +37,8 @@ export class WafctlError extends Error {
 }
 
 /**
- * Exit codes by error code. The contract only knows 0 (ok), 1 (error) and 2 (changes/drift, which is
- * not an error), so every error maps to 1 today; the table is here so that a future code with a
- * different exit status is one line, not a hunt through the commands.
+ * Exit codes by error code: 1 for every error, and 3 for a `--fail-on` policy refusal, so a pipeline
+ * can tell "the gate said no" from "something broke" (0 ok and 2 changes/drift are not errors).
  */
 const EXIT_CODES: Record<ErrorCode, number> = {
   USAGE: 1,
@@ -51,6 +51,7 @@ const EXIT_CODES: Record<ErrorCode, number> = {
   INCOMPLETE_LISTING: 1,
   EMULATOR_STATE: 1,
   PLAN_REFUSED: 1,
+  POLICY_REFUSED: 3,
 };
 
 /** A mistake on the command line or in its arguments: the user's to fix. */

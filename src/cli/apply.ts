@@ -5,12 +5,14 @@
  */
 import { Command } from 'commander';
 import { WafctlError } from '../errors.js';
+import { IMPACT_CLASSES, type ImpactClass } from '../plan/model.js';
 import { plural } from '../text.js';
 import {
   addConnectionOptions,
   type ConnectionFlags,
   DEFAULT_BATCH_SIZE,
   DEFAULT_PARALLELISM,
+  parseFailOn,
   parsePositiveInt,
 } from './options.js';
 import { colorEnabled, writeErr, writeOut } from './output.js';
@@ -22,6 +24,7 @@ interface ApplyFlags extends ConnectionFlags {
   batchSize: number;
   force?: boolean;
   allowPartial?: boolean;
+  failOn?: ImpactClass[];
   color?: boolean;
 }
 
@@ -49,6 +52,11 @@ export function applyCommand(): Command {
         DEFAULT_BATCH_SIZE,
       )
       .option('--force', 'apply even when deletes exceed the safety threshold')
+      .option(
+        '--fail-on <CLASS,...>',
+        `apply nothing and exit 3 when a change has one of these security impact classes: ${IMPACT_CLASSES.join(', ')}`,
+        parseFailOn,
+      )
       .option(
         '--allow-partial',
         'when some objects could not be planned, apply the changes of the others (default: apply nothing)',
@@ -95,6 +103,10 @@ export function applyCommand(): Command {
       writeOut(renderTextPlan(plan, { color: colorEnabled(process.stdout, flags.color) }));
 
       if (plan.changes.length === 0 && plan.problems.length === 0) return;
+      // The policy gate first: its exit code (3) says why nothing was applied.
+      const { failOnRefusal } = await import('../plan/policy.js');
+      const refusal = failOnRefusal(plan, flags.failOn ?? [], 'Nothing was applied.');
+      if (refusal) throw refusal;
       // Like Terraform: a plan with errors is not applied, not even the parts that planned well.
       const planProblems = plan.problems.length;
       if (planProblems > 0 && !flags.allowPartial) {

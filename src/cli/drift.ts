@@ -1,31 +1,45 @@
-/** `wafctl drift`: the plan's comparison, reported as drift for nightly jobs. Exit 0 none, 2 drift, 1 error. */
+/**
+ * `wafctl drift`: the plan's comparison, reported as drift for nightly jobs. Exit 0 none, 2 drift, 1
+ * error, 3 a change has a `--fail-on` class.
+ */
 import { Command, Option } from 'commander';
-import { addConnectionOptions, type ConnectionFlags, FORMATS } from './options.js';
+import type { ImpactClass } from '../plan/model.js';
+import { addConnectionOptions, addReviewOptions, type ConnectionFlags, FORMATS } from './options.js';
 import { writeOut, writeTextFile } from './output.js';
 
 interface DriftFlags extends ConnectionFlags {
   format: (typeof FORMATS)[number];
   report?: string;
+  failOn?: ImpactClass[];
+  maxChars?: number;
 }
 
 export function driftCommand(): Command {
   return addConnectionOptions(
-    new Command('drift')
-      .description('report objects whose live state differs from the configuration (exit 2 on drift)')
-      .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
-      .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
-      .option('--report <FILE>', 'also write the report, in the same format, to FILE'),
+    addReviewOptions(
+      new Command('drift')
+        .description('report objects whose live state differs from the configuration (exit 2 on drift)')
+        .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
+        .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
+        .option('--report <FILE>', 'also write the report, in the same format, to FILE'),
+    ),
   ).action(async (paths: string[], _flags: DriftFlags, command: Command) => {
     const flags = command.optsWithGlobals<DriftFlags>();
     const { loadAndPlan, assertNoProblems } = await import('./planning.js');
     const { renderTextDrift, renderMarkdownDrift, renderJsonDrift } = await import('../plan/render/drift.js');
+    const { failOnRefusal } = await import('../plan/policy.js');
 
-    const { plan } = await loadAndPlan(paths, flags);
-    const report = { text: renderTextDrift, markdown: renderMarkdownDrift, json: renderJsonDrift }[
-      flags.format
-    ](plan);
+    const { plan } = await loadAndPlan(paths, flags, 'drift');
+    const report = {
+      text: () => renderTextDrift(plan),
+      markdown: () =>
+        renderMarkdownDrift(plan, flags.maxChars === undefined ? {} : { maxChars: flags.maxChars }),
+      json: () => renderJsonDrift(plan),
+    }[flags.format]();
     writeOut(report);
     if (flags.report !== undefined) await writeTextFile(flags.report, report);
+    const refusal = failOnRefusal(plan, flags.failOn ?? [], 'The report was printed.');
+    if (refusal) throw refusal;
     assertNoProblems(plan);
     if (plan.changes.length > 0) process.exitCode = 2;
   });

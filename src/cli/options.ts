@@ -1,6 +1,9 @@
 /** Option sets shared by several commands, declared once so their help text never drifts apart. */
 import { type Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../api/retry.js';
+import { didYouMean } from '../config/suggest.js';
+import { IMPACT_CLASSES, type ImpactClass } from '../plan/model.js';
+import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown.js';
 import { printable } from '../text.js';
 
 /** Options of every command that talks to the API. The token is never a flag: it would show in `ps`. */
@@ -76,3 +79,50 @@ export const HYDRATION_CONCURRENCY = 32;
 export const DEFAULT_PARALLELISM = 8;
 /** `apply --batch-size`: objects per bulk call (the API documents no limit). */
 export const DEFAULT_BATCH_SIZE = 100;
+
+/**
+ * `--fail-on CLASS[,CLASS]`, repeatable: the security impact classes that make plan, drift and apply
+ * exit 3 (apply then writes nothing). Underscores or dashes, any case.
+ */
+export function parseFailOn(value: string, previous: ImpactClass[] = []): ImpactClass[] {
+  const classes = [...previous];
+  for (const raw of value.split(',')) {
+    const name = raw.trim().toLowerCase().replaceAll('-', '_');
+    if (name === '') continue;
+    if (!(IMPACT_CLASSES as readonly string[]).includes(name)) {
+      const hint = didYouMean(name, IMPACT_CLASSES);
+      throw new InvalidArgumentError(
+        `unknown class "${raw.trim()}"${hint === undefined ? '' : ` (did you mean "${hint}"?)`}; expected ${IMPACT_CLASSES.join(', ')}.`,
+      );
+    }
+    if (!classes.includes(name as ImpactClass)) classes.push(name as ImpactClass);
+  }
+  if (classes.length === 0) throw new InvalidArgumentError(`expected ${IMPACT_CLASSES.join(', ')}.`);
+  return classes;
+}
+
+/** `--max-chars N` of a markdown plan or drift report: at most GitHub's limit, at least room for the summary. */
+export function parseMaxChars(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < MARKDOWN_MIN_CHARS || n > MARKDOWN_MAX_CHARS) {
+    throw new InvalidArgumentError(
+      `--max-chars must be an integer from ${MARKDOWN_MIN_CHARS} to ${MARKDOWN_MAX_CHARS}.`,
+    );
+  }
+  return n;
+}
+
+/** The policy and size options shared by plan and drift. */
+export function addReviewOptions(command: Command): Command {
+  return command
+    .option(
+      '--fail-on <CLASS,...>',
+      `exit 3 when a change has one of these security impact classes: ${IMPACT_CLASSES.join(', ')}`,
+      parseFailOn,
+    )
+    .option(
+      '--max-chars <N>',
+      `with --format markdown: the most characters the output may have (default ${MARKDOWN_MAX_CHARS}, GitHub's limit for a comment)`,
+      parseMaxChars,
+    );
+}

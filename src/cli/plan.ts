@@ -1,23 +1,28 @@
 /** `wafctl plan`: fetch, diff and print; `--out` saves the JSON plan for `apply --plan`. */
 import { Command, Option } from 'commander';
-import { addConnectionOptions, type ConnectionFlags, FORMATS } from './options.js';
+import type { ImpactClass } from '../plan/model.js';
+import { addConnectionOptions, addReviewOptions, type ConnectionFlags, FORMATS } from './options.js';
 import { colorEnabled, writeOut, writeTextFile } from './output.js';
 
 interface PlanFlags extends ConnectionFlags {
   format: (typeof FORMATS)[number];
   out?: string;
   detailedExitcode?: boolean;
+  failOn?: ImpactClass[];
+  maxChars?: number;
   color?: boolean;
 }
 
 export function planCommand(): Command {
   return addConnectionOptions(
-    new Command('plan')
-      .description('fetch the live state, diff it against the configuration and print the plan')
-      .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
-      .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
-      .option('--out <FILE>', 'also save the plan (JSON) for `apply --plan`')
-      .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are'),
+    addReviewOptions(
+      new Command('plan')
+        .description('fetch the live state, diff it against the configuration and print the plan')
+        .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
+        .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
+        .option('--out <FILE>', 'also save the plan (JSON) for `apply --plan`')
+        .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are'),
+    ),
   ).action(async (paths: string[], _flags: PlanFlags, command: Command) => {
     const flags = command.optsWithGlobals<PlanFlags>();
     const { loadAndPlan, assertNoProblems } = await import('./planning.js');
@@ -25,17 +30,22 @@ export function planCommand(): Command {
     const { renderMarkdownPlan } = await import('../plan/render/markdown.js');
     const { renderJsonPlan } = await import('../plan/render/json.js');
     const { renderSavedPlan } = await import('../apply/saved-plan.js');
+    const { failOnRefusal } = await import('../plan/policy.js');
 
     const { plan, config } = await loadAndPlan(paths, flags);
     const rendered = {
       text: () => renderTextPlan(plan, { color: colorEnabled(process.stdout, flags.color) }),
-      markdown: () => renderMarkdownPlan(plan),
+      markdown: () =>
+        renderMarkdownPlan(plan, flags.maxChars === undefined ? {} : { maxChars: flags.maxChars }),
       json: () => renderJsonPlan(plan),
     }[flags.format]();
     writeOut(rendered);
     if (flags.out !== undefined) {
       await writeTextFile(flags.out, renderSavedPlan(plan, config.state.settings.username));
     }
+    // The policy gate first (exit 3), as apply does; the plan's problems are in the output either way.
+    const refusal = failOnRefusal(plan, flags.failOn ?? [], 'The plan was printed; nothing was applied.');
+    if (refusal) throw refusal;
     assertNoProblems(plan);
     if (flags.detailedExitcode && plan.changes.length > 0) process.exitCode = 2;
   });

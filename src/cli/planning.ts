@@ -5,6 +5,7 @@
 import { loadDesiredState } from '../config/load.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { WafctlError } from '../errors.js';
+import type { ImpactDirection } from '../plan/impact.js';
 import type { Plan } from '../plan/model.js';
 import { refreshAndPlan } from '../plan/refresh.js';
 import { withApiClient } from './connection.js';
@@ -16,11 +17,16 @@ export interface PlannedConfig {
   plan: Plan;
 }
 
-export async function loadAndPlan(paths: readonly string[], flags: ConnectionFlags): Promise<PlannedConfig> {
+export async function loadAndPlan(
+  paths: readonly string[],
+  flags: ConnectionFlags,
+  /** `drift`: classify the security impact of what was changed outside wafctl (drift reports). */
+  impactDirection: ImpactDirection = 'apply',
+): Promise<PlannedConfig> {
   // Configuration errors are reported before any network call.
   const config = await loadDesiredState([...paths]);
   const plan = await withApiClient(flags, (api) =>
-    refreshAndPlan(config, api, { concurrency: HYDRATION_CONCURRENCY }),
+    refreshAndPlan(config, api, { concurrency: HYDRATION_CONCURRENCY, impactDirection }),
   );
   return { config, plan };
 }

@@ -145,6 +145,9 @@ describe('wafctl plan', () => {
     expect(result.stdout).toContain('# application_rule.shop.example.com/Block admin will be replaced');
     expect(result.stdout).toContain('# forces replacement');
     expect(result.stdout).toContain('# notification.splunk will be updated in-place');
+    // Nested: the port inside a `settings = {` block, the other settings as context, no JSON line.
+    expect(result.stdout).toMatch(/~ settings = \{\n(.*\n)*? +~ destination_port +=\s514 -> 6514\n/);
+    expect(result.stdout).not.toMatch(/^ {6}.*[[{]["\d{[]/m);
     expect(result.stdout).toContain('Plan: 1 to add, 1 to change, 1 to destroy.');
     const saved = JSON.parse(await readFile(out, 'utf8')) as {
       format_version: number;

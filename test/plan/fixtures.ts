@@ -1,8 +1,13 @@
 /** A small plan with one change of every action, built through the real planner. */
-import type { Plan } from '../../src/plan/model.js';
-import { planChanges } from '../../src/plan/planner.js';
+import { KINDS } from '../../src/kinds/index.js';
+import type { KindName, Plan } from '../../src/plan/model.js';
+import { type PlanOptions, planChanges } from '../../src/plan/planner.js';
 
-export function samplePlan(): Plan {
+/** The kind's real security impact rules, so that rendered plans show what users will see. */
+const impactOf = (name: KindName) => KINDS.find((kind) => kind.name === name)?.impact ?? [];
+
+/** `options.impactDirection: 'drift'` classifies as a drift report does. */
+export function samplePlan(options: PlanOptions = {}): Plan {
   const rule = (description: string, priority: string, expressions: string[]) => ({
     rq_host: 'shop.example.com',
     description,
@@ -11,81 +16,86 @@ export function samplePlan(): Plan {
     conditions: [{ operator: 'match', not_op: false, expressions, targets: ['path'] }],
     actions: [{ firewall_action: 'block', firewall_name: 'waf-eu-1' }],
   });
-  return planChanges([
-    {
-      kind: 'group',
-      immutable: [],
-      scope: { prune: false, match: {} },
-      desired: [
-        {
-          key: 'soc-analysts',
-          attributes: {
-            name: 'soc-analysts',
-            description: 'Tier-1 analysts',
-            is_admin: false,
-            users: ['u-1001', 'u-1003'],
+  return planChanges(
+    [
+      {
+        kind: 'group',
+        impact: impactOf('group'),
+        immutable: [],
+        scope: { prune: false, match: {} },
+        desired: [
+          {
+            key: 'soc-analysts',
+            attributes: {
+              name: 'soc-analysts',
+              description: 'Tier-1 analysts',
+              is_admin: false,
+              users: ['u-1001', 'u-1003'],
+            },
+            protect: false,
+            ignoreChanges: [],
           },
-          protect: false,
-          ignoreChanges: [],
-        },
-        {
-          key: 'auditors',
-          attributes: { name: 'auditors', description: 'Read-only', is_admin: false, users: [] },
-          protect: false,
-          ignoreChanges: [],
-        },
-      ],
-      remote: [
-        {
-          id: 'g-7',
-          key: 'soc-analysts',
-          attributes: {
-            name: 'soc-analysts',
-            description: 'Tier-1 analysts',
-            is_admin: false,
-            users: ['u-1001', 'u-1002'],
+          {
+            key: 'auditors',
+            attributes: { name: 'auditors', description: 'Read-only', is_admin: false, users: [] },
+            protect: false,
+            ignoreChanges: [],
           },
-        },
-      ],
-    },
-    {
-      kind: 'application_rule',
-      immutable: ['conditions', 'actions'],
-      scope: { prune: true, match: { rq_host: ['*.example.com'] } },
-      desired: [
-        {
-          key: 'shop.example.com/Block admin',
-          attributes: rule('Block admin', 'high', ['^/admin']),
-          protect: false,
-          ignoreChanges: [],
-        },
-        {
-          key: 'shop.example.com/Block export',
-          attributes: rule('Block export', 'low', ['^/export/v2']),
-          protect: false,
-          ignoreChanges: [],
-        },
-      ],
-      remote: [
-        {
-          id: 'ar-1',
-          key: 'shop.example.com/Block admin',
-          attributes: rule('Block admin', 'low', ['^/admin']),
-        },
-        {
-          id: 'ar-2',
-          key: 'shop.example.com/Block export',
-          attributes: rule('Block export', 'low', ['^/export']),
-        },
-        { id: 'ar-3', key: 'shop.example.com/Old rule', attributes: rule('Old rule', 'low', ['^/old']) },
-        {
-          id: 'ar-4',
-          key: 'other.net/Foreign',
-          attributes: { ...rule('Foreign', 'low', ['x']), rq_host: 'other.net' },
-        },
-      ],
-    },
-  ]);
+        ],
+        remote: [
+          {
+            id: 'g-7',
+            key: 'soc-analysts',
+            attributes: {
+              name: 'soc-analysts',
+              description: 'Tier-1 analysts',
+              is_admin: false,
+              users: ['u-1001', 'u-1002'],
+            },
+          },
+        ],
+      },
+      {
+        kind: 'application_rule',
+        impact: impactOf('application_rule'),
+        immutable: ['conditions', 'actions'],
+        scope: { prune: true, match: { rq_host: ['*.example.com'] } },
+        desired: [
+          {
+            key: 'shop.example.com/Block admin',
+            attributes: rule('Block admin', 'high', ['^/admin']),
+            protect: false,
+            ignoreChanges: [],
+          },
+          {
+            key: 'shop.example.com/Block export',
+            attributes: rule('Block export', 'low', ['^/export/v2']),
+            protect: false,
+            ignoreChanges: [],
+          },
+        ],
+        remote: [
+          {
+            id: 'ar-1',
+            key: 'shop.example.com/Block admin',
+            attributes: rule('Block admin', 'low', ['^/admin']),
+          },
+          {
+            id: 'ar-2',
+            key: 'shop.example.com/Block export',
+            attributes: rule('Block export', 'low', ['^/export']),
+          },
+          { id: 'ar-3', key: 'shop.example.com/Old rule', attributes: rule('Old rule', 'low', ['^/old']) },
+          {
+            id: 'ar-4',
+            key: 'other.net/Foreign',
+            attributes: { ...rule('Foreign', 'low', ['x']), rq_host: 'other.net' },
+          },
+        ],
+      },
+    ],
+    options,
+  );
 }
 
 /**

@@ -1,7 +1,15 @@
 /**
  * The body of one change as signed lines, shared by the text and markdown renderers so both always
- * show the same thing. Lists, objects and long or multi-line strings are shown as a line diff (the
- * `diff` package); scalars as `field = old -> new`.
+ * show the same thing. One recursive function (`changedValue`) turns a (before, after) pair into
+ * lines at any depth, and one (`wholeValue`) shows a value that is only added or only removed:
+ * creates, deletes, updates and replaces are all made of these two.
+ *
+ * - Objects and non-empty lists are `{ }` / `[ ]` blocks at every depth, never inline JSON; only
+ *   scalars and empty `[]` / `{}` are inline.
+ * - Every list in this domain is a set (the kinds sort them canonically before the planner compares
+ *   them), so a changed list is shown as members removed and added, matched by deep equality: a
+ *   member has no identity but its value, and pairing members by position would invent one.
+ * - Long or multi-line strings are `<<-EOT` blocks, a changed one a line diff (the `diff` package).
  *
  * Every line's text is printable: values are JSON (escaped by JSON.stringify, then by `printable` for
  * what JSON leaves raw: DEL, C1 controls, U+2028/2029, bidi controls), and field names, object keys
@@ -11,13 +19,14 @@
 import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
 import { printable } from '../../text.js';
-import type { Attributes, Change } from '../model.js';
+import { canonicalJson } from '../fingerprint.js';
+import type { Change } from '../model.js';
 
 type DiffLibrary = typeof import('diff');
 let diffLibrary: DiffLibrary | undefined;
 /**
- * `diff`, loaded on first use (synchronously, as renderers return strings): a plan with no update,
- * such as a nightly drift run that finds none, never needs it, and loading it costs ~12 ms.
+ * `diff`, loaded on first use (synchronously, as renderers return strings): a plan with no changed
+ * long string, such as a nightly drift run that finds none, never needs it; loading it costs ~12 ms.
  */
 function diff(): DiffLibrary {
   diffLibrary ??= createRequire(import.meta.url)('diff') as DiffLibrary;
@@ -36,84 +45,37 @@ export interface BodyLine {
   new?: string;
   /** `# forces replacement`, shown after the line. */
   note?: string;
+  /**
+   * On the closing line of a block added or removed as a whole: its sign. Terraform leaves closing
+   * brackets unsigned; a diff view colours them with the rest of the block they end.
+   */
+  closes?: '+' | '-';
 }
 
-export interface ChangeBody {
-  lines: BodyLine[];
-  hidden: number;
-}
-
+/** Above this, a string is a `<<-EOT` block rather than one line (as are multi-line strings). */
 const LONG_STRING = 72;
+/** A changed object with at most this many fields also shows its unchanged inline ones. */
+const SMALL_OBJECT = 8;
+/** A changed set with at most this many unchanged scalar members shows them (else counts them). */
+const SET_CONTEXT = 10;
+
+type Lines = BodyLine[];
+type Fields = Record<string, unknown>;
 
 /** JSON.stringify escapes C0 controls but leaves DEL, C1, U+2028/2029 and bidi controls raw. */
 const json = (value: unknown): string => printable(JSON.stringify(value) ?? 'null');
-const isBlock = (value: unknown): boolean =>
-  (value !== null && typeof value === 'object' && Object.keys(value).length > 0) ||
-  (typeof value === 'string' && (value.length > LONG_STRING || value.includes('\n')));
-
-/** One line per element or entry, or per line of a long string: the units a diff works on. */
-function units(value: unknown): string[] {
-  if (Array.isArray(value)) return value.map(json);
-  if (typeof value === 'string') return value.split('\n').map(printable);
-  if (value !== null && typeof value === 'object')
-    return Object.entries(value).map(([k, v]) => `${printable(k)} = ${json(v)}`);
-  return [json(value)];
-}
-
-function brackets(value: unknown): [string, string] {
-  if (Array.isArray(value)) return ['[', ']'];
-  if (typeof value === 'string') return ['<<-EOT', 'EOT'];
-  return ['{', '}'];
-}
-
-/** A whole value, every line carrying `sign` (creates and deletes). */
-function valueLines(sign: Sign, label: string, value: unknown, note?: string): BodyLine[] {
-  if (!isBlock(value)) return [{ sign, depth: 0, text: `${label} = ${json(value)}`, note }];
-  const [open, close] = brackets(value);
-  return [
-    { sign, depth: 0, text: `${label} = ${open}`, note },
-    ...units(value).map((text) => ({ sign, depth: 1, text })),
-    { sign: ' ', depth: 0, text: close },
-  ];
-}
-
-/** A changed value: a scalar as `old -> new`, anything else as a line diff. */
-function diffValueLines(label: string, before: unknown, after: unknown, note?: string): BodyLine[] {
-  if (!isBlock(before) && !isBlock(after)) {
-    return [
-      {
-        sign: '~',
-        depth: 0,
-        text: `${label} = ${json(before)} -> ${json(after)}`,
-        old: `${label} = ${json(before)}`,
-        new: `${label} = ${json(after)}`,
-        note,
-      },
-    ];
-  }
-  if (before === null || after === null || typeof before !== typeof after) {
-    return [...valueLines('-', label, before), ...valueLines('+', label, after, note)];
-  }
-  const [open, close] = brackets(after);
-  const inner: BodyLine[] = [];
-  if (typeof after === 'string' && typeof before === 'string') {
-    for (const part of diff().diffLines(before, after)) {
-      const sign: Sign = part.added ? '+' : part.removed ? '-' : ' ';
-      for (const text of part.value.replace(/\n$/, '').split('\n'))
-        inner.push({ sign, depth: 1, text: printable(text) });
-    }
-  } else {
-    for (const part of diff().diffArrays(units(before), units(after))) {
-      const sign: Sign = part.added ? '+' : part.removed ? '-' : ' ';
-      for (const text of part.value) inner.push({ sign, depth: 1, text });
-    }
-  }
-  return [
-    { sign: '~', depth: 0, text: `${label} = ${open}`, note },
-    ...inner,
-    { sign: ' ', depth: 0, text: close },
-  ];
-}
+const isFields = (value: unknown): value is Fields =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+const isLongString = (value: unknown): value is string =>
+  typeof value === 'string' && (value.length > LONG_STRING || value.includes('\n'));
+/** Shown on its label's line: scalars, short strings, and empty lists and objects. */
+const isInline = (value: unknown): boolean =>
+  !isLongString(value) && !(value !== null && typeof value === 'object' && Object.keys(value).length > 0);
+const hiddenLine = (depth: number, n: number, what: 'attribute' | 'element'): BodyLine => ({
+  sign: ' ',
+  depth,
+  text: `# (${n} unchanged ${what}${n === 1 ? '' : 's'} hidden)`,
+});
 
 /** Field names, escaped and padded to the longest so the `=` line up. */
 function padLabels(fields: readonly string[]): (field: string) => string {
@@ -121,55 +83,195 @@ function padLabels(fields: readonly string[]): (field: string) => string {
   return (field) => printable(field).padEnd(width);
 }
 
-export function changeBody(change: Change): ChangeBody {
+/**
+ * A value that is only added or only removed, `sign` at every depth. `label` is undefined for a
+ * list member, whose strings stay one JSON line whatever their length: a member is one unit.
+ */
+function wholeValue(out: Lines, sign: '+' | '-', depth: number, label: string | undefined, value: unknown) {
+  const prefix = label === undefined ? '' : `${label} = `;
+  if (isInline(value) || (label === undefined && typeof value === 'string')) {
+    out.push({ sign, depth, text: `${prefix}${json(value)}` });
+    return;
+  }
+  let close: string;
+  if (typeof value === 'string') {
+    out.push({ sign, depth, text: `${prefix}<<-EOT` });
+    for (const line of value.split('\n')) out.push({ sign, depth: depth + 1, text: printable(line) });
+    close = 'EOT';
+  } else if (Array.isArray(value)) {
+    out.push({ sign, depth, text: `${prefix}[` });
+    for (const member of value) wholeValue(out, sign, depth + 1, undefined, member);
+    close = ']';
+  } else {
+    const record = value as Fields;
+    const pad = padLabels(Object.keys(record));
+    out.push({ sign, depth, text: `${prefix}{` });
+    for (const [key, field] of Object.entries(record)) wholeValue(out, sign, depth + 1, pad(key), field);
+    close = '}';
+  }
+  out.push({ sign: ' ', depth, text: close, closes: sign });
+}
+
+/** A field present before, after, or both, under `label`: added, removed or changed. */
+function fieldLines(
+  out: Lines,
+  depth: number,
+  label: string,
+  before: Fields,
+  after: Fields,
+  field: string,
+  note?: string,
+) {
+  const start = out.length;
+  if (!Object.hasOwn(before, field)) wholeValue(out, '+', depth, label, after[field]);
+  else if (!Object.hasOwn(after, field)) wholeValue(out, '-', depth, label, before[field]);
+  else return changedValue(out, depth, label, before[field], after[field], note);
+  if (note !== undefined) out[start]!.note = note;
+}
+
+/** A value that differs between `before` and `after`, under `label`, at any depth. */
+function changedValue(
+  out: Lines,
+  depth: number,
+  label: string,
+  before: unknown,
+  after: unknown,
+  note?: string,
+) {
+  let start = out.length;
+  if (Array.isArray(before) && Array.isArray(after)) changedSet(out, depth, label, before, after);
+  else if (isFields(before) && isFields(after)) changedObject(out, depth, label, before, after);
+  else if (
+    typeof before === 'string' &&
+    typeof after === 'string' &&
+    (isLongString(before) || isLongString(after))
+  ) {
+    changedString(out, depth, label, before, after);
+  } else if (isInline(before) && isInline(after)) {
+    out.push({
+      sign: '~',
+      depth,
+      text: `${label} = ${json(before)} -> ${json(after)}`,
+      old: `${label} = ${json(before)}`,
+      new: `${label} = ${json(after)}`,
+    });
+  } else {
+    // A change of shape (null to a list, a number to a long string): nothing inside to compare.
+    wholeValue(out, '-', depth, label, before);
+    start = out.length;
+    wholeValue(out, '+', depth, label, after);
+  }
+  // On the opening line (of the new value, for a `-`/`+` pair), as Terraform puts it.
+  if (note !== undefined) out[start]!.note = note;
+}
+
+/**
+ * Changed fields, in the order of `after` then removed ones. A small object (a notification's
+ * `settings`) also shows its unchanged inline fields, which a reviewer needs to read the change
+ * (the port changed: on which address?); unchanged blocks are counted, never shown.
+ */
+function changedObject(out: Lines, depth: number, label: string, before: Fields, after: Fields) {
+  const keys = [...new Set([...Object.keys(after), ...Object.keys(before)])];
+  const changed = (key: string) =>
+    !Object.hasOwn(before, key) || !Object.hasOwn(after, key) || !isDeepStrictEqual(before[key], after[key]);
+  const shown = keys.filter((key) => changed(key) || (keys.length <= SMALL_OBJECT && isInline(after[key])));
+  const pad = padLabels(shown);
+  out.push({ sign: '~', depth, text: `${label} = {` });
+  for (const key of shown) {
+    if (changed(key)) fieldLines(out, depth + 1, pad(key), before, after, key);
+    else out.push({ sign: ' ', depth: depth + 1, text: `${pad(key)} = ${json(after[key])}` });
+  }
+  if (shown.length < keys.length) out.push(hiddenLine(depth + 1, keys.length - shown.length, 'attribute'));
+  out.push({ sign: ' ', depth, text: '}' });
+}
+
+/**
+ * A set: members removed and added, matched by deep equality (counted, so a repeated member is
+ * matched once per repetition), in canonical order, so the output reads like the sorted set it is
+ * and a member and its edited copy often sit side by side. Unchanged scalar members are context
+ * in a small set; unchanged object members, which are blocks, are counted.
+ */
+function changedSet(out: Lines, depth: number, label: string, before: unknown[], after: unknown[]) {
+  const left = new Map<string, number>();
+  for (const member of before) {
+    const key = canonicalJson(member);
+    left.set(key, (left.get(key) ?? 0) + 1);
+  }
+  const members: { key: string; sign: '+' | '-' | ' '; value: unknown }[] = [];
+  for (const value of after) {
+    const key = canonicalJson(value);
+    const n = left.get(key) ?? 0;
+    if (n > 0) left.set(key, n - 1);
+    members.push({ key, sign: n > 0 ? ' ' : '+', value });
+  }
+  for (const value of before) {
+    const key = canonicalJson(value);
+    const n = left.get(key) ?? 0;
+    if (n === 0) continue;
+    left.set(key, n - 1);
+    members.push({ key, sign: '-', value });
+  }
+  members.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+
+  const isScalar = (value: unknown) => typeof value === 'string' || isInline(value);
+  const showContext = members.filter((m) => m.sign === ' ' && isScalar(m.value)).length <= SET_CONTEXT;
+  let hidden = 0;
+  out.push({ sign: '~', depth, text: `${label} = [` });
+  for (const member of members) {
+    if (member.sign !== ' ') wholeValue(out, member.sign, depth + 1, undefined, member.value);
+    else if (showContext && isScalar(member.value)) {
+      out.push({ sign: ' ', depth: depth + 1, text: json(member.value) });
+    } else hidden += 1;
+  }
+  if (hidden > 0) out.push(hiddenLine(depth + 1, hidden, 'element'));
+  out.push({ sign: ' ', depth, text: ']' });
+}
+
+/** A long or multi-line string as a line diff. */
+function changedString(out: Lines, depth: number, label: string, before: string, after: string) {
+  out.push({ sign: '~', depth, text: `${label} = <<-EOT` });
+  for (const part of diff().diffLines(before, after)) {
+    const sign: Sign = part.added ? '+' : part.removed ? '-' : ' ';
+    for (const text of part.value.replace(/\n$/, '').split('\n')) {
+      out.push({ sign, depth: depth + 1, text: printable(text) });
+    }
+  }
+  out.push({ sign: ' ', depth, text: 'EOT' });
+}
+
+export function changeBody(change: Change): BodyLine[] {
+  const out: Lines = [];
   switch (change.action) {
     case 'create':
     case 'delete': {
-      const attributes = (change.action === 'create' ? change.after : change.before) as Attributes;
-      const sign: Sign = change.action === 'create' ? '+' : '-';
-      const label = padLabels(Object.keys(attributes));
-      const idLine: BodyLine[] =
-        change.action === 'delete'
-          ? [{ sign: '-', depth: 0, text: `${label('id')} = ${json(change.id)}` }]
-          : [];
-      return {
-        lines: [
-          ...idLine,
-          ...Object.entries(attributes).flatMap(([field, value]) => valueLines(sign, label(field), value)),
-        ],
-        hidden: 0,
-      };
+      const attributes = change.action === 'create' ? change.after : change.before;
+      const sign = change.action === 'create' ? '+' : '-';
+      const fields = Object.keys(attributes);
+      const pad = padLabels(change.action === 'delete' ? ['id', ...fields] : fields);
+      if (change.action === 'delete') out.push({ sign, depth: 0, text: `${pad('id')} = ${json(change.id)}` });
+      for (const field of fields) wholeValue(out, sign, 0, pad(field), attributes[field]);
+      return out;
     }
     case 'update': {
-      const label = padLabels(['id', ...change.fields]);
-      return {
-        lines: [
-          { sign: ' ', depth: 0, text: `${label('id')} = ${json(change.id)}` },
-          ...change.fields.flatMap((field) =>
-            diffValueLines(label(field), change.before[field], change.after[field]),
-          ),
-        ],
-        hidden: Object.keys(change.target).length - change.fields.length,
-      };
+      const pad = padLabels(['id', ...change.fields]);
+      out.push({ sign: ' ', depth: 0, text: `${pad('id')} = ${json(change.id)}` });
+      for (const field of change.fields) fieldLines(out, 0, pad(field), change.before, change.after, field);
+      const hidden = Object.keys(change.target).length - change.fields.length;
+      if (hidden > 0) out.push(hiddenLine(0, hidden, 'attribute'));
+      return out;
     }
     case 'replace': {
       const fields = Object.keys(change.after);
       const changed = fields.filter((f) => !isDeepStrictEqual(change.before[f], change.after[f]));
-      const label = padLabels(['id', ...changed]);
-      return {
-        lines: [
-          { sign: ' ', depth: 0, text: `${label('id')} = ${json(change.id)} -> (known after apply)` },
-          ...changed.flatMap((field) =>
-            diffValueLines(
-              label(field),
-              change.before[field],
-              change.after[field],
-              change.forcedBy.includes(field) ? '# forces replacement' : undefined,
-            ),
-          ),
-        ],
-        hidden: fields.length - changed.length,
-      };
+      const pad = padLabels(['id', ...changed]);
+      out.push({ sign: ' ', depth: 0, text: `${pad('id')} = ${json(change.id)} -> (known after apply)` });
+      for (const field of changed) {
+        const note = change.forcedBy.includes(field) ? '# forces replacement' : undefined;
+        fieldLines(out, 0, pad(field), change.before, change.after, field, note);
+      }
+      if (changed.length < fields.length)
+        out.push(hiddenLine(0, fields.length - changed.length, 'attribute'));
+      return out;
     }
   }
 }

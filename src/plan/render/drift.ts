@@ -5,7 +5,8 @@
 import { printable } from '../../text.js';
 import type { Change, Plan } from '../model.js';
 import { planToJson } from './json.js';
-import { DRIFT_MARKDOWN_MARKER, renderMarkdownPlan } from './markdown.js';
+import { DRIFT_MARKDOWN_MARKER, type MarkdownOptions, renderMarkdownPlan } from './markdown.js';
+import { DRIFT_IMPACT_TITLE, textImpactSection } from './security.js';
 import { address, problemLine, SYMBOL, unmanagedLine, warningLine } from './summary.js';
 
 const fields = (c: Change): string => c.fields.map(printable).join(', ');
@@ -28,6 +29,9 @@ export function driftHeadline(plan: Plan): string {
 
 export function renderTextDrift(plan: Plan): string {
   const out = [driftHeadline(plan)];
+  if (plan.changes.length > 0) {
+    for (const line of textImpactSection(plan, (_klass, text) => text, DRIFT_IMPACT_TITLE)) out.push(line);
+  }
   for (const change of plan.changes) {
     out.push(`  ${SYMBOL[change.action].padStart(3)} ${address(change)}: ${DESCRIBE[change.action](change)}`);
   }
@@ -40,10 +44,12 @@ export function renderTextDrift(plan: Plan): string {
 }
 
 /** The drift comment has its own sticky marker: a nightly drift report never overwrites a plan comment. */
-export function renderMarkdownDrift(plan: Plan): string {
+export function renderMarkdownDrift(plan: Plan, options: Pick<MarkdownOptions, 'maxChars'> = {}): string {
   return renderMarkdownPlan(plan, {
+    ...options,
     title: `wafctl drift: ${driftHeadline(plan)}`,
     marker: DRIFT_MARKDOWN_MARKER,
+    impactTitle: DRIFT_IMPACT_TITLE,
   });
 }
 

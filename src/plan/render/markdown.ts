@@ -11,18 +11,27 @@
 import { printable } from '../../text.js';
 import type { Change, Plan } from '../model.js';
 import { type BodyLine, changeBody } from './body.js';
+import { impactEntries, impactSummary } from './security.js';
 import { address, headline, NO_CHANGES, planLine, SYMBOL, unmanagedLine, warningLine } from './summary.js';
 
 /** The plan comment's sticky marker: a CI bot finds and updates the comment that starts with it. */
 export const MARKDOWN_MARKER = '<!-- wafctl-plan -->';
 /** The drift report's own marker, so a drift comment never overwrites a plan comment (or the reverse). */
 export const DRIFT_MARKDOWN_MARKER = '<!-- wafctl-drift -->';
+/** GitHub's limit on a comment's length; `--max-chars` lowers it. */
+export const MARKDOWN_MAX_CHARS = 65_536;
+/** The least `--max-chars` accepts: the title, summary table and the left-out lines always fit. */
+export const MARKDOWN_MIN_CHARS = 1_000;
 
 export interface MarkdownOptions {
   /** Heading of the comment, e.g. "wafctl plan" or "wafctl drift". */
   title?: string;
   /** The sticky-comment marker on the first line; default MARKDOWN_MARKER. */
   marker?: string;
+  /** The most characters the whole output may have; default MARKDOWN_MAX_CHARS. */
+  maxChars?: number;
+  /** Heading of the Security impact section; default "Security impact". */
+  impactTitle?: string;
 }
 
 const escapeHtml = (s: string): string =>
@@ -53,20 +62,25 @@ function codeSpan(text: string): string {
   return `${ticks}${pad}${text}${pad}${ticks}`;
 }
 
+/**
+ * A body line in a `diff` block, which has no `~`: a changed scalar becomes a `-`/`+` pair, the
+ * opening line of a changed block is context (its changes are on the lines inside it), and the
+ * closing line of a block added or removed as a whole takes the block's sign, so the whole block
+ * is coloured. Indented two spaces a level after the sign column, so nesting reads as in the text.
+ */
 function diffLines(line: BodyLine): string[] {
   const indent = '  '.repeat(line.depth);
   const note = line.note ? ` ${line.note}` : '';
   if (line.sign === '~' && line.old !== undefined && line.new !== undefined) {
     return [`- ${indent}${line.old}`, `+ ${indent}${line.new}${note}`];
   }
-  return [`${line.sign === '~' ? ' ' : line.sign} ${indent}${line.text}${note}`];
+  const sign = line.sign === '~' ? ' ' : (line.closes ?? line.sign);
+  return [`${sign} ${indent}${line.text}${note}`];
 }
 
 function renderChange(change: Change): string {
-  const body = changeBody(change);
-  const lines = body.lines.flatMap(diffLines);
-  if (body.hidden > 0)
-    lines.push(`  # (${body.hidden} unchanged attribute${body.hidden === 1 ? '' : 's'} hidden)`);
+  const lines: string[] = [];
+  for (const line of changeBody(change)) for (const shown of diffLines(line)) lines.push(shown);
   const content = lines.join('\n');
   const f = fence(content);
   const summary = `<code>${escapeHtml(`${SYMBOL[change.action]} ${address(change)}`)}</code> ${escapeHtml(headline(change).slice(address(change).length + 1))}`;
@@ -75,9 +89,62 @@ function renderChange(change: Change): string {
   );
 }
 
+/**
+ * A markdown output that never exceeds `maxChars` (GitHub refuses comments over 65,536 characters):
+ * parts are added while they fit, keeping room for the line that says what was left out. Counted in
+ * UTF-16 code units, which is never less than the characters GitHub counts.
+ */
+class Budget {
+  private readonly parts: string[] = [];
+  private used = 0;
+
+  constructor(private readonly maxChars: number) {}
+
+  /** Adds `part` (a line or a block, then a line break) if it fits with `reserve` chars to spare. */
+  tryAdd(part: string, reserve = 0): boolean {
+    if (this.used + part.length + 1 + reserve > this.maxChars) return false;
+    this.parts.push(part);
+    this.used += part.length + 1;
+    return true;
+  }
+
+  /** Adds `part` whatever its size: only for what the minimum budget guarantees room for. */
+  add(part: string): void {
+    this.parts.push(part);
+    this.used += part.length + 1;
+  }
+
+  text(): string {
+    return `${this.parts.join('\n').trimEnd()}\n`;
+  }
+}
+
+const notShown = (n: number, what: string): string =>
+  `_${n} more ${what} not shown (see the JSON plan / job log)._`;
+
+/** Lines that must come before the details: the Security impact list, problems, warnings. */
+function frontLines(plan: Plan, impactTitle: string): string[] {
+  const lines: string[] = [];
+  if (plan.changes.length > 0) {
+    lines.push(`#### ${markdownText(impactTitle)}`, '', markdownText(impactSummary(plan)), '');
+    const entries = impactEntries(plan);
+    for (const entry of entries) {
+      lines.push(`- **${entry.class}** ${codeSpan(entry.address)}: ${markdownText(entry.reason)}`);
+    }
+    if (entries.length > 0) lines.push('');
+  }
+  for (const problem of plan.problems)
+    lines.push(`> **Error:** ${codeSpan(address(problem))}: ${markdownText(problem.message)}`, '');
+  for (const warning of plan.warnings) lines.push(`> **Warning:** ${warningLine(warning)}`, '');
+  const unmanaged = unmanagedLine(plan);
+  if (unmanaged) lines.push(`_${unmanaged}_`, '');
+  return lines;
+}
+
 export function renderMarkdownPlan(plan: Plan, options: MarkdownOptions = {}): string {
   const s = plan.summary;
-  const out = [
+  const budget = new Budget(options.maxChars ?? MARKDOWN_MAX_CHARS);
+  for (const line of [
     options.marker ?? MARKDOWN_MARKER,
     `### ${markdownText(options.title ?? 'wafctl plan')}`,
     '',
@@ -87,12 +154,23 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownOptions = {}): s
     '|---:|---:|---:|---:|---:|---:|',
     `| ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${s.unchanged} | ${s.unmanaged} |`,
     '',
-  ];
-  for (const problem of plan.problems)
-    out.push(`> **Error:** ${codeSpan(address(problem))}: ${markdownText(problem.message)}`, '');
-  for (const warning of plan.warnings) out.push(`> **Warning:** ${warningLine(warning)}`, '');
-  const unmanaged = unmanagedLine(plan);
-  if (unmanaged) out.push(`_${unmanaged}_`, '');
-  for (const change of plan.changes) out.push(renderChange(change), '');
-  return `${out.join('\n').trimEnd()}\n`;
+  ])
+    budget.add(line);
+
+  // The summary, the Security impact section and the problems come first and whole, or cut with a
+  // count; room is always kept for the line that counts the changes whose details are left out.
+  const front = frontLines(plan, options.impactTitle ?? 'Security impact');
+  const detailsReserve = notShown(plan.changes.length, 'changes').length + 2;
+  const frontReserve = notShown(front.length, 'lines of this summary').length + 2 + detailsReserve;
+  const shownFront = front.findIndex((line) => !budget.tryAdd(line, frontReserve));
+  if (shownFront !== -1) {
+    budget.add(notShown(front.slice(shownFront).filter((l) => l !== '').length, 'lines of this summary'));
+    budget.add('');
+  }
+
+  const shownChanges = plan.changes.findIndex(
+    (change) => !budget.tryAdd(`${renderChange(change)}\n`, detailsReserve),
+  );
+  if (shownChanges !== -1) budget.add(notShown(plan.changes.length - shownChanges, 'changes'));
+  return budget.text();
 }

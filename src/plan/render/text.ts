@@ -1,8 +1,9 @@
 /** Terraform-style text plan. Returns a string; colour only when asked (the CLI decides). */
 import { styleText } from 'node:util';
 import { printable } from '../../text.js';
-import type { Action, Change, Plan } from '../model.js';
+import type { Action, Change, ImpactClass, Plan } from '../model.js';
 import { type BodyLine, changeBody } from './body.js';
+import { textImpactSection } from './security.js';
 import {
   actionsUsed,
   headline,
@@ -27,6 +28,11 @@ const ACTION_STYLE: Record<Action, Style> = {
   replace: 'magenta',
 };
 const SIGN_STYLE: Record<string, Style> = { '+': 'green', '-': 'red', '~': 'yellow' };
+const IMPACT_STYLE: Record<ImpactClass, Style> = {
+  weakens_protection: 'red',
+  broadens_access: 'yellow',
+  reduces_audit: 'yellow',
+};
 
 export function renderTextPlan(plan: Plan, options: TextOptions): string {
   // The CLI has already decided (TTY, NO_COLOR, --no-color); styleText must not second-guess it.
@@ -35,7 +41,12 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
   const out: string[] = [];
 
   if (plan.changes.length > 0) {
+    // The reviewer's first question, answered before the details (and in full: one line a reason).
+    for (const line of textImpactSection(plan, (klass, text) => paint(IMPACT_STYLE[klass], text))) {
+      out.push(line);
+    }
     out.push(
+      '',
       'wafctl will perform the following actions:',
       '',
       'Resource actions are indicated with the following symbols:',
@@ -63,16 +74,12 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
 }
 
 function renderChange(change: Change, paint: (style: Style, text: string) => string): string[] {
-  const body = changeBody(change);
   const symbol = paint(ACTION_STYLE[change.action], SYMBOL[change.action].padStart(3));
   const lines = [
     paint('bold', `  # ${headline(change)}`),
     `${symbol} ${change.kind} ${printable(JSON.stringify(change.key))} {`,
-    ...body.lines.map((line) => renderLine(line, paint)),
   ];
-  if (body.hidden > 0) {
-    lines.push(`        # (${body.hidden} unchanged attribute${body.hidden === 1 ? '' : 's'} hidden)`);
-  }
+  for (const line of changeBody(change)) lines.push(renderLine(line, paint));
   lines.push('    }');
   return lines;
 }

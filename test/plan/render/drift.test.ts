@@ -10,9 +10,13 @@ import { samplePlan } from '../fixtures.js';
 
 describe('drift reports', () => {
   it('words the plan as drift, one line per object that differs', () => {
-    expect(renderTextDrift(samplePlan())).toBe(
+    expect(renderTextDrift(samplePlan({ impactDirection: 'drift' }))).toBe(
       [
         'Drift detected: 5 objects differ from the configuration.',
+        // What was done by hand: a member added, a rule's match changed (applying reverts both).
+        'Security impact of the drift (what was changed outside wafctl): 1 change weakens protection, 1 change broadens access.',
+        '  ! weakens_protection  application_rule.shop.example.com/Block export: match changed: conditions',
+        '  ! broadens_access     group.soc-analysts: member added: u-1002',
         '    + group.auditors: missing from the firewall',
         '    ~ group.soc-analysts: users differs',
         '    ~ application_rule.shop.example.com/Block admin: priority differs',
@@ -32,11 +36,13 @@ describe('drift reports', () => {
   });
 
   it('keeps the JSON plan document and the markdown marker', () => {
-    expect(JSON.parse(renderJsonDrift(samplePlan()))).toMatchObject({
+    expect(JSON.parse(renderJsonDrift(samplePlan({ impactDirection: 'drift' })))).toMatchObject({
       drift: true,
       objects: 5,
       summary: { create: 1 },
     });
-    expect(renderMarkdownDrift(samplePlan())).toContain('### wafctl drift: Drift detected: 5 objects differ');
+    expect(renderMarkdownDrift(samplePlan({ impactDirection: 'drift' }))).toContain(
+      '### wafctl drift: Drift detected: 5 objects differ',
+    );
   });
 });

@@ -18,6 +18,14 @@ describe('renderMarkdownPlan', () => {
       |---:|---:|---:|---:|---:|---:|
       | 1 | 2 | 1 | 1 | 0 | 1 |
 
+      #### Security impact
+
+      2 changes weaken protection, 1 change broadens access.
+
+      - **weakens_protection** \`application_rule.shop.example.com/Block export\`: match changed: conditions
+      - **weakens_protection** \`application_rule.shop.example.com/Old rule\`: deleted
+      - **broadens_access** \`group.soc-analysts\`: member added: u-1003
+
       _1 remote object is not managed by this configuration and will be left alone._
 
       <details>
@@ -65,8 +73,26 @@ describe('renderMarkdownPlan', () => {
       \`\`\`diff
         id         = "ar-2" -> (known after apply)
         conditions = [ # forces replacement
-      -   {"operator":"match","not_op":false,"expressions":["^/export"],"targets":["path"]}
-      +   {"operator":"match","not_op":false,"expressions":["^/export/v2"],"targets":["path"]}
+      -   {
+      -     operator    = "match"
+      -     not_op      = false
+      -     expressions = [
+      -       "^/export"
+      -     ]
+      -     targets     = [
+      -       "path"
+      -     ]
+      -   }
+      +   {
+      +     operator    = "match"
+      +     not_op      = false
+      +     expressions = [
+      +       "^/export/v2"
+      +     ]
+      +     targets     = [
+      +       "path"
+      +     ]
+      +   }
         ]
         # (5 unchanged attributes hidden)
       \`\`\`
@@ -83,11 +109,23 @@ describe('renderMarkdownPlan', () => {
       - priority    = "low"
       - enabled     = true
       - conditions  = [
-      -   {"operator":"match","not_op":false,"expressions":["^/old"],"targets":["path"]}
-        ]
+      -   {
+      -     operator    = "match"
+      -     not_op      = false
+      -     expressions = [
+      -       "^/old"
+      -     ]
+      -     targets     = [
+      -       "path"
+      -     ]
+      -   }
+      - ]
       - actions     = [
-      -   {"firewall_action":"block","firewall_name":"waf-eu-1"}
-        ]
+      -   {
+      -     firewall_action = "block"
+      -     firewall_name   = "waf-eu-1"
+      -   }
+      - ]
       \`\`\`
 
       </details>

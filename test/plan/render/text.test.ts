@@ -7,7 +7,12 @@ import { samplePlan } from '../fixtures.js';
 describe('renderTextPlan', () => {
   it('renders every action Terraform-style', () => {
     expect(renderTextPlan(samplePlan(), { color: false })).toMatchInlineSnapshot(`
-      "wafctl will perform the following actions:
+      "Security impact: 2 changes weaken protection, 1 change broadens access.
+        ! weakens_protection  application_rule.shop.example.com/Block export: match changed: conditions
+        ! weakens_protection  application_rule.shop.example.com/Old rule: deleted
+        ! broadens_access     group.soc-analysts: member added: u-1003
+
+      wafctl will perform the following actions:
 
       Resource actions are indicated with the following symbols:
         + create
@@ -45,8 +50,26 @@ describe('renderTextPlan', () => {
       -/+ application_rule "shop.example.com/Block export" {
               id         = "ar-2" -> (known after apply)
             ~ conditions = [ # forces replacement
-                - {"operator":"match","not_op":false,"expressions":["^/export"],"targets":["path"]}
-                + {"operator":"match","not_op":false,"expressions":["^/export/v2"],"targets":["path"]}
+                - {
+                    - operator    = "match"
+                    - not_op      = false
+                    - expressions = [
+                        - "^/export"
+                      ]
+                    - targets     = [
+                        - "path"
+                      ]
+                  }
+                + {
+                    + operator    = "match"
+                    + not_op      = false
+                    + expressions = [
+                        + "^/export/v2"
+                      ]
+                    + targets     = [
+                        + "path"
+                      ]
+                  }
               ]
               # (5 unchanged attributes hidden)
           }
@@ -59,10 +82,22 @@ describe('renderTextPlan', () => {
             - priority    = "low"
             - enabled     = true
             - conditions  = [
-                - {"operator":"match","not_op":false,"expressions":["^/old"],"targets":["path"]}
+                - {
+                    - operator    = "match"
+                    - not_op      = false
+                    - expressions = [
+                        - "^/old"
+                      ]
+                    - targets     = [
+                        - "path"
+                      ]
+                  }
               ]
             - actions     = [
-                - {"firewall_action":"block","firewall_name":"waf-eu-1"}
+                - {
+                    - firewall_action = "block"
+                    - firewall_name   = "waf-eu-1"
+                  }
               ]
           }
 

@@ -1,0 +1,46 @@
+/**
+ * `--fail-on CLASS,...`: the pipeline's policy gate over the planner's security impact. Pure: the
+ * commands decide what to do (exit 3; apply writes nothing).
+ */
+import { WafctlError } from '../errors.js';
+import { plural } from '../text.js';
+import { type Change, IMPACT_CLASSES, type ImpactClass, type Plan } from './model.js';
+import { address } from './render/summary.js';
+
+/** Classes named by `--fail-on` that some change has, each with the changes that have it. */
+export function failOnMatches(
+  plan: Plan,
+  classes: readonly ImpactClass[],
+): { class: ImpactClass; changes: Change[] }[] {
+  return IMPACT_CLASSES.filter((klass) => classes.includes(klass))
+    .map((klass) => ({
+      class: klass,
+      changes: plan.changes.filter((change) => change.impact.some((i) => i.class === klass)),
+    }))
+    .filter((match) => match.changes.length > 0);
+}
+
+const SHOWN = 5;
+
+/**
+ * The refusal when a change has a `--fail-on` class (exit 3), or undefined. Names the classes and the
+ * first few changes; the plan printed before it lists every reason.
+ */
+export function failOnRefusal(
+  plan: Plan,
+  classes: readonly ImpactClass[],
+  consequence: string,
+): WafctlError | undefined {
+  const matches = failOnMatches(plan, classes);
+  if (matches.length === 0) return undefined;
+  const parts = matches.map(({ class: klass, changes }) => {
+    const names = changes.slice(0, SHOWN).map(address).join(', ');
+    const more = changes.length > SHOWN ? ` and ${changes.length - SHOWN} more` : '';
+    return `${plural(changes.length, 'change')} ${klass} (${names}${more})`;
+  });
+  return new WafctlError(
+    'POLICY_REFUSED',
+    `--fail-on: ${parts.join('; ')}; see the Security impact section above. ${consequence}`,
+    { userFault: true },
+  );
+}

@@ -1,0 +1,68 @@
+/**
+ * The Security impact section, shared by the text, markdown and drift renderers: the first thing a
+ * reviewer reads after the summary, one line per classified change and reason. The classification
+ * itself is the planner's (src/plan/impact.ts); this only words it.
+ */
+import { printable } from '../../text.js';
+import { type Change, IMPACT_CLASSES, type ImpactClass, type Plan } from '../model.js';
+import { address } from './summary.js';
+
+/** Singular and plural verb phrases: "1 change weakens protection", "2 changes weaken protection". */
+const WORDS: Record<ImpactClass, readonly [string, string]> = {
+  weakens_protection: ['weakens protection', 'weaken protection'],
+  broadens_access: ['broadens access', 'broaden access'],
+  reduces_audit: ['reduces audit', 'reduce audit'],
+};
+
+export interface ImpactEntry {
+  class: ImpactClass;
+  change: Change;
+  /** `kind.key`, escaped. */
+  address: string;
+  /** Escaped. */
+  reason: string;
+}
+
+/** Every (change, impact) pair, grouped by class in the contract's order, then in plan order. */
+export function impactEntries(plan: Plan): ImpactEntry[] {
+  const entries: ImpactEntry[] = [];
+  for (const klass of IMPACT_CLASSES) {
+    for (const change of plan.changes) {
+      for (const impact of change.impact) {
+        if (impact.class !== klass) continue;
+        entries.push({ class: klass, change, address: address(change), reason: printable(impact.reason) });
+      }
+    }
+  }
+  return entries;
+}
+
+/**
+ * `2 changes weaken protection, 1 change broadens access.`, or `none: no change weakens protection,
+ * broadens access or reduces audit.`: said explicitly, so a reviewer knows it was looked at.
+ */
+export function impactSummary(plan: Plan): string {
+  const parts = IMPACT_CLASSES.filter((c) => plan.summary.impact[c] > 0).map((c) => {
+    const n = plan.summary.impact[c];
+    return `${n} ${n === 1 ? 'change' : 'changes'} ${WORDS[c][n === 1 ? 0 : 1]}`;
+  });
+  if (parts.length === 0) return 'none: no change weakens protection, broadens access or reduces audit.';
+  return `${parts.join(', ')}.`;
+}
+
+/** The section's title in a drift report, whose impacts are those of what was changed by hand. */
+export const DRIFT_IMPACT_TITLE = 'Security impact of the drift (what was changed outside wafctl)';
+
+/** The text section: a heading line, then `  ! class  address: reason` lines, labels aligned. */
+export function textImpactSection(
+  plan: Plan,
+  paint: (klass: ImpactClass, text: string) => string,
+  title = 'Security impact',
+): string[] {
+  const entries = impactEntries(plan);
+  const width = entries.reduce((max, e) => Math.max(max, e.class.length), 0);
+  return [
+    `${title}: ${impactSummary(plan)}`,
+    ...entries.map((e) => `  ! ${paint(e.class, e.class.padEnd(width))}  ${e.address}: ${e.reason}`),
+  ];
+}
