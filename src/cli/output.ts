@@ -2,7 +2,8 @@
  * The only writers to stdout/stderr. Every line goes through `redact`, so a registered secret cannot
  * reach the terminal even if some message accidentally carries it.
  */
-import { writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { usageError } from '../errors.js';
 import { containsSecret, redact } from '../secrets.js';
 
@@ -35,6 +36,28 @@ export async function writeTextFile(path: string, text: string): Promise<void> {
   try {
     await writeFile(path, text);
   } catch (error) {
+    throw usageError(
+      `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      error,
+    );
+  }
+}
+
+/**
+ * Replaces (or creates) a file atomically: the text goes to a temporary file beside it, which is
+ * then renamed over it, so a crash, a full disk or a second process never leaves half a file.
+ * Refused, like writeTextFile, when the text would hold the API token.
+ */
+export async function replaceFileAtomically(path: string, text: string): Promise<void> {
+  if (containsSecret(text)) {
+    throw usageError(`refusing to write ${path}: it would contain the API token (a live object holds it).`);
+  }
+  const temporary = join(dirname(path), `.${basename(path)}.wafctl-${process.pid}.tmp`);
+  try {
+    await writeFile(temporary, text, { flag: 'wx' });
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
     throw usageError(
       `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
       error,

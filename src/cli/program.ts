@@ -6,6 +6,7 @@ import { emulatorCommand } from './emulator.js';
 import { exportCommand } from './export.js';
 import { getCommand } from './get.js';
 import { planCommand } from './plan.js';
+import { pullCommand } from './pull.js';
 import { validateCommand } from './validate.js';
 import { packageVersion } from './version.js';
 
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
     planCommand(),
     applyCommand(),
     driftCommand(),
+    pullCommand(),
     exportCommand(),
     getCommand(),
     emulatorCommand(),

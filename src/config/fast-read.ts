@@ -191,8 +191,10 @@ export function readFast(file: string, text: string): ParsedDocument[] | undefin
   // A null document is empty (yaml skips it) or an explicit `null` (a problem): yaml's call either way.
   if (values.length !== shapes.length || values.some((value) => value === null)) return undefined;
   let lines: LineCounter | undefined;
+  // No document is empty (see above), so positions are yaml's too.
   return shapes.map((shape, index) => ({
     file,
+    index,
     data: values[index],
     substitutionPaths: new Set(),
     locate(path: YamlPath) {

@@ -46,6 +46,9 @@ export interface SourceLocation {
   col: number;
   /** YAML path inside its document, e.g. `groups[2]`. */
   path: string;
+  /** Which document of the file (see ParsedDocument.index), and the node path in it: for `pull`. */
+  document: number;
+  nodePath: readonly (string | number)[];
 }
 
 export function formatLocation(location: SourceLocation): string {
@@ -71,7 +74,18 @@ export function declaredObjects(documents: readonly ParsedDocument[], kind: Kind
       if (key === undefined) return;
       const path = [kind, index];
       const { line, col } = document.locate(path);
-      found.push({ kind, key, location: { file: document.file, line, col, path: formatPath(path) } });
+      found.push({
+        kind,
+        key,
+        location: {
+          file: document.file,
+          line,
+          col,
+          path: formatPath(path),
+          document: document.index,
+          nodePath: path,
+        },
+      });
     });
   }
   return found;

@@ -36,6 +36,8 @@ interface LineAndColumn {
 
 export interface ParsedDocument {
   file: string;
+  /** Its position among the file's documents as yaml's `parseAllDocuments` lists them (empty ones too). */
+  index: number;
   /** The document as plain data. */
   data: unknown;
   /** Paths whose values had substitution problems: schema complaints about them would be noise. */
@@ -91,7 +93,7 @@ export function parseYamlFile(file: string, text: string, env: Environment): Par
     problems.push(problemAt(file, lineCounter, offset, path, message));
 
   const documents: ParsedDocument[] = [];
-  for (const doc of docs) {
+  for (const [index, doc] of docs.entries()) {
     const before = problems.length;
     for (const error of doc.errors) {
       const duplicate = error.code === 'DUPLICATE_KEY' ? duplicateKeyAt(doc, error.pos[0]) : undefined;
@@ -139,6 +141,7 @@ export function parseYamlFile(file: string, text: string, env: Environment): Par
     const substitutionPaths = new Set(substitution.map((p) => formatPath(p.path)));
     documents.push({
       file,
+      index,
       data,
       substitutionPaths,
       locate: (path) => lineCounter.linePos(offsetOf(nodeAt(doc, path))),

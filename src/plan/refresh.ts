@@ -8,10 +8,10 @@
 import type { ApiClient } from '../api/index.js';
 import { formatLocation } from '../config/natural-keys.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
-import { KINDS } from '../kinds/index.js';
+import { KINDS, type Kind } from '../kinds/index.js';
 import type { ImpactDirection } from './impact.js';
 import type { Plan } from './model.js';
-import { type KindPlanInput, planChanges } from './planner.js';
+import { type KindPlanInput, type PlanOptions, planChanges } from './planner.js';
 
 export interface RefreshOptions {
   /** GET-one calls in flight at once while hydrating. */
@@ -20,16 +20,21 @@ export interface RefreshOptions {
   impactDirection?: ImpactDirection;
 }
 
-export async function refreshAndPlan(
+/**
+ * The planner's inputs for `kinds` (default: the kinds the configuration uses — a kind that no file
+ * declares and whose manage block does not prune can have no change), with their live objects.
+ */
+export async function refreshInputs(
   config: LoadedConfig,
   api: ApiClient,
   options: RefreshOptions,
-): Promise<Plan> {
+  kinds: readonly Kind[] = KINDS.filter(
+    (kind) => config.state[kind.section].length > 0 || config.state.manage[kind.section].prune,
+  ),
+): Promise<KindPlanInput[]> {
   const { state, sources } = config;
-  // A kind that no file declares and whose manage block does not prune can have no change: skip it.
-  const used = KINDS.filter((kind) => state[kind.section].length > 0 || state.manage[kind.section].prune);
-  const remote = await Promise.all(used.map((kind) => kind.fetchAll(api, options)));
-  const inputs: KindPlanInput[] = used.map((kind, i) => ({
+  const remote = await Promise.all(kinds.map((kind) => kind.fetchAll(api, options)));
+  return kinds.map((kind, i) => ({
     kind: kind.name,
     immutable: kind.immutable,
     impact: kind.impact,
@@ -48,12 +53,26 @@ export async function refreshAndPlan(
       };
     }),
   }));
-  return planChanges(inputs, {
+}
+
+/** The planner's options from the configuration's settings. */
+export function planOptions(config: LoadedConfig, impactDirection?: ImpactDirection): PlanOptions {
+  const { settings } = config.state;
+  return {
     safety: {
-      maxDeletePercent: state.settings.safety.max_delete_percent,
-      minExisting: state.settings.safety.min_existing,
+      maxDeletePercent: settings.safety.max_delete_percent,
+      minExisting: settings.safety.min_existing,
     },
-    firewallActions: state.settings.firewall_actions,
-    ...(options.impactDirection === undefined ? {} : { impactDirection: options.impactDirection }),
-  });
+    firewallActions: settings.firewall_actions,
+    ...(impactDirection === undefined ? {} : { impactDirection }),
+  };
+}
+
+export async function refreshAndPlan(
+  config: LoadedConfig,
+  api: ApiClient,
+  options: RefreshOptions,
+): Promise<Plan> {
+  const inputs = await refreshInputs(config, api, options);
+  return planChanges(inputs, planOptions(config, options.impactDirection));
 }

@@ -16,7 +16,7 @@ describe('wafctl CLI shell', () => {
   it('--help lists every command of the contract', async () => {
     const result = await runCli(['--help']);
     expect(result.code).toBe(0);
-    for (const command of ['validate', 'plan', 'apply', 'drift', 'export', 'get', 'emulator']) {
+    for (const command of ['validate', 'plan', 'apply', 'drift', 'pull', 'export', 'get', 'emulator']) {
       expect(result.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
   });

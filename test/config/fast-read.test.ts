@@ -741,6 +741,8 @@ describe('validateSources with the fast reader', () => {
       line: 3,
       col: 5,
       path: 'application_rules[0]',
+      document: 0,
+      nodePath: ['application_rules', 0],
     });
   });
 
@@ -752,13 +754,34 @@ describe('validateSources with the fast reader', () => {
     if (!fast.ok) return;
     const where = (map: Map<string, unknown>) => [...map.values()];
     expect(where(fast.config.sources.application_rules)).toEqual([
-      { file: 'rules.yaml', line: 3, col: 5, path: 'application_rules[0]' },
-      { file: 'rules.yaml', line: 13, col: 5, path: 'application_rules[1]' },
-      { file: 'rules.yaml', line: 17, col: 5, path: 'application_rules[2]' },
+      {
+        file: 'rules.yaml',
+        line: 3,
+        col: 5,
+        path: 'application_rules[0]',
+        document: 0,
+        nodePath: ['application_rules', 0],
+      },
+      {
+        file: 'rules.yaml',
+        line: 13,
+        col: 5,
+        path: 'application_rules[1]',
+        document: 0,
+        nodePath: ['application_rules', 1],
+      },
+      {
+        file: 'rules.yaml',
+        line: 17,
+        col: 5,
+        path: 'application_rules[2]',
+        document: 0,
+        nodePath: ['application_rules', 2],
+      },
     ]);
     expect(where(fast.config.sources.groups)).toEqual([
-      { file: 'rules.yaml', line: 29, col: 3, path: 'groups[0]' },
-      { file: 'rules.yaml', line: 31, col: 3, path: 'groups[1]' },
+      { file: 'rules.yaml', line: 29, col: 3, path: 'groups[0]', document: 0, nodePath: ['groups', 0] },
+      { file: 'rules.yaml', line: 31, col: 3, path: 'groups[1]', document: 0, nodePath: ['groups', 1] },
     ]);
   });
 

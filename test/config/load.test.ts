@@ -130,12 +130,22 @@ describe('documents, files and sources', () => {
       { file: 'b.yaml', text: 'groups:\n  - name: three\n' },
     ]);
     expect(config.state.groups.map((g) => g.name)).toEqual(['one', 'two', 'three']);
-    expect(config.sources.groups.get('two')).toEqual({ file: 'a.yaml', line: 7, col: 5, path: 'groups[0]' });
+    // The document is counted among all of the file's, the empty one too (yaml's numbering): for pull.
+    expect(config.sources.groups.get('two')).toEqual({
+      file: 'a.yaml',
+      line: 7,
+      col: 5,
+      path: 'groups[0]',
+      document: 2,
+      nodePath: ['groups', 0],
+    });
     expect(config.sources.groups.get('three')).toEqual({
       file: 'b.yaml',
       line: 2,
       col: 5,
       path: 'groups[0]',
+      document: 0,
+      nodePath: ['groups', 0],
     });
     expect(config.files).toEqual(['a.yaml', 'b.yaml']);
   });

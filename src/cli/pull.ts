@@ -1,0 +1,88 @@
+/**
+ * `wafctl pull [PATH...] [--adopt] [--kind KIND...] [--dry-run]`: write live changes back into the
+ * files where the objects are declared, comments and layout kept. Exit 0 written or nothing to do,
+ * 1 an error or a conflict (the rest is still written, unless --dry-run).
+ */
+import { Command } from 'commander';
+import { WafctlError } from '../errors.js';
+import { plural, printable } from '../text.js';
+import { addConnectionOptions, type ConnectionFlags, HYDRATION_CONCURRENCY } from './options.js';
+import { replaceFileAtomically, writeErr, writeOut } from './output.js';
+
+interface PullFlags extends ConnectionFlags {
+  adopt?: boolean;
+  kind?: string[];
+  dryRun?: boolean;
+}
+
+export function pullCommand(): Command {
+  return addConnectionOptions(
+    new Command('pull')
+      .description('write live changes back into the YAML files that declare the objects (comments kept)')
+      .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
+      .option('--adopt', 'also append in-scope live objects that no file declares')
+      .option('--kind <KIND...>', 'only these kinds: groups, application-rules, notifications, schedules')
+      .option('--dry-run', 'print a unified diff of every file that would change, and write nothing'),
+  ).action(async (paths: string[], _flags: PullFlags, command: Command) => {
+    const flags = command.optsWithGlobals<PullFlags>();
+    const { resolveKinds } = await import('../export/kind-names.js');
+    const { loadDesiredState } = await import('../config/load.js');
+    const { preparePull } = await import('../pull/pull.js');
+    const { withApiClient } = await import('./connection.js');
+    const { createTwoFilesPatch } = await import('diff');
+
+    // A bad --kind and configuration problems are reported before any network call.
+    const kinds = resolveKinds(flags.kind);
+    const config = await loadDesiredState(paths);
+    const result = await withApiClient(flags, (api) =>
+      preparePull(config, api, {
+        paths,
+        kinds,
+        adopt: flags.adopt === true,
+        concurrency: HYDRATION_CONCURRENCY,
+        env: process.env,
+      }),
+    );
+    const { decision, files, leftOut } = result;
+    for (const { kind, id, key, reason } of leftOut) {
+      writeErr(`Warning: ${kind} ${printable(id)} (${printable(key)}) not adopted: ${printable(reason)}.`);
+    }
+    for (const c of decision.conflicts) {
+      writeErr(
+        `Error: ${printable(c.file)}:${c.line}:${c.col}: ${c.kind}.${printable(c.key)}: ${printable(c.reason)}; nothing was pulled for it.`,
+      );
+    }
+
+    if (flags.dryRun) {
+      for (const file of files) {
+        const from = file.created ? '/dev/null' : `a/${file.file}`;
+        writeOut(
+          createTwoFilesPatch(from, `b/${file.file}`, file.before, file.after, '', '', { context: 3 }),
+        );
+      }
+    } else {
+      for (const file of files) await replaceFileAtomically(file.file, file.after);
+    }
+
+    const counts = [
+      decision.updated > 0 ? `${decision.updated} updated` : '',
+      decision.removed > 0 ? `${decision.removed} removed` : '',
+      decision.adopted > 0 ? `${decision.adopted} adopted` : '',
+    ].filter((part) => part !== '');
+    const n = decision.conflicts.length;
+    if (files.length === 0 && n === 0) writeOut('Nothing to pull: the files match the firewall.');
+    else if (files.length > 0) {
+      const verb = flags.dryRun ? 'Would pull' : 'Pulled';
+      writeOut(
+        `${verb} ${plural(decision.updated + decision.removed + decision.adopted, 'object')} (${counts.join(', ')}) into ${plural(files.length, 'file')}.`,
+      );
+    }
+    if (n > 0) {
+      throw new WafctlError(
+        'PLAN_REFUSED',
+        `${plural(n, 'object')} could not be pulled (see above)${files.length > 0 && !flags.dryRun ? '; the rest was written' : ''}.`,
+        { userFault: true },
+      );
+    }
+  });
+}

@@ -1,0 +1,259 @@
+/**
+ * `wafctl pull`: live changes written back into the author's files — the real CLI against a real
+ * emulator. Every kind round-trips (live change -> pull -> plan empty), comments and layout are kept,
+ * untouched files stay byte-identical.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
+
+let firewall: TestFirewall;
+beforeEach(async () => {
+  firewall = await startTestFirewall();
+});
+afterEach(async () => {
+  await firewall.close();
+});
+
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { env: { ...firewall.env, ...env } });
+
+const GROUPS = `# Who may do what on the firewall.
+groups:
+  - name: soc   # tier 1
+    description: Tier-1 analysts
+    users: [u-1001, u-1002]
+
+  # Rule authors load application rules.
+  - name: authors
+    description: 'Rule authors'
+    permissions:
+      - permission: Handle rules
+    users:
+      - u-1004   # alice's deputy
+      - u-1005
+
+  - name: retired
+    users: [u-1008]
+`;
+
+const RULES = `application_rules:
+  - rq_host: shop.example.com
+    description: Block admin   # the old panel
+    priority: high
+    conditions:
+      - {operator: match, expressions: ["^/admin"], targets: [path]}
+    actions:
+      - {firewall_action: block, firewall_name: waf-eu-1}
+`;
+
+const NOTIFICATIONS = `notifications:
+  - name: splunk
+    settings:
+      destination_address: 10.0.0.5
+      destination_port: 514   # syslog
+      format: cef
+      protocol: udp
+`;
+
+const SCHEDULES = `schedules:
+  - name: weekly
+    hosts: [shop.example.com]
+    type: summary
+    schedule: weekly
+    send_to: [secops@example.com, cto@example.com]
+    send_via: email
+    timezone: Europe/Paris
+`;
+
+const UNTOUCHED = `# settings stay as they are
+settings:
+  username: gitops-bot
+`;
+
+async function appliedConfig(
+  files: Record<string, string>,
+  env: Record<string, string> = {},
+): Promise<string> {
+  const dir = await writeConfig(files);
+  const applied = await cli(['apply', dir, '--auto-approve'], env);
+  expect(applied.code, applied.stderr).toBe(0);
+  return dir;
+}
+
+const read = (dir: string, file: string) => readFile(join(dir, file), 'utf8');
+const planExit = async (dir: string) => (await cli(['plan', dir, '--detailed-exitcode'])).code;
+
+/** Changes made "in the console": on every kind, and one declared group deleted. */
+async function changeByHand(): Promise<void> {
+  const api = firewall.api;
+  const groups = await api.groups.list();
+  const id = (name: string) => groups.find((g) => g.name === name)?.id ?? '';
+  await api.groups.update(id('soc'), {
+    name: 'soc',
+    description: 'Tier-1 analysts (night shift)',
+    permissions: [],
+    user_ids: ['u-1001', 'u-1003'],
+  });
+  await api.groups.delete(id('retired'));
+  const [rule] = await api.applicationRules.list();
+  await api.applicationRules.update(rule?.id ?? '', { priority: 'low', enabled: false });
+  await api.notifications.update('splunk', { settings: { destination_port: 6514 } });
+  const [schedule] = await api.schedules.list();
+  await api.schedules.update(schedule?.id ?? '', { send_to: ['secops@example.com', 'ciso@example.com'] });
+}
+
+describe('wafctl pull', () => {
+  it('writes every kind back with comments and layout kept; the plan is then empty', async () => {
+    const dir = await appliedConfig({
+      'groups.yaml': GROUPS,
+      'rules.yaml': RULES,
+      'notifications.yaml': NOTIFICATIONS,
+      'schedules.yaml': SCHEDULES,
+      'settings.yaml': UNTOUCHED,
+    });
+    await changeByHand();
+    expect(await planExit(dir)).toBe(2);
+
+    const pulled = await cli(['pull', dir]);
+    expect(pulled.stderr).toBe('');
+    expect(pulled.code).toBe(0);
+    expect(pulled.stdout).toBe('Pulled 5 objects (4 updated, 1 removed) into 4 files.\n');
+    expect(await planExit(dir)).toBe(0);
+
+    expect(await read(dir, 'groups.yaml')).toBe(`# Who may do what on the firewall.
+groups:
+  - name: soc   # tier 1
+    description: Tier-1 analysts (night shift)
+    users: [u-1001, u-1003]
+
+  # Rule authors load application rules.
+  - name: authors
+    description: 'Rule authors'
+    permissions:
+      - permission: Handle rules
+    users:
+      - u-1004   # alice's deputy
+      - u-1005
+`);
+    // A field the file left to its default is added after the object's last field.
+    expect(await read(dir, 'rules.yaml')).toBe(
+      `${RULES.replace('priority: high', 'priority: low')}    enabled: false\n`,
+    );
+    expect(await read(dir, 'notifications.yaml')).toBe(
+      NOTIFICATIONS.replace('514   # syslog', '6514   # syslog'),
+    );
+    expect(await read(dir, 'schedules.yaml')).toBe(
+      SCHEDULES.replace('[secops@example.com, cto@example.com]', '[secops@example.com, ciso@example.com]'),
+    );
+    expect(await read(dir, 'settings.yaml')).toBe(UNTOUCHED);
+    // Written atomically: no temporary file is left behind.
+    expect((await readdir(dir)).sort()).toEqual([
+      'groups.yaml',
+      'notifications.yaml',
+      'rules.yaml',
+      'schedules.yaml',
+      'settings.yaml',
+    ]);
+  });
+
+  it('--dry-run prints a unified diff and writes nothing', async () => {
+    const dir = await appliedConfig({ 'notifications.yaml': NOTIFICATIONS });
+    await firewall.api.notifications.update('splunk', { settings: { destination_port: 6514 } });
+    const dry = await cli(['pull', dir, '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(`--- a/${join(dir, 'notifications.yaml')}`);
+    expect(dry.stdout).toContain(
+      '-      destination_port: 514   # syslog\n+      destination_port: 6514   # syslog\n',
+    );
+    expect(dry.stdout).toMatch(/Would pull 1 object \(1 updated\) into 1 file\.\n$/);
+    expect(await read(dir, 'notifications.yaml')).toBe(NOTIFICATIONS);
+  });
+
+  it('a value from a variable is a conflict naming FILE:LINE:COL; the rest is still written, exit 1', async () => {
+    const withVariable = NOTIFICATIONS.replace('10.0.0.5', `\${SIEM_ADDRESS}`);
+    const env = { SIEM_ADDRESS: '10.0.0.5' };
+    const dir = await appliedConfig({ 'notifications.yaml': withVariable, 'groups.yaml': GROUPS }, env);
+    await firewall.api.notifications.update('splunk', { settings: { destination_address: '10.0.0.9' } });
+    const groups = await firewall.api.groups.list();
+    const soc = groups.find((g) => g.name === 'soc');
+    await firewall.api.groups.update(soc?.id ?? '', {
+      name: 'soc',
+      description: 'Changed',
+      permissions: [],
+      user_ids: ['u-1001', 'u-1002'],
+    });
+
+    const pulled = await cli(['pull', dir], env);
+    expect(pulled.code).toBe(1);
+    expect(pulled.stderr).toContain(
+      `Error: ${join(dir, 'notifications.yaml')}:4:28: notification.splunk: settings.destination_address comes from a \${VAR} substitution; nothing was pulled for it.`,
+    );
+    expect(await read(dir, 'notifications.yaml')).toBe(withVariable);
+    expect(await read(dir, 'groups.yaml')).toContain('    description: Changed\n');
+  });
+
+  it('--adopt appends undeclared in-scope objects in the same style; plan is then empty even with prune', async () => {
+    const dir = await appliedConfig({
+      'groups.yaml': GROUPS,
+      'manage.yaml': 'manage:\n  groups: {prune: true}\n',
+    });
+    await firewall.api.groups.create({
+      name: 'incident-2026',
+      description: 'Added at 3 a.m.',
+      permissions: [],
+      user_ids: ['u-1006'],
+    });
+    expect(await planExit(dir)).toBe(2);
+
+    const pulled = await cli(['pull', dir, '--adopt']);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(pulled.stdout).toBe('Pulled 1 object (1 adopted) into 1 file.\n');
+    expect(await read(dir, 'groups.yaml')).toBe(
+      `${GROUPS}\n  - name: incident-2026\n    description: Added at 3 a.m.\n    users: [u-1006]\n`,
+    );
+    expect(await planExit(dir)).toBe(0);
+  });
+
+  it('--adopt writes a kind no file declares to <kind>.yaml in the first PATH', async () => {
+    const dir = await appliedConfig({ 'groups.yaml': GROUPS });
+    await firewall.api.notifications.create({
+      name: 'qradar',
+      type: 'siem',
+      enabled: true,
+      settings: { destination_address: '10.0.0.7', destination_port: 514, format: 'leef', protocol: 'tcp' },
+    });
+    const pulled = await cli(['pull', dir, '--adopt']);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    const created = await read(dir, 'notifications.yaml');
+    expect(created).toMatch(
+      /^# yaml-language-server: \$schema=\S+wafctl\.schema\.json\nnotifications:\n {2}- name: qradar\n/,
+    );
+    expect(await read(dir, 'groups.yaml')).toBe(GROUPS);
+    expect(await planExit(dir)).toBe(0);
+  });
+
+  it('--kind limits what is pulled; nothing to pull says so', async () => {
+    const dir = await appliedConfig({ 'groups.yaml': GROUPS, 'notifications.yaml': NOTIFICATIONS });
+    expect((await cli(['pull', dir])).stdout).toBe('Nothing to pull: the files match the firewall.\n');
+    const [soc] = (await firewall.api.groups.list()).filter((g) => g.name === 'soc');
+    await firewall.api.groups.update(soc?.id ?? '', { name: 'soc', permissions: [], user_ids: [] });
+    await firewall.api.notifications.update('splunk', { settings: { destination_port: 6514 } });
+    const pulled = await cli(['pull', dir, '--kind', 'notifications']);
+    expect(pulled.code).toBe(0);
+    expect(await read(dir, 'groups.yaml')).toBe(GROUPS);
+    expect(await read(dir, 'notifications.yaml')).toContain('destination_port: 6514');
+  });
+});
+
+describe('files wafctl pull must not lose', () => {
+  it('keeps other documents of a multi-document file byte for byte', async () => {
+    const multi = `${NOTIFICATIONS}---\n# second document\n${SCHEDULES}`;
+    const dir = await appliedConfig({ 'all.yaml': multi });
+    await firewall.api.notifications.update('splunk', { settings: { destination_port: 6514 } });
+    expect((await cli(['pull', dir])).code).toBe(0);
+    expect(await read(dir, 'all.yaml')).toBe(multi.replace('514   # syslog', '6514   # syslog'));
+  });
+});
