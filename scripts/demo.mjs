@@ -1,4 +1,4 @@
-// The demo: validate examples/, then plan, apply, plan again and check drift against an emulator
+// The demo: validate examples/config/, then plan, apply, plan again and check drift against an emulator
 // started in-process for each command (--url embedded), sharing one state file between commands.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,11 +14,11 @@ const connection = ['--url', 'embedded', '--emulator-state', join(stateDir, 'emu
 const bold = process.stdout.isTTY && !process.env.NO_COLOR ? (s) => `\u001b[1m${s}\u001b[0m` : (s) => s;
 
 const steps = [
-  ['Validate the configuration (offline)', ['validate', 'examples/'], [0]],
-  ['Plan against an empty firewall', ['plan', 'examples/', ...connection], [0]],
-  ['Apply it', ['apply', 'examples/', '--auto-approve', ...connection], [0]],
-  ['Plan again: nothing left to do', ['plan', 'examples/', '--detailed-exitcode', ...connection], [0]],
-  ['Nightly drift check', ['drift', 'examples/', ...connection], [0]],
+  ['Validate the configuration (offline)', ['validate', 'examples/config/'], [0]],
+  ['Plan against an empty firewall', ['plan', 'examples/config/', ...connection], [0]],
+  ['Apply it', ['apply', 'examples/config/', '--auto-approve', ...connection], [0]],
+  ['Plan again: nothing left to do', ['plan', 'examples/config/', '--detailed-exitcode', ...connection], [0]],
+  ['Nightly drift check', ['drift', 'examples/config/', ...connection], [0]],
 ];
 
 try {

@@ -109,7 +109,7 @@ function yamlFilesUnder(dir: string): string[] {
 }
 
 describe('readFast on the repository files', () => {
-  const examples = yamlFilesUnder(join(REPO, 'examples'));
+  const examples = yamlFilesUnder(join(REPO, 'examples', 'config'));
   const corpus = yamlFilesUnder(CORPUS);
 
   it('finds the files', () => {
@@ -726,7 +726,7 @@ describe('validateSources with the fast reader', () => {
   });
 
   it('loads the examples exactly as yaml alone does', () => {
-    const sources = yamlFilesUnder(join(REPO, 'examples')).map((path) => ({
+    const sources = yamlFilesUnder(join(REPO, 'examples', 'config')).map((path) => ({
       file: relative(REPO, path),
       text: readFileSync(path, 'utf8'),
     }));
@@ -737,7 +737,7 @@ describe('validateSources with the fast reader', () => {
       fast.ok &&
         fast.config.sources.application_rules.get('shop.example.com/Block the admin panel from outside'),
     ).toEqual({
-      file: 'examples/application-rules/shop.yaml',
+      file: 'examples/config/application-rules/shop.yaml',
       line: 3,
       col: 5,
       path: 'application_rules[0]',

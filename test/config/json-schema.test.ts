@@ -73,7 +73,7 @@ describe('schemas/wafctl.schema.json', () => {
   });
 
   it('is linked from every example file by a correct relative path', () => {
-    const files = yamlFiles(join(ROOT, 'examples'));
+    const files = yamlFiles(join(ROOT, 'examples', 'config'));
     expect(files.length).toBeGreaterThanOrEqual(6);
     for (const file of files) {
       const first = readFileSync(file, 'utf8').split('\n')[0] ?? '';

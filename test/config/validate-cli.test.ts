@@ -10,7 +10,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('wafctl validate', () => {
   it('accepts examples/ with exit 0 and a summary of what it loaded', async () => {
-    const result = await runCli(['validate', 'examples/'], { cwd: ROOT });
+    const result = await runCli(['validate', 'examples/config/'], { cwd: ROOT });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
@@ -19,7 +19,7 @@ describe('wafctl validate', () => {
   });
 
   it('--format json prints the counts', async () => {
-    const result = await runCli(['validate', 'examples', '--format', 'json'], { cwd: ROOT });
+    const result = await runCli(['validate', 'examples/config', '--format', 'json'], { cwd: ROOT });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
       valid: true,

@@ -39,10 +39,10 @@ const rules = (...items: string[]) => `application_rules:${items.join('')}\n`;
 
 describe('wafctl apply', () => {
   it('applies examples/ to an empty emulator, after which the plan is empty', async () => {
-    const result = await apply(['examples/']);
+    const result = await apply(['examples/config/']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed\.\n$/);
-    expect(await planExit('examples/')).toBe(0);
+    expect(await planExit('examples/config/')).toBe(0);
   });
 
   it('converges after each of a scripted sequence of configuration changes', async () => {
@@ -315,7 +315,7 @@ describe('wafctl apply', () => {
   });
 
   it('refuses to run without a terminal unless --auto-approve is given, before reading anything', async () => {
-    const result = await runCli(['apply', 'examples/'], { env: firewall.env });
+    const result = await runCli(['apply', 'examples/config/'], { env: firewall.env });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       'Error: refusing to apply without confirmation: no terminal to ask on. Pass --auto-approve to apply.\n',

@@ -258,7 +258,9 @@ describe('wafctl export', () => {
   });
 
   it('round-trips examples/: apply, export to a directory, and the export plans to no changes', async () => {
-    expect((await runCli(['apply', 'examples/', '--auto-approve'], { env: firewall.env })).code).toBe(0);
+    expect((await runCli(['apply', 'examples/config/', '--auto-approve'], { env: firewall.env })).code).toBe(
+      0,
+    );
     const dir = join(await tempDir(), 'exported');
     const exported = await runCli(['export', '--dir', dir], { env: firewall.env });
     expect(exported.code).toBe(0);

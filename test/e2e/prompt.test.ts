@@ -19,7 +19,7 @@ describe('apply at a terminal', () => {
     { answer: 'Ctrl-C', keys: '\u0003', code: 130 },
   ])('answering $answer: "Apply cancelled.", exit $code, nothing written', async ({ keys, code }) => {
     await firewall.resetStats();
-    const result = await runCliOnTerminal(['apply', 'examples/'], {
+    const result = await runCliOnTerminal(['apply', 'examples/config/'], {
       env: firewall.env,
       prompt: PROMPT,
       keys,
@@ -34,7 +34,7 @@ describe('apply at a terminal', () => {
   });
 
   it("'yes' applies", async () => {
-    const result = await runCliOnTerminal(['apply', 'examples/'], {
+    const result = await runCliOnTerminal(['apply', 'examples/config/'], {
       env: firewall.env,
       prompt: PROMPT,
       keys: 'yes\r',

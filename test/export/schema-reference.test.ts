@@ -13,7 +13,7 @@ describe('schemaReference', () => {
   });
 
   it('is relative when the directory is in the same project as the schema (even before it exists)', () => {
-    expect(schemaReference(join(REPO, 'examples'))).toBe('../schemas/wafctl.schema.json');
+    expect(schemaReference(join(REPO, 'examples', 'config'))).toBe('../../schemas/wafctl.schema.json');
     expect(schemaReference(join(REPO, 'infra', 'waf', 'new'))).toBe('../../../schemas/wafctl.schema.json');
   });
 
