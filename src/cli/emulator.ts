@@ -5,7 +5,7 @@
 import { Command } from 'commander';
 import { usageError } from '../errors.js';
 import { isBearerToken, registerSecret } from '../secrets.js';
-import { writeOut } from './output.js';
+import { writeErr, writeOut } from './output.js';
 
 interface EmulatorFlags {
   host: string;
@@ -68,11 +68,13 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
 
   const { loadSeedFile, startEmulator } = await import('../emulator/index.js');
   const seed = flags.seed === undefined ? undefined : await loadSeedFile(flags.seed);
-  const seedHasToken = seed?.users?.some((user) => user.token !== undefined) ?? false;
+  // A seeded password is a way in too: POST /api/v1/signin hands out a token.
+  const seedHasToken =
+    seed?.users?.some((user) => user.token !== undefined || user.password !== undefined) ?? false;
   if (adminToken === undefined && !seedHasToken) {
     throw usageError(
       'the emulator needs a token to accept requests: pass --admin-token T, set WAF_EMULATOR_ADMIN_TOKEN, ' +
-        'or give --seed FILE with users that have a token.',
+        'or give --seed FILE with users that have a token or a password.',
     );
   }
   const emulator = await startEmulator({
@@ -84,10 +86,15 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
     latencyMs,
     faultRate,
     faultSeed,
+    // A stale lock taken over, a torn journal line dropped: worth a line, not worth stopping.
+    onNotice: (message) => writeErr(`Note: ${message}`),
   });
+  // Handlers first: a script may signal as soon as it reads the ready line, and the default action
+  // would kill the process with the lock held and the journal unfolded.
+  const signal = waitForSignal();
   // Listening already: this line is the "ready" signal scripts wait for.
   writeOut(emulator.url);
-  await waitForSignal();
+  await signal;
   await emulator.close();
 }
 
@@ -97,7 +104,11 @@ export function emulatorCommand(): Command {
     .option('--host <H>', 'interface to listen on', '127.0.0.1')
     .option('--port <N>', 'port to listen on (0 picks a free port)', '8080')
     .option('--admin-token <T>', 'administrator token (env: WAF_EMULATOR_ADMIN_TOKEN)')
-    .option('--state <FILE>', 'persist state to FILE (JSON, written atomically after every change)')
+    .option(
+      '--state <FILE>',
+      'persist state to FILE (JSON) and FILE.journal (every change made durable before it is answered); ' +
+        'FILE.lock keeps a second emulator off it',
+    )
     .option('--seed <FILE>', 'seed users and read-only rules from FILE (JSON or YAML)')
     .option('--latency <MS>', 'delay every request by MS milliseconds')
     .option(

@@ -75,10 +75,14 @@ export class ListFilter<T> {
     return this;
   }
 
-  apply(rows: Iterable<T>): T[] {
-    const kept: T[] = [];
-    for (const row of rows) if (this.tests.every((test) => test(row))) kept.push(row);
-    return kept;
+  /** False when no filter parameter was given, so a listing may page without looking at rows. */
+  get active(): boolean {
+    return this.tests.length > 0;
+  }
+
+  matches(row: T): boolean {
+    for (const test of this.tests) if (!test(row)) return false;
+    return true;
   }
 
   private intCompare(

@@ -7,17 +7,21 @@ import type { AddressInfo } from 'node:net';
 import { WafctlError } from '../errors.js';
 import { isBearerToken, registerSecret } from '../secrets.js';
 import { Authenticator } from './auth.js';
+import { Committer } from './commit.js';
 import { DEMO_RULES, DEMO_USERS } from './demo-directory.js';
+import type { FileFaultHook } from './durable-files.js';
 import { FaultInjector, type FaultKind } from './faults.js';
 import { BODY_LIMIT_BYTES } from './http.js';
-import { loadState, StateWriter } from './persistence.js';
+import { openStateFile } from './open-state.js';
 import { type ApplicationRuleListShape, Router } from './router.js';
 import { API_ROUTES } from './routes/index.js';
 import { type EmulatorSeed, parseSeed } from './seed.js';
 import { createRequestListener } from './server.js';
+import type { StateFile } from './state-file.js';
 import { RequestStats } from './stats.js';
 import { Store } from './store.js';
 
+export type { FileFaultHook, FileOperation } from './durable-files.js';
 export type { FaultKind } from './faults.js';
 export type { ApplicationRuleListShape } from './router.js';
 export { type EmulatorSeed, loadSeedFile } from './seed.js';
@@ -29,8 +33,23 @@ export interface EmulatorOptions {
   port?: number;
   /** Administrator token: everything is allowed. */
   adminToken?: string;
-  /** Persist the store to this JSON file (atomically, after every change); loaded at start if present. */
+  /**
+   * Persist the store to this JSON file plus its journal (`FILE.journal`, one line per write, made
+   * durable before the write is answered), locked by `FILE.lock`; loaded at start if present.
+   */
   statePath?: string;
+  /** Fold the journal into the state file once it reaches this size and the file's (default 4 MiB). */
+  journalCompactBytes?: number;
+  /** One-line notes for the user (a stale lock taken over, a torn journal line dropped). */
+  onNotice?: (message: string) => void;
+  /** Test-only: called before each state-file operation; throw (ENOSPC, EIO, ...) to make it fail. */
+  fileFault?: FileFaultHook;
+  /** Time a client has to send a request's headers (default 20 s); then 408 and the socket is closed. */
+  headersTimeoutMs?: number;
+  /** Time a client has to send a whole request, body included (default 120 s). */
+  requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection stays open (default 5 s). */
+  keepAliveTimeoutMs?: number;
   /** Users (with tokens) and read-only rules; replaces the demo directory key by key. */
   seed?: EmulatorSeed;
   /** Added to every API request. */
@@ -54,9 +73,30 @@ export interface RunningEmulator {
   close(): Promise<void>;
 }
 
+/** Documented in the README; a slow or stalled client cannot hold a socket longer than these. */
+export const SERVER_TIMEOUTS = { headersMs: 20_000, requestMs: 120_000, keepAliveMs: 5_000 } as const;
+const DEFAULT_COMPACT_BYTES = 4 * 1024 * 1024;
+
+function checkTimeouts(options: EmulatorOptions, problems: string[]): void {
+  const { headersTimeoutMs: headers, requestTimeoutMs: request, keepAliveTimeoutMs: keepAlive } = options;
+  for (const [name, value] of [
+    ['headers timeout', headers],
+    ['request timeout', request],
+    ['keep-alive timeout', keepAlive],
+  ] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
+      problems.push(`${name} must be an integer number of milliseconds > 0`);
+    }
+  }
+  // node:http refuses a headers timeout above the request timeout.
+  if ((headers ?? SERVER_TIMEOUTS.headersMs) > (request ?? SERVER_TIMEOUTS.requestMs)) {
+    problems.push('headers timeout must not exceed the request timeout');
+  }
+}
+
 function checkOptions(options: EmulatorOptions): void {
   const problems: string[] = [];
-  const { port, latencyMs, faultRate, faultSeed } = options;
+  const { port, latencyMs, faultRate, faultSeed, journalCompactBytes } = options;
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
     problems.push('port must be an integer from 0 to 65535');
   }
@@ -67,6 +107,13 @@ function checkOptions(options: EmulatorOptions): void {
     problems.push('fault rate must be a number from 0 to 1');
   }
   if (faultSeed !== undefined && !Number.isInteger(faultSeed)) problems.push('fault seed must be an integer');
+  if (
+    journalCompactBytes !== undefined &&
+    !(Number.isSafeInteger(journalCompactBytes) && journalCompactBytes >= 0)
+  ) {
+    problems.push('journal compaction size must be an integer number of bytes >= 0');
+  }
+  checkTimeouts(options, problems);
   if (options.adminToken !== undefined && !isBearerToken(options.adminToken)) {
     problems.push('the admin token must be printable ASCII characters without spaces, and not empty');
   }
@@ -90,40 +137,68 @@ function listen(server: Server, host: string, port: number): Promise<AddressInfo
   });
 }
 
+function createHttpServer(options: EmulatorOptions, listener: ReturnType<typeof createRequestListener>) {
+  const headersTimeout = options.headersTimeoutMs ?? SERVER_TIMEOUTS.headersMs;
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout: options.requestTimeoutMs ?? SERVER_TIMEOUTS.requestMs,
+      // Node checks both timeouts on this period (default 30 s): keep it well under the headers timeout.
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeout / 4))),
+    },
+    listener,
+  );
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? SERVER_TIMEOUTS.keepAliveMs;
+  return server;
+}
+
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   checkOptions(options);
   registerSecret(options.adminToken);
   const seed = options.seed === undefined ? {} : parseSeed(options.seed, 'seed');
-  const saved = options.statePath === undefined ? undefined : await loadState(options.statePath);
-  // A state file wins over the seed and the demo for everything it holds; tokens only ever come
-  // from the seed (they are never written to the state file).
-  const store = saved
-    ? Store.fromState(saved)
-    : Store.fromDirectory(seed.users ?? DEMO_USERS, seed.rules ?? DEMO_RULES);
-  const writer =
-    options.statePath === undefined ? undefined : new StateWriter(options.statePath, () => store.snapshot());
-  const listener = createRequestListener({
-    router: new Router(API_ROUTES),
-    store,
-    auth: new Authenticator(options.adminToken, seed.users ?? []),
-    stats: new RequestStats(),
-    faults: new FaultInjector(options.faultRate ?? 0, options.faultSeed, options.faultKinds),
-    writer,
-    latencyMs: options.latencyMs ?? 0,
-    bodyLimit: BODY_LIMIT_BYTES,
-    listShape: options.applicationRuleListShape ?? 'full',
-  });
-  const server = createServer(listener);
-  const host = options.host ?? '127.0.0.1';
-  const address = await listen(server, host, options.port ?? 0);
-  const shownHost = host.includes(':') ? `[${host}]` : host;
-  return {
-    url: `http://${shownHost}:${address.port}`,
-    close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
-      await writer?.idle();
-    },
-  };
+  const opened =
+    options.statePath === undefined
+      ? undefined
+      : await openStateFile(options.statePath, {
+          compactBytes: options.journalCompactBytes ?? DEFAULT_COMPACT_BYTES,
+          fault: options.fileFault ?? (() => undefined),
+          notice: options.onNotice ?? (() => undefined),
+        });
+  let stateFile: StateFile | undefined;
+  try {
+    // A state file wins over the seed and the demo for everything it holds; tokens only ever come
+    // from the seed (they are never written to the state file).
+    const store = opened?.saved
+      ? Store.fromState(opened.saved)
+      : Store.fromDirectory(seed.users ?? DEMO_USERS, seed.rules ?? DEMO_RULES);
+    for (const record of opened?.records ?? []) store.applyChanges(record.changes, record.next_ids);
+    stateFile = opened?.start(() => store.snapshot());
+    const listener = createRequestListener({
+      router: new Router(API_ROUTES),
+      store,
+      auth: new Authenticator(options.adminToken, seed.users ?? []),
+      stats: new RequestStats(),
+      faults: new FaultInjector(options.faultRate ?? 0, options.faultSeed, options.faultKinds),
+      committer: new Committer(store, stateFile),
+      latencyMs: options.latencyMs ?? 0,
+      bodyLimit: BODY_LIMIT_BYTES,
+      listShape: options.applicationRuleListShape ?? 'full',
+    });
+    const server = createHttpServer(options, listener);
+    const host = options.host ?? '127.0.0.1';
+    const address = await listen(server, host, options.port ?? 0);
+    const shownHost = host.includes(':') ? `[${host}]` : host;
+    return {
+      url: `http://${shownHost}:${address.port}`,
+      close: async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await closed;
+        await stateFile?.close();
+      },
+    };
+  } catch (error) {
+    await (stateFile ? stateFile.close() : opened?.abandon());
+    throw error;
+  }
 }

@@ -51,30 +51,30 @@ function readInteger(
   return value;
 }
 
-export function paginate<T>(rows: readonly T[], request: PageRequest): { rows: T[]; pagination: Pagination } {
-  const total = rows.length;
+/** Positions [start, end) of the page's rows among all matching rows (everything when not paginated). */
+export function pageWindow(request: PageRequest): { start: number; end: number } {
+  if (!request.paginate) return { start: 0, end: Number.POSITIVE_INFINITY };
+  const start = request.page * request.pageSize;
+  return { start, end: start + request.pageSize };
+}
+
+/** The `pagination` block for a page showing `shown` of `total` matching rows. */
+export function describePage(request: PageRequest, total: number, shown: number): Pagination {
   if (!request.paginate) {
     return {
-      rows: [...rows],
-      pagination: {
-        first: total > 0 ? 1 : 0,
-        last: total,
-        page: 0,
-        total_count: total,
-        total_pages: total > 0 ? 1 : 0,
-      },
+      first: total > 0 ? 1 : 0,
+      last: total,
+      page: 0,
+      total_count: total,
+      total_pages: total > 0 ? 1 : 0,
     };
   }
-  const start = request.page * request.pageSize;
-  const pageRows = rows.slice(start, start + request.pageSize);
+  const { start } = pageWindow(request);
   return {
-    rows: pageRows,
-    pagination: {
-      first: pageRows.length > 0 ? start + 1 : 0,
-      last: pageRows.length > 0 ? start + pageRows.length : 0,
-      page: request.page,
-      total_count: total,
-      total_pages: Math.ceil(total / request.pageSize),
-    },
+    first: shown > 0 ? start + 1 : 0,
+    last: shown > 0 ? start + shown : 0,
+    page: request.page,
+    total_count: total,
+    total_pages: Math.ceil(total / request.pageSize),
   };
 }

@@ -1,22 +1,44 @@
 /**
- * The state file: the whole store as one JSON document, replaced atomically (temp file in the same
- * directory, then rename) so a crash leaves either the old or the new state, never half of one.
+ * The state file (snapshot): the whole store as one JSON document (`format_version: 1`), replaced
+ * atomically (temp file in the same directory, fsync, rename) so a crash leaves either the old or
+ * the new state, never half of one. Since the journal (journal.ts), it also records `journal_seq`:
+ * the last journaled write it includes. Files written before the journal lack it (0) and load as ever.
  */
 import { constants } from 'node:fs';
-import { access, open, readFile, rename, unlink } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
 import { WafctlError } from '../errors.js';
 import { type StoreState, stateSchema } from './records.js';
 import { issueLines } from './validation.js';
 
+const snapshotSchema = stateSchema.extend({ journal_seq: z.int().min(0).optional() });
+
+export interface SavedState {
+  state: StoreState;
+  /** The last journal seq the file includes (0 for a file written before the journal). */
+  journalSeq: number;
+  bytes: number;
+}
+
+/** The snapshot's bytes: the store, plus the journal seq it includes. */
+export function encodeState(state: StoreState, journalSeq: number): Buffer {
+  return Buffer.from(JSON.stringify({ ...state, journal_seq: journalSeq }), 'utf8');
+}
+
+/** Where snapshots are written before being renamed into place (one writer: the lock holder). */
+export function tempPathOf(path: string): string {
+  return join(dirname(path), `.${basename(path)}.tmp`);
+}
+
 const MAX_REPORTED_ISSUES = 3;
 
-function stateError(path: string, what: string, cause?: unknown): WafctlError {
+export function stateError(path: string, what: string, cause?: unknown): WafctlError {
   return new WafctlError('EMULATOR_STATE', `emulator state file ${path} ${what}`, { cause, userFault: true });
 }
 
 /** The saved state, or undefined when the file does not exist yet. Never modifies the file. */
-export async function loadState(path: string): Promise<StoreState | undefined> {
+export async function loadState(path: string): Promise<SavedState | undefined> {
   let content: string;
   try {
     content = await readFile(path, 'utf8');
@@ -36,7 +58,7 @@ export async function loadState(path: string): Promise<StoreState | undefined> {
     const reason = error instanceof Error ? error.message : String(error);
     throw stateError(path, `is not valid JSON: ${reason}`, error);
   }
-  const result = stateSchema.safeParse(data);
+  const result = snapshotSchema.safeParse(data);
   if (!result.success) {
     const lines = issueLines(result.error);
     const more =
@@ -46,69 +68,15 @@ export async function loadState(path: string): Promise<StoreState | undefined> {
       `is not a valid emulator state: ${lines.slice(0, MAX_REPORTED_ISSUES).join('; ')}${more}`,
     );
   }
-  return result.data;
+  const { journal_seq: journalSeq = 0, ...state } = result.data;
+  return { state, journalSeq, bytes: Buffer.byteLength(content) };
 }
 
 /** Fails at start, not at the first change, when the file could never be created. */
-async function checkWritableDirectory(path: string): Promise<void> {
+export async function checkWritableDirectory(path: string): Promise<void> {
   try {
     await access(dirname(path), constants.W_OK);
   } catch (error) {
     throw stateError(path, `cannot be created: its directory is missing or not writable`, error);
-  }
-}
-
-/**
- * Serialises writes and coalesces bursts: mutations that arrive while a write is running share the
- * next write, so N concurrent requests cost at most two writes, and a bulk request costs one.
- */
-export class StateWriter {
-  private current: Promise<void> = Promise.resolve();
-  private queued: Promise<void> | undefined;
-  private tempCounter = 0;
-
-  constructor(
-    private readonly path: string,
-    private readonly snapshot: () => StoreState,
-  ) {}
-
-  /** Resolves once a write that includes every mutation made before this call is on disk. */
-  persist(): Promise<void> {
-    if (this.queued !== undefined) return this.queued;
-    const next = this.current
-      .catch(() => undefined)
-      .then(() => {
-        this.queued = undefined;
-        return this.writeNow();
-      });
-    this.queued = next;
-    this.current = next;
-    return next;
-  }
-
-  /** Waits for any write in progress (used on close). */
-  async idle(): Promise<void> {
-    await this.current.catch(() => undefined);
-  }
-
-  private async writeNow(): Promise<void> {
-    // Serialise synchronously, before the first await: the snapshot is the store as of this tick.
-    const text = JSON.stringify(this.snapshot());
-    this.tempCounter += 1;
-    const temp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.${this.tempCounter}.tmp`);
-    try {
-      const handle = await open(temp, 'w');
-      try {
-        await handle.writeFile(text, 'utf8');
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, this.path);
-    } catch (error) {
-      await unlink(temp).catch(() => undefined);
-      const reason = error instanceof Error ? error.message : String(error);
-      throw stateError(this.path, `cannot be written: ${reason}`, error);
-    }
   }
 }

@@ -1,6 +1,8 @@
 /**
- * Seeds: the user directory (with the tokens that let users call the API) and the read-only rules.
- * Every token read here is registered as a secret at once, so no later message can print it.
+ * Seeds: the user directory (with the tokens and passwords that let users call the API, or sign in
+ * through `POST /api/v1/signin`) and the read-only rules. Every token and password read here is
+ * registered as a secret at once, so no later message can print it; neither is ever stored (the
+ * store keeps only id and username).
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
@@ -14,6 +16,8 @@ const seedUserSchema = z.strictObject({
   id: z.string().min(1),
   username: z.string().min(1),
   token: z.string().min(1).optional(),
+  /** Enables sign-in for this user (a fresh token each time). */
+  password: z.string().min(1).optional(),
 });
 
 const seedSchema = z
@@ -33,6 +37,13 @@ const seedSchema = z
       'users',
       'token',
       seed.users?.map((u) => u.token),
+    );
+    // Sign-in finds the user by name: two users with a password may not share one.
+    reportDuplicates(
+      ctx,
+      'users',
+      'username',
+      seed.users?.map((u) => (u.password === undefined ? undefined : u.username)),
     );
     reportDuplicates(
       ctx,
@@ -59,7 +70,12 @@ function reportDuplicates(
     if (seen.has(value)) {
       // Never echo a token back, even in an error.
       const shown = field === 'token' ? 'a token' : `'${value}'`;
-      ctx.addIssue({ code: 'custom', path: [list, index, field], message: `duplicate ${field}: ${shown}` });
+      const why = field === 'username' ? ' (users with a password sign in by username)' : '';
+      ctx.addIssue({
+        code: 'custom',
+        path: [list, index, field],
+        message: `duplicate ${field}: ${shown}${why}`,
+      });
     }
     seen.add(value);
   });
@@ -77,8 +93,21 @@ export function parseSeed(input: unknown, source: string): ParsedSeed {
       },
     );
   }
-  for (const user of result.data.users ?? []) registerSecret(user.token);
+  for (const user of result.data.users ?? []) {
+    registerSecret(user.token);
+    registerSecret(user.password);
+  }
   return result.data;
+}
+
+/**
+ * The first line of a parse error, without V8's excerpt of the source (`Unexpected token 'h',
+ * ..."password": hunter2"... is not valid JSON`): the file holds tokens and passwords, and nothing is
+ * registered as a secret until it has been read.
+ */
+function parseProblem(error: unknown): string {
+  const first = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+  return first.endsWith(' is not valid JSON') ? 'not valid JSON' : first;
 }
 
 /** Reads a seed file: JSON or YAML (YAML is tried for anything that is not a `.json` file). */
@@ -97,9 +126,8 @@ export async function loadSeedFile(path: string): Promise<EmulatorSeed> {
   try {
     data = path.toLowerCase().endsWith('.json') ? JSON.parse(content) : parseYaml(content);
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new WafctlError('CONFIG_INVALID', `seed file ${path} cannot be parsed: ${reason}`, {
-      cause: error,
+    // Not kept as the cause: its message may quote the file, tokens and passwords included.
+    throw new WafctlError('CONFIG_INVALID', `seed file ${path} cannot be parsed: ${parseProblem(error)}`, {
       userFault: true,
     });
   }

@@ -1,13 +1,15 @@
 /**
  * The request pipeline. Order matters and is the same for every API request:
  * stats -> latency -> fault before work (503/429) -> route (404/405) -> auth (403) -> media type (415)
- * -> body (413, malformed JSON 400) -> handler (200/400) -> persist
- * -> fault after work (500/reset; for writes also a garbled 200: HTML, truncated JSON, status "error").
+ * -> body (413, malformed JSON 400) -> handler (200/400), answered once durable (commit.ts; 500 and
+ * rolled back when it cannot be saved) -> fault after work (500/reset; for writes also a garbled
+ * 200: HTML, truncated JSON, status "error").
  * `/__emulator/*` (stats) skips all of it: no auth, no latency, no faults, not counted.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Authenticator, isAllowed } from './auth.js';
+import type { Committer } from './commit.js';
 import { type FaultInjector, type FaultKind, isWriteMethod } from './faults.js';
 import {
   errorAnswer,
@@ -18,7 +20,6 @@ import {
   sendBytes,
   sendJson,
 } from './http.js';
-import type { StateWriter } from './persistence.js';
 import {
   type ApplicationRuleListShape,
   pathSegments,
@@ -27,6 +28,7 @@ import {
   type Router,
   fail as routeFail,
 } from './router.js';
+import { StateWriteError } from './state-file.js';
 import type { RequestStats } from './stats.js';
 import type { Store } from './store.js';
 
@@ -36,7 +38,7 @@ export interface ServerContext {
   auth: Authenticator;
   stats: RequestStats;
   faults: FaultInjector;
-  writer: StateWriter | undefined;
+  committer: Committer;
   latencyMs: number;
   bodyLimit: number;
   listShape: ApplicationRuleListShape;
@@ -151,24 +153,24 @@ async function answerRequest(
   if (body.kind === 'aborted') return undefined;
   if (body.kind === 'answer') return body.answer;
 
-  const result = route.handle({
-    params,
-    query,
-    body: body.value,
-    caller,
-    store: context.store,
-    listShape: context.listShape,
-  });
-  if (result.mutated && context.writer !== undefined) {
-    try {
-      await context.writer.persist();
-    } catch (error) {
-      // The change is in memory but not on disk; say so rather than pretend it is durable.
-      const reason = error instanceof Error ? error.message : String(error);
-      return errorAnswer(500, 'Error saving the emulator state', [reason]);
-    }
+  const handle = () =>
+    route.handle({
+      params,
+      query,
+      body: body.value,
+      caller,
+      store: context.store,
+      listShape: context.listShape,
+    });
+  try {
+    const result = await context.committer.run(isWriteMethod(method), handle);
+    return { status: result.status, body: result.body };
+  } catch (error) {
+    // Not saved, so rolled back: the client is told it failed, and it did.
+    if (error instanceof StateWriteError)
+      return errorAnswer(500, 'Error saving the emulator state', [error.message]);
+    throw error;
   }
-  return { status: result.status, body: result.body };
 }
 
 type RouteBody =

@@ -1,8 +1,11 @@
 /**
  * The emulator's in-memory records. Maps keep insertion order, which is creation order, so listings
  * are stable without sorting. Route handlers validate first and mutate second, so a failed request
- * never leaves a half-applied change behind.
+ * never leaves a half-applied change behind. Each request runs inside a write (beginWrite/endWrite):
+ * its effect is what the state file journals, and its undo is how a write that could not be saved
+ * is taken back.
  */
+import { Collection, type CollectionChange } from './collection.js';
 import {
   type ApplicationRule,
   type Group,
@@ -17,16 +20,34 @@ import {
 
 const FIRST_IDS: NextIds = { group: 1, application_rule: 1, condition: 1, schedule: 1 };
 
+/** One write's changes, by collection (named as in the state file); untouched collections are absent. */
+export interface StoreChanges {
+  users?: CollectionChange<User>;
+  rules?: CollectionChange<Rule>;
+  groups?: CollectionChange<Group>;
+  application_rules?: CollectionChange<ApplicationRule>;
+  notifications?: CollectionChange<Notification>;
+  schedules?: CollectionChange<Schedule>;
+}
+
+/** What one write did: enough to replay it (changes, counters) and to take it back (undo). */
+export interface WriteEffect {
+  changes: StoreChanges;
+  next_ids: NextIds;
+  undo(): void;
+}
+
 export class Store {
-  readonly users = new Map<string, User>();
-  readonly rules = new Map<string, Rule>();
-  readonly groups = new Map<string, Group>();
-  readonly applicationRules = new Map<string, ApplicationRule>();
+  readonly users = new Collection<User>();
+  readonly rules = new Collection<Rule>();
+  readonly groups = new Collection<Group>();
+  readonly applicationRules = new Collection<ApplicationRule>();
   /** Keyed by name: the name is the notification's path key. */
-  readonly notifications = new Map<string, Notification>();
-  readonly schedules = new Map<string, Schedule>();
+  readonly notifications = new Collection<Notification>();
+  readonly schedules = new Collection<Schedule>();
   private readonly nextIds: NextIds;
   private lastMicros = 0;
+  private idsBeforeWrite: NextIds | undefined;
 
   private constructor(nextIds: NextIds) {
     this.nextIds = { ...nextIds };
@@ -76,6 +97,52 @@ export class Store {
     return this.users.get(userId)?.username ?? userId;
   }
 
+  /** Starts recording changes; every request runs inside one write (requests never interleave in it). */
+  beginWrite(): void {
+    if (this.idsBeforeWrite !== undefined) throw new Error('a store write is already open');
+    this.idsBeforeWrite = { ...this.nextIds };
+    for (const collection of this.collections()) collection.beginWrite();
+  }
+
+  /** Ends the write; undefined when it changed nothing (counters included). */
+  endWrite(): WriteEffect | undefined {
+    const idsBefore = this.idsBeforeWrite ?? this.nextIds;
+    this.idsBeforeWrite = undefined;
+    const changes: Record<string, unknown> = {};
+    const undos: (() => void)[] = [];
+    for (const [name, collection] of this.namedCollections()) {
+      const { change, undo } = collection.endWrite();
+      if (change === undefined) continue;
+      changes[name] = change;
+      undos.push(undo);
+    }
+    const idsChanged = (Object.keys(idsBefore) as (keyof NextIds)[]).some(
+      (kind) => idsBefore[kind] !== this.nextIds[kind],
+    );
+    if (undos.length === 0 && !idsChanged) return undefined;
+    return {
+      changes: changes as StoreChanges,
+      next_ids: { ...this.nextIds },
+      undo: () => {
+        for (const undo of undos) undo();
+        Object.assign(this.nextIds, idsBefore);
+      },
+    };
+  }
+
+  /** Replays a journaled write: deletions first, then upserts in their recorded order. */
+  applyChanges(changes: StoreChanges, nextIds: NextIds): void {
+    for (const [name, collection] of this.namedCollections()) {
+      const change = changes[name] as CollectionChange<{ id?: string; name?: string }> | undefined;
+      if (change === undefined) continue;
+      for (const key of change.delete) collection.delete(key);
+      const keyOf =
+        name === 'notifications' ? (v: { name?: string }) => v.name : (v: { id?: string }) => v.id;
+      for (const value of change.upsert) (collection as Collection<unknown>).set(keyOf(value) ?? '', value);
+    }
+    Object.assign(this.nextIds, nextIds);
+  }
+
   snapshot(): StoreState {
     return {
       format_version: STATE_FORMAT_VERSION,
@@ -87,6 +154,21 @@ export class Store {
       schedules: [...this.schedules.values()],
       next_ids: { ...this.nextIds },
     };
+  }
+
+  private namedCollections(): [keyof StoreChanges, Collection<unknown>][] {
+    return [
+      ['users', this.users],
+      ['rules', this.rules],
+      ['groups', this.groups],
+      ['application_rules', this.applicationRules],
+      ['notifications', this.notifications],
+      ['schedules', this.schedules],
+    ] as [keyof StoreChanges, Collection<unknown>][];
+  }
+
+  private collections(): Collection<unknown>[] {
+    return this.namedCollections().map(([, collection]) => collection);
   }
 
   private raiseCounter(kind: keyof NextIds, ids: Iterable<string>): void {

@@ -69,6 +69,7 @@ describe('persistence', () => {
     const saved = await readFile(statePath, 'utf8');
     expect(JSON.parse(saved)).toMatchObject({ format_version: 1 });
     expect(saved).not.toContain('nina-secret-token');
+    // A clean shutdown folds the journal into the state file and gives the lock back.
     expect(await readdir(dir)).toEqual(['state.json']);
 
     const second = await startTestEmulator({ statePath, seed });

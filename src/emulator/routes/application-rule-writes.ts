@@ -6,7 +6,15 @@ import { z } from 'zod';
 import type { ApplicationRule, RuleCondition } from '../records.js';
 import { changed, fail, type RouteContext, type RouteResult } from '../router.js';
 import type { Store } from '../store.js';
-import { microseconds, nonEmptyString, parseWith } from '../validation.js';
+import {
+  MAX_LENGTH,
+  microseconds,
+  nonEmptyString,
+  nonEmptyText,
+  parseWith,
+  shortText,
+  text,
+} from '../validation.js';
 
 export const WRITE_MESSAGES = {
   created: 'Rules created',
@@ -20,30 +28,31 @@ export const WRITE_MESSAGES = {
 /** A freshly created action is reported as already synced: the emulator has no firewall to push to. */
 const INITIAL_SYNC_STATUS = 'synced';
 
+const description = text(MAX_LENGTH.description).nullable();
 const actionInput = z.strictObject({ firewall_action: nonEmptyString, firewall_name: nonEmptyString });
 const conditionInput = z.strictObject({
   operator: nonEmptyString,
   not_op: z.boolean().default(false),
-  expressions: z.array(z.strictObject({ expression: nonEmptyString })).min(1),
-  targets: z.array(z.strictObject({ target: nonEmptyString })).min(1),
+  expressions: z.array(z.strictObject({ expression: nonEmptyText(MAX_LENGTH.expression) })).min(1),
+  targets: z.array(z.strictObject({ target: nonEmptyText(MAX_LENGTH.target) })).min(1),
 });
 const ruleInput = z.strictObject({
   actions: z.array(actionInput).min(1),
   conditions: z.array(conditionInput).min(1),
-  description: z.string().nullable(),
+  description,
   priority: nonEmptyString,
   rq_host: nonEmptyString,
   username: nonEmptyString,
   enabled: z.boolean().default(true),
   duration: z.int().min(0).nullable().default(null),
   start_time: microseconds.nullable().default(null),
-  alert_set_ids: z.array(z.string()).default([]),
+  alert_set_ids: z.array(shortText).default([]),
 });
 const createBody = z.strictObject({ rules: z.array(ruleInput).min(1) });
 
 /** The fields an update may change; conditions and actions are immutable (replace the rule instead). */
 const attrsSchema = z.strictObject({
-  description: z.string().nullable(),
+  description,
   priority: nonEmptyString,
   enabled: z.boolean(),
   duration: z.int().min(0).nullable(),

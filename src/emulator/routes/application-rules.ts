@@ -4,7 +4,8 @@
  * 'single-action' carries only `action`, so clients must hydrate each row with GET-one.
  */
 import { ListFilter } from '../filters.js';
-import { paginate, parsePageRequest } from '../pagination.js';
+import { listPage } from '../listing.js';
+import { parsePageRequest } from '../pagination.js';
 import type { ApplicationRule } from '../records.js';
 import {
   type ApplicationRuleListShape,
@@ -50,7 +51,7 @@ function list({ query, store, listShape }: RouteContext): RouteResult {
     .exact('rule_set_id', (r) => r.rule_set_id)
     .flag('enabled', (r) => r.enabled);
   if (filter.errors.length > 0) return fail(MESSAGES.paginationError, filter.errors);
-  const { rows, pagination } = paginate(filter.apply(store.applicationRules.values()), page);
+  const { rows, pagination } = listPage(store.applicationRules, filter, page);
   // Only the page is shaped and serialised, so a 1000-row page of a 10,000-rule store stays cheap.
   return ok(MESSAGES.list, { application_rules: rows.map((r) => listRow(r, listShape)) }, { pagination });
 }

@@ -4,7 +4,7 @@ import { permissionById } from '../../domain.js';
 import type { Group, StoredPermission } from '../records.js';
 import { changed, fail, ok, type Route, type RouteContext, type RouteResult } from '../router.js';
 import type { Store } from '../store.js';
-import { nonEmptyString, parseWith } from '../validation.js';
+import { MAX_LENGTH, nameText, nonEmptyString, parseWith, shortText, text } from '../validation.js';
 
 const MESSAGES = {
   list: 'List of groups',
@@ -18,11 +18,11 @@ const MESSAGES = {
   deleteError: 'Error deleting the group.',
 } as const;
 
-const permissionInput = z.strictObject({ permission_id: z.int().min(0).max(3), service_id: z.string() });
+const permissionInput = z.strictObject({ permission_id: z.int().min(0).max(3), service_id: shortText });
 
 const attrsShape = {
-  name: nonEmptyString,
-  description: z.string(),
+  name: nameText,
+  description: text(MAX_LENGTH.description),
   is_admin: z.boolean(),
   permissions: z.array(permissionInput),
   user_ids: z.array(nonEmptyString),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { NOTIFICATION_FORMATS, NOTIFICATION_PROTOCOLS, NOTIFICATION_TYPES } from '../../domain.js';
 import type { Notification } from '../records.js';
 import { changed, fail, ok, type Route, type RouteContext, type RouteResult } from '../router.js';
-import { ipAddress, nonEmptyString, parseWith, port } from '../validation.js';
+import { ipAddress, nameText, paramProblems, parseWith, port } from '../validation.js';
 
 const MESSAGES = {
   list: 'List of notifications',
@@ -25,7 +25,7 @@ const settingsSchema = z.strictObject({
 });
 const createBody = z.strictObject({
   notification: z.strictObject({
-    name: nonEmptyString,
+    name: nameText,
     enabled: z.boolean(),
     type: z.enum(NOTIFICATION_TYPES),
     settings: settingsSchema,
@@ -34,7 +34,7 @@ const createBody = z.strictObject({
 const updateBody = z.strictObject({
   attrs: z
     .strictObject({
-      name: nonEmptyString,
+      name: nameText,
       enabled: z.boolean(),
       type: z.enum(NOTIFICATION_TYPES),
       settings: settingsSchema.partial(),
@@ -57,6 +57,8 @@ function create({ body, store }: RouteContext): RouteResult {
 
 function update({ body, store, params }: RouteContext): RouteResult {
   const name = params.notification_name ?? '';
+  const malformed = paramProblems('notification_name', name);
+  if (malformed.length > 0) return fail(MESSAGES.updateError, malformed);
   const current = store.notifications.get(name);
   if (current === undefined)
     return fail(MESSAGES.updateError, [`notification_name: no notification named '${name}'`]);
@@ -97,6 +99,8 @@ export const notificationRoutes: Route[] = [
     errorMessage: MESSAGES.retrieveError,
     handle: ({ store, params }) => {
       const name = params.notification_name ?? '';
+      const malformed = paramProblems('notification_name', name);
+      if (malformed.length > 0) return fail(MESSAGES.retrieveError, malformed);
       const notification = store.notifications.get(name);
       if (notification === undefined) {
         return fail(MESSAGES.retrieveError, [`notification_name: no notification named '${name}'`]);
@@ -128,6 +132,8 @@ export const notificationRoutes: Route[] = [
     errorMessage: MESSAGES.deleteError,
     handle: ({ store, params }) => {
       const name = params.notification_name ?? '';
+      const malformed = paramProblems('notification_name', name);
+      if (malformed.length > 0) return fail(MESSAGES.deleteError, malformed);
       const notification = store.notifications.get(name);
       if (notification === undefined) {
         return fail(MESSAGES.deleteError, [`notification_name: no notification named '${name}'`]);

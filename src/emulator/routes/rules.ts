@@ -1,6 +1,7 @@
 /** /api/v1/rules: read-only rules from the seed (or the demo directory), with every documented filter. */
 import { ListFilter } from '../filters.js';
-import { paginate, parsePageRequest } from '../pagination.js';
+import { listPage } from '../listing.js';
+import { parsePageRequest } from '../pagination.js';
 import type { Rule } from '../records.js';
 import { fail, ok, type Route, type RouteContext, type RouteResult } from '../router.js';
 
@@ -28,7 +29,7 @@ function list({ query, store }: RouteContext): RouteResult {
     .integer('timestamp', (r) => r.timestamp)
     .text('username', (r) => r.username, ['exact', 'list', 'search']);
   if (filter.errors.length > 0) return fail(MESSAGES.paginationError, filter.errors);
-  const { rows, pagination } = paginate(filter.apply(store.rules.values()), page);
+  const { rows, pagination } = listPage(store.rules, filter, page);
   return ok(MESSAGES.list, { rules: rows }, { pagination });
 }
 

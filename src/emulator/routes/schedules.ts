@@ -1,11 +1,12 @@
 /** /api/v1/reports: read for any authenticated user, write for administrators. Names are unique. */
 import { z } from 'zod';
 import { ListFilter } from '../filters.js';
-import { paginate, parsePageRequest } from '../pagination.js';
+import { listPage } from '../listing.js';
+import { parsePageRequest } from '../pagination.js';
 import type { Schedule } from '../records.js';
 import { changed, fail, ok, type Route, type RouteContext, type RouteResult } from '../router.js';
 import type { Store } from '../store.js';
-import { email, nonEmptyString, parseWith, timezone } from '../validation.js';
+import { email, nameText, nonEmptyString, parseWith, timezone } from '../validation.js';
 
 const MESSAGES = {
   list: 'List of report schedules',
@@ -21,7 +22,7 @@ const MESSAGES = {
 } as const;
 
 const attrsShape = {
-  name: nonEmptyString,
+  name: nameText,
   hosts: z.array(nonEmptyString),
   services: z.array(nonEmptyString).nullable(),
   type: nonEmptyString,
@@ -59,7 +60,7 @@ function list({ query, store }: RouteContext): RouteResult {
     .atMost('scheduled_at_end', (s) => s.scheduled_at)
     .exact('scheduled_by', (s) => s.scheduled_by);
   if (filter.errors.length > 0) return fail(MESSAGES.paginationError, filter.errors);
-  const { rows, pagination } = paginate(filter.apply(store.schedules.values()), page);
+  const { rows, pagination } = listPage(store.schedules, filter, page);
   return ok(MESSAGES.list, { schedules: rows }, { pagination });
 }
 

@@ -1,0 +1,141 @@
+/**
+ * The journal beside the state file (`state.json.journal`): NDJSON, one line per acknowledged
+ * write, holding the write's effect rather than the request, so replay needs no validation logic:
+ *
+ *   {"seq":42,"changes":{"application_rules":{"upsert":[{...rule...}],"delete":["7"]}},"next_ids":{...}}
+ *
+ * `seq` counts writes (+1 per line, carried on across compactions); `changes` lists only the
+ * collections the write touched (state-file names), each with the final records of the keys it set
+ * (in their listing order) and the keys it deleted (replayed first); `next_ids` are the id counters
+ * after the write. The state file says which seq it includes (`journal_seq`), so lines at or below
+ * it are skipped: a crash between writing a compacted state file and trimming the journal is safe.
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { WafctlError } from '../errors.js';
+import {
+  applicationRuleSchema,
+  groupSchema,
+  nextIdsSchema,
+  notificationSchema,
+  ruleSchema,
+  scheduleSchema,
+  userSchema,
+} from './records.js';
+import type { StoreChanges } from './store.js';
+import { issueLines } from './validation.js';
+
+const change = <T extends z.ZodType>(record: T) =>
+  z.strictObject({ upsert: z.array(record), delete: z.array(z.string().min(1)) });
+
+const recordSchema = z.strictObject({
+  seq: z.int().min(1),
+  changes: z.strictObject({
+    users: change(userSchema).optional(),
+    rules: change(ruleSchema).optional(),
+    groups: change(groupSchema).optional(),
+    application_rules: change(applicationRuleSchema).optional(),
+    notifications: change(notificationSchema).optional(),
+    schedules: change(scheduleSchema).optional(),
+  }),
+  next_ids: nextIdsSchema,
+});
+export type JournalRecord = z.output<typeof recordSchema>;
+
+export function journalPathOf(statePath: string): string {
+  return `${statePath}.journal`;
+}
+
+/** One journal line, newline included. */
+export function encodeRecord(seq: number, changes: StoreChanges, nextIds: JournalRecord['next_ids']): Buffer {
+  return Buffer.from(`${JSON.stringify({ seq, changes, next_ids: nextIds })}\n`, 'utf8');
+}
+
+export interface JournalContents {
+  /** Records after the state file's `journal_seq`, to replay in order. */
+  records: JournalRecord[];
+  /** The last seq the journal holds (or the state file's, when the journal holds nothing newer). */
+  lastSeq: number;
+  /** Bytes up to the end of the last good line: where appending resumes. */
+  goodBytes: number;
+  /** A torn last record (a crash mid-append, never acknowledged): its line number; it is dropped. */
+  tornLine: number | undefined;
+}
+
+const MAX_REPORTED_ISSUES = 3;
+
+function corrupt(path: string, line: number, reason: string): WafctlError {
+  return new WafctlError(
+    'EMULATOR_STATE',
+    `emulator state journal ${path} line ${line} is corrupt: ${reason} ` +
+      '(only a damaged last line is skipped, as a crash during a write leaves it; restore or remove that line)',
+    { userFault: true },
+  );
+}
+
+function parseLine(text: string): { ok: true; record: JournalRecord } | { ok: false; reason: string } {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, reason: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const result = recordSchema.safeParse(data);
+  if (result.success) return { ok: true, record: result.data };
+  const lines = issueLines(result.error);
+  const more = lines.length > MAX_REPORTED_ISSUES ? ` (and ${lines.length - MAX_REPORTED_ISSUES} more)` : '';
+  return {
+    ok: false,
+    reason: `not a journal record: ${lines.slice(0, MAX_REPORTED_ISSUES).join('; ')}${more}`,
+  };
+}
+
+/**
+ * Reads and checks the whole journal (undefined when there is none). A last line that is cut short
+ * or does not parse is a torn append and is reported, not replayed; a bad line with anything after
+ * it, or a seq out of sequence, is corruption: an error naming the file and the line.
+ */
+export async function readJournal(path: string, stateSeq: number): Promise<JournalContents | undefined> {
+  let data: Buffer;
+  try {
+    data = await readFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new WafctlError('EMULATOR_STATE', `emulator state journal ${path} cannot be read: ${reason}`, {
+      cause: error,
+      userFault: true,
+    });
+  }
+  const contents: JournalContents = { records: [], lastSeq: stateSeq, goodBytes: 0, tornLine: undefined };
+  let previousSeq: number | undefined;
+  let start = 0;
+  for (let line = 1; start < data.length; line++) {
+    const newline = data.indexOf(0x0a, start);
+    const end = newline < 0 ? data.length : newline;
+    const parsed = newline < 0 ? undefined : parseLine(data.toString('utf8', start, end));
+    if (parsed === undefined || !parsed.ok) {
+      // Torn only if nothing follows it: a crash can damage the end of the file, not its middle.
+      if (end + 1 >= data.length) {
+        contents.tornLine = line;
+        return contents;
+      }
+      throw corrupt(path, line, parsed?.reason ?? 'cut short');
+    }
+    const { record } = parsed;
+    if (previousSeq !== undefined && record.seq !== previousSeq + 1) {
+      throw corrupt(path, line, `seq ${record.seq} follows seq ${previousSeq}`);
+    }
+    if (record.seq > stateSeq) {
+      if (record.seq !== contents.lastSeq + 1) {
+        throw corrupt(path, line, `seq ${record.seq} does not continue the state file (seq ${stateSeq})`);
+      }
+      contents.records.push(record);
+      contents.lastSeq = record.seq;
+    }
+    previousSeq = record.seq;
+    start = end + 1;
+    contents.goodBytes = start;
+  }
+  return contents;
+}
