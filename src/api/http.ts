@@ -34,7 +34,8 @@ import { encodeQuery, type QueryParams } from './url.js';
 
 export interface HttpOptions {
   baseUrl: string;
-  token: string;
+  /** The bearer token; absent only for the sign-in request, which is how a token is obtained. */
+  token?: string | undefined;
   /** Whole-response deadline of one attempt (connect, headers, body), in seconds; at most MAX_TIMEOUT_SECONDS. */
   timeoutSeconds: number;
   retry: RetryPolicy;
@@ -273,7 +274,10 @@ export function createHttp(options: HttpOptions): Http {
     /^https?:\/\//i.test(request) ? request : `${baseUrl.replace(/\/+$/, '')}${request}`;
   const fetcher = ofetch.create({
     baseURL: baseUrl,
-    headers: { authorization: `Bearer ${options.token}`, accept: 'application/json' },
+    headers: {
+      ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
+      accept: 'application/json',
+    },
     // No `timeout`: it would stop at the headers. The deadline is the signal given to each request.
     retry: false, // see retry.ts for why retries are not ofetch's
     responseType: 'text', // parsed here, so that a non-JSON body is reported, not guessed at

@@ -163,4 +163,5 @@ export type {
 } from './records.js';
 export { type Clock, DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, type RetryPolicy } from './retry.js';
 export type { ScheduleInput } from './schedules.js';
+export { SIGNIN_PATH, SignInError, type SignInOptions, signIn } from './signin.js';
 export type { ApplicationRulesApi, GroupsApi, NotificationsApi, RulesApi, SchedulesApi };

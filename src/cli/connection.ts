@@ -1,8 +1,13 @@
 /**
- * Resolves where, as whom and how patiently wafctl talks to the API: `--url` / `WAF_URL`, the token
- * from `--token-file` / `WAF_TOKEN` (never a flag), or `--url embedded`, which starts the emulator
- * in-process for this one command with a random administrator token that never leaves the process;
- * and the whole-response deadline of each request from `--timeout` / `WAF_TIMEOUT`.
+ * Resolves where, as whom and how patiently wafctl talks to the API: `--url` / `WAF_URL`; the token
+ * from `--token-file` / `WAF_TOKEN` (never a flag), or else a sign-in (`WAF_SIGNIN_USERNAME` with
+ * `WAF_SIGNIN_PASSWORD` or `--password-file`) that obtains one for this run; or `--url embedded`,
+ * which starts the emulator in-process for this one command with a random administrator token that
+ * never leaves the process; and the whole-response deadline of each request from `--timeout` /
+ * `WAF_TIMEOUT`.
+ *
+ * A token, when given, wins over the sign-in settings: it is the more specific credential (a pipeline
+ * may hold both, and signing in would spend a request and a login on the server for nothing).
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -29,9 +34,15 @@ function connectionError(message: string): WafctlError {
   return new WafctlError('CONNECTION', message, { userFault: true });
 }
 
+export interface ConnectionOptions {
+  /** Debug lines (the sign-in request, sign-in settings ignored); WAFCTL_DEBUG=1 in the CLI. */
+  log?: ((line: string) => void) | undefined;
+}
+
 export async function openConnection(
   flags: ConnectionFlags,
   env: NodeJS.ProcessEnv = process.env,
+  options: ConnectionOptions = {},
 ): Promise<Connection> {
   const url = flags.url ?? env.WAF_URL;
   if (url === undefined || url === '') {
@@ -42,7 +53,14 @@ export async function openConnection(
   if (flags.emulatorState !== undefined) {
     throw connectionError(`--emulator-state only applies with --url ${EMBEDDED}.`);
   }
-  const token = await readToken(flags.tokenFile, env);
+  const credential = await resolveCredential(flags, env, options.log);
+  if (credential.kind === 'token') {
+    return { baseUrl: url, token: credential.token, timeoutSeconds, close: async () => {} };
+  }
+  // Imported here: the client (and zod) is loaded only by commands that talk to the API.
+  const { signIn } = await import('../api/index.js');
+  const { username, password } = credential;
+  const token = await signIn({ baseUrl: url, username, password, timeoutSeconds, log: options.log });
   return { baseUrl: url, token, timeoutSeconds, close: async () => {} };
 }
 
@@ -56,22 +74,73 @@ function resolveTimeout(flags: ConnectionFlags, env: NodeJS.ProcessEnv): number 
   return read.seconds;
 }
 
-async function readToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
-  let token: string | undefined;
-  if (tokenFile !== undefined) {
-    try {
-      token = (await readFile(tokenFile, 'utf8')).trim();
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-      throw connectionError(`cannot read the token file ${tokenFile}: ${reason}.`);
+type Credential = { kind: 'token'; token: string } | { kind: 'signin'; username: string; password: string };
+
+/** An environment value, or undefined when unset or empty (an empty value means "not set"). */
+function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** The token when one is given; else the sign-in settings, whole; else what is missing. */
+async function resolveCredential(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv,
+  log: ConnectionOptions['log'],
+): Promise<Credential> {
+  const username = envValue(env, 'WAF_SIGNIN_USERNAME');
+  const passwordSource =
+    flags.passwordFile !== undefined
+      ? '--password-file'
+      : envValue(env, 'WAF_SIGNIN_PASSWORD') === undefined
+        ? undefined
+        : 'WAF_SIGNIN_PASSWORD';
+  if (flags.tokenFile !== undefined || envValue(env, 'WAF_TOKEN') !== undefined) {
+    if (username !== undefined || passwordSource !== undefined) {
+      log?.('sign-in settings ignored: a token is given (WAF_TOKEN or --token-file), and a token wins');
     }
-    if (token === '') throw connectionError(`the token file ${tokenFile} is empty.`);
-  } else {
-    token = env.WAF_TOKEN;
-    if (token === undefined || token === '') {
-      throw connectionError('no API token: set WAF_TOKEN or pass --token-file FILE.');
-    }
+    return { kind: 'token', token: await readToken(flags.tokenFile, env) };
   }
+  if (username === undefined && passwordSource === undefined) {
+    throw connectionError(
+      'no API token: set WAF_TOKEN or pass --token-file FILE. Or sign in: set WAF_SIGNIN_USERNAME and WAF_SIGNIN_PASSWORD (or pass --password-file FILE).',
+    );
+  }
+  if (username === undefined) {
+    throw usageError(
+      `a sign-in password is given (${passwordSource}) but no user name: set WAF_SIGNIN_USERNAME (or give a token with WAF_TOKEN or --token-file FILE).`,
+    );
+  }
+  if (passwordSource === undefined) {
+    throw usageError(
+      'WAF_SIGNIN_USERNAME is set but no password: set WAF_SIGNIN_PASSWORD or pass --password-file FILE.',
+    );
+  }
+  const password =
+    flags.passwordFile === undefined
+      ? (envValue(env, 'WAF_SIGNIN_PASSWORD') ?? '')
+      : await readSecretFile(flags.passwordFile, 'password');
+  registerSecret(password);
+  return { kind: 'signin', username, password };
+}
+
+/** A token or password file, trimmed (an editor's or `echo`'s newline is not part of it). */
+async function readSecretFile(path: string, what: 'token' | 'password'): Promise<string> {
+  let value: string;
+  try {
+    value = (await readFile(path, 'utf8')).trim();
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw connectionError(`cannot read the ${what} file ${path}: ${reason}.`);
+  }
+  if (value === '') throw connectionError(`the ${what} file ${path} is empty.`);
+  return value;
+}
+
+/** Called only when a token is given: `--token-file` wins over WAF_TOKEN. */
+async function readToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
+  const token =
+    tokenFile === undefined ? (envValue(env, 'WAF_TOKEN') ?? '') : await readSecretFile(tokenFile, 'token');
   registerSecret(token);
   // Checked here, not left to fetch: its error would quote the header, and read like a bug.
   if (!isBearerToken(token)) {
@@ -109,7 +178,8 @@ export async function withApiClient<T>(
   /** Client settings a command needs (e.g. `get --limit` reads small pages, one at a time). */
   clientOptions: Pick<ApiClientOptions, 'pageSize' | 'concurrency'> = {},
 ): Promise<T> {
-  const connection = await openConnection(flags);
+  const log = debugEnabled() ? writeErr : undefined;
+  const connection = await openConnection(flags, process.env, { log });
   try {
     const { createApiClient } = await import('../api/index.js');
     const api = createApiClient({
@@ -117,7 +187,7 @@ export async function withApiClient<T>(
       baseUrl: connection.baseUrl,
       token: connection.token,
       timeoutSeconds: connection.timeoutSeconds,
-      ...(debugEnabled() ? { log: writeErr } : {}),
+      ...(log === undefined ? {} : { log }),
     });
     return await work(api, connection);
   } finally {

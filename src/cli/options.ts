@@ -6,10 +6,15 @@ import { IMPACT_CLASSES, type ImpactClass } from '../plan/model.js';
 import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown.js';
 import { printable } from '../text.js';
 
-/** Options of every command that talks to the API. The token is never a flag: it would show in `ps`. */
+/**
+ * Options of every command that talks to the API. The token and the sign-in password are never
+ * flags: argv shows in `ps`. They come from the environment or from a file.
+ */
 export interface ConnectionFlags {
   url?: string;
   tokenFile?: string;
+  /** With WAF_SIGNIN_USERNAME and no token: the password, read from this file (trimmed). */
+  passwordFile?: string;
   emulatorState?: string;
   /** `--timeout SECONDS`, checked; when absent, WAF_TIMEOUT, then DEFAULT_TIMEOUT_SECONDS. */
   timeout?: number;
@@ -19,6 +24,10 @@ export function addConnectionOptions(command: Command): Command {
   return command
     .option('--url <URL>', "API base URL, or 'embedded' for an in-process emulator (env: WAF_URL)")
     .option('--token-file <FILE>', 'read the API token from FILE (default: env WAF_TOKEN)')
+    .option(
+      '--password-file <FILE>',
+      'without a token: sign in as WAF_SIGNIN_USERNAME with the password in FILE (default: env WAF_SIGNIN_PASSWORD)',
+    )
     .option('--emulator-state <FILE>', "with --url embedded: the emulator's state file (loaded and saved)")
     .option(
       '--timeout <SECONDS>',

@@ -209,18 +209,51 @@ const timezone = z
   })
   .meta({ description: 'IANA timezone name, e.g. Europe/Paris.' });
 
+/**
+ * A report covers hosts, services (domain groups), or both: `hosts: []` is fine when `services` lists
+ * one (the API takes such a schedule), but a report on nothing is refused, at `hosts`. Checked even
+ * when another field is wrong, so that every problem is reported at once; hence the type guards.
+ */
+const reportsOnSomething = z.superRefine<{ hosts?: unknown; services?: unknown }>(
+  (schedule, ctx) => {
+    const { hosts, services } = schedule;
+    if (!Array.isArray(hosts) || hosts.length > 0) return;
+    if (Array.isArray(services) ? services.length > 0 : services !== null && services !== undefined) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['hosts'],
+      input: hosts,
+      message: `a schedule must report on at least one host or service: hosts is empty and services is ${Array.isArray(services) ? 'empty' : 'null'}`,
+    });
+  },
+  { when: () => true },
+);
+
 export const scheduleSchema = kindObject(
   { name: nonEmptyString.meta({ description: 'Schedule name (natural key).' }) },
   {
-    hosts: setOf(nonEmptyString, 'host', { min: 1 }),
-    services: setOf(nonEmptyString, 'service').nullable().default(null),
+    hosts: setOf(nonEmptyString, 'host').meta({
+      description: 'Hosts reported on; may be [] when services lists at least one.',
+    }),
+    services: setOf(nonEmptyString, 'service')
+      .nullable()
+      .default(null)
+      .meta({ description: 'Services (domain groups) reported on; null or [] for none.' }),
     type: nonEmptyString,
     schedule: nonEmptyString,
     send_to: setOf(email, 'recipient', { min: 1 }),
     send_via: nonEmptyString,
     timezone,
   },
-);
+)
+  .check(reportsOnSomething)
+  // For editors: at least one host, or at least one service.
+  .meta({
+    anyOf: [
+      { properties: { hosts: { minItems: 1 } }, required: ['hosts'] },
+      { properties: { services: { type: 'array', minItems: 1 } }, required: ['services'] },
+    ],
+  });
 
 /** The four resource families, by their top-level key. */
 export const KIND_SCHEMAS = {

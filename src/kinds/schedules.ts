@@ -15,11 +15,20 @@ interface ScheduleFields {
   timezone: string;
 }
 
+/**
+ * `services: []` and `null` both mean "no services" (the spec: "array of string or null"): one
+ * normal form, null, so that a server storing one for the other never shows as a change. `hosts` may
+ * be empty when services are listed (a services-only report); the configuration refuses both empty.
+ */
+function servicesOf(services: readonly string[] | null | undefined): string[] | null {
+  return services == null || services.length === 0 ? null : sortedSet(services);
+}
+
 function attributesOf(s: ScheduleFields) {
   return {
     name: s.name,
     hosts: sortedSet(s.hosts),
-    services: s.services == null ? null : sortedSet(s.services),
+    services: servicesOf(s.services),
     type: s.type,
     schedule: s.schedule,
     send_to: sortedSet(s.send_to),

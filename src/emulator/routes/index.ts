@@ -5,6 +5,7 @@ import { groupRoutes } from './groups.js';
 import { notificationRoutes } from './notifications.js';
 import { ruleRoutes } from './rules.js';
 import { scheduleRoutes } from './schedules.js';
+import { signinRoutes } from './signin.js';
 
 export const API_ROUTES: readonly Route[] = [
   ...groupRoutes,
@@ -12,4 +13,5 @@ export const API_ROUTES: readonly Route[] = [
   ...applicationRuleRoutes,
   ...notificationRoutes,
   ...scheduleRoutes,
+  ...signinRoutes,
 ];
