@@ -30,7 +30,7 @@ export function reportError(error: unknown): number {
     // Not `instanceof ApiError`: that would load the client (and zod) at start-up.
     if (error.code === 'API_ERROR' && Reflect.get(error, 'status') === 403) {
       writeErr(
-        'Hint: the server refused the token, or it lacks the privilege for this request; check WAF_TOKEN or --token-file.',
+        'Hint: the server refused the token, or it lacks the privilege for this request; check WAF_TOKEN or --token-file (or the groups of WAF_SIGNIN_USERNAME when signing in).',
       );
     }
   } else {

@@ -44,7 +44,7 @@ describe('reportError', () => {
     });
     reportError(forbidden);
     expect(written).toBe(
-      'Error: [GET] /api/v1/groups: 403 Forbidden\nHint: the server refused the token, or it lacks the privilege for this request; check WAF_TOKEN or --token-file.\n',
+      'Error: [GET] /api/v1/groups: 403 Forbidden\nHint: the server refused the token, or it lacks the privilege for this request; check WAF_TOKEN or --token-file (or the groups of WAF_SIGNIN_USERNAME when signing in).\n',
     );
   });
 
