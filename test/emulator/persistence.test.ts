@@ -1,8 +1,6 @@
 import { access, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../src/emulator/index.js';
-import { WafctlError } from '../../src/errors.js';
 import {
   createRules,
   makeTempDir,
@@ -12,6 +10,7 @@ import {
   startTestEmulator,
   type WireGroup,
 } from './helpers.js';
+import { startupError } from './state-helpers.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -28,18 +27,6 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-async function startupError(path: string): Promise<WafctlError> {
-  const error = await startEmulator({ port: 0, statePath: path }).then(
-    async (emulator) => {
-      await emulator.close();
-      return undefined;
-    },
-    (e: unknown) => e,
-  );
-  if (!(error instanceof WafctlError)) throw new Error(`expected a WafctlError, got ${String(error)}`);
-  return error;
 }
 
 describe('persistence', () => {
@@ -148,7 +135,7 @@ describe('persistence', () => {
     'a corrupt state file (%s) is an EMULATOR_STATE error naming the file, left untouched',
     async (_case, content) => {
       await writeFile(statePath, content);
-      const error = await startupError(statePath);
+      const error = await startupError({ statePath });
       expect(error.code).toBe('EMULATOR_STATE');
       expect(error.message).toContain(statePath);
       expect(await readFile(statePath, 'utf8')).toBe(content);
@@ -156,13 +143,13 @@ describe('persistence', () => {
   );
 
   it('an unreadable state path is an EMULATOR_STATE error', async () => {
-    const error = await startupError(dir);
+    const error = await startupError({ statePath: dir });
     expect(error.code).toBe('EMULATOR_STATE');
     expect(error.message).toContain(dir);
   });
 
   it('a state file in a missing directory is an EMULATOR_STATE error at start', async () => {
-    const error = await startupError(join(dir, 'missing', 'state.json'));
+    const error = await startupError({ statePath: join(dir, 'missing', 'state.json') });
     expect(error.code).toBe('EMULATOR_STATE');
     expect(error.message).toContain('cannot be created');
   });

@@ -2,43 +2,17 @@
  * `wafctl emulator --state` as a real process (the built CLI): kill -9 in the middle of a stream of
  * writes loses nothing acknowledged, and one emulator at a time owns a state file.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI_PATH, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { MULTIPART, makeTempDir, ruleInput, type WireApplicationRule } from './helpers.js';
+import { serve } from './serve-cli.js';
 import { eventually } from './state-helpers.js';
 
 const TOKEN = 'state-cli-admin-token';
-
-interface Served {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  exit: Promise<number | null>;
-  stderr: () => string;
-}
-
-function serve(args: string[]): Promise<Served> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  delete env.WAF_EMULATOR_ADMIN_TOKEN;
-  const child = spawn(process.execPath, [CLI_PATH, 'emulator', ...args], { env, stdio: 'pipe' });
-  let stdout = '';
-  let stderr = '';
-  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      const newline = stdout.indexOf('\n');
-      if (newline >= 0) resolve({ child, url: stdout.slice(0, newline), exit, stderr: () => stderr });
-    });
-    void exit.then((code) => reject(new Error(`emulator exited (${code}) before its URL: ${stderr}`)));
-  });
-}
 
 let dir: string;
 let cleanup: () => Promise<void>;
