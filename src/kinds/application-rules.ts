@@ -69,16 +69,24 @@ function attributesOf(rule: RuleFields) {
   };
 }
 
-/** The API's rule in the configuration's shape (server fields dropped, documented defaults applied). */
+/**
+ * The API's rule in the configuration's shape (server fields dropped, documented defaults applied),
+ * only the fields compared: not a spread of the whole row, which copies every server field.
+ */
 const fromRemote = (rule: ApplicationRule): RuleFields => ({
-  ...rule,
+  rq_host: rule.rq_host,
   description: rule.description ?? '',
+  priority: rule.priority,
+  enabled: rule.enabled,
+  duration: rule.duration,
+  start_time: rule.start_time,
   conditions: rule.conditions.map((c) => ({
     operator: c.operator,
     not_op: c.not_op ?? false,
     expressions: c.expressions.map((e) => e.expression),
     targets: c.targets.map((t) => t.target),
   })),
+  actions: rule.actions,
 });
 
 type RuleAttributes = ReturnType<typeof attributesOf>;
