@@ -23,41 +23,35 @@ export function colorEnabled(stream: NodeJS.WriteStream, flag: boolean | undefin
 }
 
 /**
- * Writes a file wafctl produces (a saved plan, a report, an export). Data is never redacted — a
- * saved plan that says "[REDACTED]" would apply it — so a file that would hold the API token (a
- * configuration value or a live object carrying it) is refused instead.
+ * Writes a file wafctl produces (a saved plan, a report, an export, a pulled configuration file).
+ * Data is never redacted — a saved plan that says "[REDACTED]" would apply it — so a file that would
+ * hold the API token (a configuration value or a live object carrying it) is refused instead.
+ *
+ * `atomic` (for files the user keeps, such as configuration): the text goes to a temporary file
+ * beside the target, which is then renamed over it, so a crash, a full disk or a second process
+ * never leaves half a file. Not the default: `--out /dev/stdout` and FIFOs cannot be renamed over.
  */
-export async function writeTextFile(path: string, text: string): Promise<void> {
+export async function writeTextFile(
+  path: string,
+  text: string,
+  options: { atomic?: boolean } = {},
+): Promise<void> {
   if (containsSecret(text)) {
     throw usageError(
       `refusing to write ${path}: it would contain the API token (a configuration value or a live object holds it).`,
     );
   }
+  const temporary = options.atomic
+    ? join(dirname(path), `.${basename(path)}.wafctl-${process.pid}.tmp`)
+    : undefined;
   try {
-    await writeFile(path, text);
+    if (temporary === undefined) await writeFile(path, text);
+    else {
+      await writeFile(temporary, text, { flag: 'wx' });
+      await rename(temporary, path);
+    }
   } catch (error) {
-    throw usageError(
-      `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-      error,
-    );
-  }
-}
-
-/**
- * Replaces (or creates) a file atomically: the text goes to a temporary file beside it, which is
- * then renamed over it, so a crash, a full disk or a second process never leaves half a file.
- * Refused, like writeTextFile, when the text would hold the API token.
- */
-export async function replaceFileAtomically(path: string, text: string): Promise<void> {
-  if (containsSecret(text)) {
-    throw usageError(`refusing to write ${path}: it would contain the API token (a live object holds it).`);
-  }
-  const temporary = join(dirname(path), `.${basename(path)}.wafctl-${process.pid}.tmp`);
-  try {
-    await writeFile(temporary, text, { flag: 'wx' });
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
+    if (temporary !== undefined) await rm(temporary, { force: true });
     throw usageError(
       `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
       error,

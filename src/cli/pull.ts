@@ -7,7 +7,7 @@ import { Command } from 'commander';
 import { WafctlError } from '../errors.js';
 import { plural, printable } from '../text.js';
 import { addConnectionOptions, type ConnectionFlags, HYDRATION_CONCURRENCY } from './options.js';
-import { replaceFileAtomically, writeErr, writeOut } from './output.js';
+import { writeErr, writeOut, writeTextFile } from './output.js';
 
 interface PullFlags extends ConnectionFlags {
   adopt?: boolean;
@@ -61,7 +61,7 @@ export function pullCommand(): Command {
         );
       }
     } else {
-      for (const file of files) await replaceFileAtomically(file.file, file.after);
+      for (const file of files) await writeTextFile(file.file, file.after, { atomic: true });
     }
 
     const counts = [
