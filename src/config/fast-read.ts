@@ -190,12 +190,35 @@ export function readFast(file: string, text: string): ParsedDocument[] | undefin
   }
   // A null document is empty (yaml skips it) or an explicit `null` (a problem): yaml's call either way.
   if (values.length !== shapes.length || values.some((value) => value === null)) return undefined;
-  let lines: LineCounter | undefined;
+  const lines = lazyLines(text);
   // No document is empty (see above), so positions are yaml's too.
-  return shapes.map((shape, index) => ({
+  return shapes.map((shape, index) => fastDocument(file, index, values[index], shape, lines));
+}
+
+/** The file's line starts, counted on first use. */
+function lazyLines(text: string): () => LineCounter {
+  let lines: LineCounter | undefined;
+  return () => {
+    lines ??= lineCounterOf(text);
+    return lines;
+  };
+}
+
+/**
+ * A fast-read document. Its own function, so that its closures hold this document's data and
+ * shape only, not the whole file's (a caller may let go of the data once validated).
+ */
+function fastDocument(
+  file: string,
+  index: number,
+  data: unknown,
+  shape: DocumentShape,
+  lines: () => LineCounter,
+): ParsedDocument {
+  return {
     file,
     index,
-    data: values[index],
+    data,
     substitutionPaths: new Set(),
     locate(path: YamlPath) {
       const [key, item] = path;
@@ -205,11 +228,10 @@ export function readFast(file: string, text: string): ParsedDocument[] | undefin
           : undefined;
       if (offset === undefined || offset < 0)
         throw new YamlNeeded(file, `the position of ${formatPath(path)}`);
-      lines ??= lineCounterOf(text);
-      return lines.linePos(offset);
+      return lines().linePos(offset);
     },
     tree() {
       throw new YamlNeeded(file, 'placing a problem');
     },
-  }));
+  };
 }

@@ -55,56 +55,90 @@ export function formatLocation(location: SourceLocation): string {
   return `${location.file}:${location.line}:${location.col}`;
 }
 
-export interface DeclaredObject {
-  kind: KindName;
-  key: string;
-  location: SourceLocation;
-}
+/**
+ * Where each declared object of one kind is, by natural key. Kept compact (a few numbers per
+ * object, no object per declaration): a plan of 100,000 rules asks for a location only to name an
+ * object in a problem, and `pull` for the objects it edits. Locations are built when asked for.
+ * The first declaration of a key is the one kept; a later one is a duplicate, reported by `declare`.
+ * (Plain private fields, not `#` ones: tests compare two of them with toStrictEqual.)
+ */
+export class DeclaredSources implements Iterable<SourceLocation> {
+  private readonly kind: KindName;
+  private readonly byKey = new Map<string, number>();
+  private readonly files: string[] = [];
+  private readonly documents: number[] = [];
+  private readonly items: number[] = [];
+  private readonly lines: number[] = [];
+  private readonly cols: number[] = [];
 
-/** Every object whose key fields are strings, from every document (even ones with other problems). */
-export function declaredObjects(documents: readonly ParsedDocument[], kind: KindName): DeclaredObject[] {
-  const found: DeclaredObject[] = [];
-  for (const document of documents) {
+  constructor(kind: KindName) {
+    this.kind = kind;
+  }
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  /** Records the objects of `document` whose key fields are strings; returns the duplicates' problems. */
+  declare(document: ParsedDocument): ConfigProblem[] {
     const data = document.data;
-    if (data === null || typeof data !== 'object' || !Object.hasOwn(data, kind)) continue;
+    const kind = this.kind;
+    if (data === null || typeof data !== 'object' || !Object.hasOwn(data, kind)) return [];
     const items: unknown = (data as Record<string, unknown>)[kind];
-    if (!Array.isArray(items)) continue;
+    if (!Array.isArray(items)) return [];
+    const problems: ConfigProblem[] = [];
     items.forEach((item: unknown, index) => {
       const key = naturalKey(kind, item);
       if (key === undefined) return;
-      const path = [kind, index];
-      const { line, col } = document.locate(path);
-      found.push({
-        kind,
-        key,
-        location: {
-          file: document.file,
-          line,
-          col,
-          path: formatPath(path),
-          document: document.index,
-          nodePath: path,
-        },
-      });
+      const { line, col } = document.locate([kind, index]);
+      const earlier = this.byKey.get(key);
+      if (earlier !== undefined) {
+        const here = this.location(document.file, document.index, index, line, col);
+        problems.push({
+          ...here,
+          message: `duplicate ${KIND_NOUNS[kind]} "${key}": also declared at ${formatLocation(this.at(earlier))}`,
+        });
+        return;
+      }
+      this.byKey.set(key, this.files.length);
+      this.files.push(document.file);
+      this.documents.push(document.index);
+      this.items.push(index);
+      this.lines.push(line);
+      this.cols.push(col);
     });
+    return problems;
   }
-  return found;
-}
 
-/** The later declaration of a key is the error; it names the first. */
-export function duplicateKeyProblems(objects: readonly DeclaredObject[]): ConfigProblem[] {
-  const first = new Map<string, DeclaredObject>();
-  const problems: ConfigProblem[] = [];
-  for (const object of objects) {
-    const earlier = first.get(object.key);
-    if (!earlier) {
-      first.set(object.key, object);
-      continue;
-    }
-    problems.push({
-      ...object.location,
-      message: `duplicate ${KIND_NOUNS[object.kind]} "${object.key}": also declared at ${formatLocation(earlier.location)}`,
-    });
+  get(key: string): SourceLocation | undefined {
+    const at = this.byKey.get(key);
+    return at === undefined ? undefined : this.at(at);
   }
-  return problems;
+
+  keys(): IterableIterator<string> {
+    return this.byKey.keys();
+  }
+
+  *values(): IterableIterator<SourceLocation> {
+    for (let at = 0; at < this.files.length; at++) yield this.at(at);
+  }
+
+  [Symbol.iterator](): IterableIterator<SourceLocation> {
+    return this.values();
+  }
+
+  private at(at: number): SourceLocation {
+    return this.location(
+      this.files[at] as string,
+      this.documents[at] as number,
+      this.items[at] as number,
+      this.lines[at] as number,
+      this.cols[at] as number,
+    );
+  }
+
+  private location(file: string, document: number, item: number, line: number, col: number): SourceLocation {
+    const nodePath = [this.kind, item];
+    return { file, line, col, path: formatPath(nodePath), document, nodePath };
+  }
 }

@@ -26,7 +26,10 @@ export interface SetOptions<T> {
 }
 
 export function setOf<T extends z.ZodType>(item: T, noun: string, options: SetOptions<z.output<T>> = {}) {
-  const list = z.array(item).superRefine((values, ctx) => {
+  // A plain check, not `superRefine`: that allocates an `addIssue` closure for every list parsed
+  // (most hold one value), which a large configuration pays for thousands of times.
+  const unique = z.check<z.output<T>[]>((payload) => {
+    const values = payload.value;
     if (values.length < 2) return; // most sets hold one value: nothing can repeat
     const firstIndex = new Map<string, number>();
     values.forEach((value, index) => {
@@ -37,15 +40,18 @@ export function setOf<T extends z.ZodType>(item: T, noun: string, options: SetOp
         return;
       }
       const label = options.label?.(value) ?? (typeof value === 'string' ? JSON.stringify(value) : '');
-      ctx.addIssue({
+      payload.issues.push({
         code: 'custom',
         path: [index],
         message: `duplicate ${noun}${label === '' ? '' : ` ${label}`}`,
         params: { duplicateOf: first },
         input: value,
+        inst: unique,
+        continue: true,
       });
     });
   });
+  const list = z.array(item).check(unique);
   // `meta` last: zod drops metadata when a check such as `min` clones the schema afterwards.
   return (options.min === undefined ? list : list.min(options.min)).meta({ uniqueItems: true });
 }

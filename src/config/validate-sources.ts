@@ -8,13 +8,7 @@ import { readFast, YamlNeeded } from './fast-read.js';
 import { firewallActionProblems } from './firewall-actions.js';
 import { problemsFromIssue } from './issues.js';
 import { mergeSection } from './merge.js';
-import {
-  type DeclaredObject,
-  declaredObjects,
-  duplicateKeyProblems,
-  KIND_NOUNS,
-  type SourceLocation,
-} from './natural-keys.js';
+import { DeclaredSources, KIND_NOUNS } from './natural-keys.js';
 import { type ParsedDocument, type ParsedFile, parseYamlFile } from './parse-yaml.js';
 import { type ConfigProblem, sortProblems } from './problems.js';
 import {
@@ -36,7 +30,7 @@ export interface SourceFile {
 }
 
 /** Where each declared object is, by kind and natural key: the planner names it in its errors. */
-export type DesiredSources = Record<KindName, Map<string, SourceLocation>>;
+export type DesiredSources = Record<KindName, DeclaredSources>;
 
 export interface LoadedConfig {
   state: DesiredState;
@@ -143,8 +137,22 @@ function scopeProblems(
   return problems;
 }
 
-function sourceMap(objects: readonly DeclaredObject[] = []): Map<string, SourceLocation> {
-  return new Map(objects.map((object) => [object.key, object.location]));
+/** A file as read: `fast` when the fast reader read it (its documents can place list items only). */
+type ReadFile = ParsedFile & { fast?: true };
+
+/**
+ * The document without its object lists, once they are validated and declared: what is left
+ * (`settings`, `manage`) is all the rest of a run needs of it. Only for fast-read documents: a run
+ * with problems is redone with yaml, which keeps every list to place problems in.
+ */
+function withoutObjects(document: ParsedDocument): ParsedDocument {
+  const data = document.data;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return document;
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) {
+    if (!(KIND_NAMES as readonly string[]).includes(key)) rest[key] = value;
+  }
+  return { ...document, data: rest };
 }
 
 /**
@@ -165,11 +173,11 @@ export function validateSources(sources: readonly SourceFile[], options: Validat
     }
     return parsed;
   };
-  const readQuickly = (source: SourceFile): ParsedFile => {
+  const readQuickly = (source: SourceFile): ReadFile => {
     const documents = readFast(source.file, source.text);
     if (documents === undefined) return readWithYaml(source);
     fastReads++;
-    return { documents, problems: [] };
+    return { documents, problems: [], fast: true };
   };
   try {
     const result = validateParsed(sources, readQuickly, options);
@@ -180,33 +188,39 @@ export function validateSources(sources: readonly SourceFile[], options: Validat
   return validateParsed(sources, readWithYaml, options);
 }
 
+/**
+ * One file at a time: read, validate, declare; a fast-read document then lets go of its object
+ * lists (the validated output is kept), so a large configuration is never held twice.
+ */
 function validateParsed(
   sources: readonly SourceFile[],
-  read: (source: SourceFile) => ParsedFile,
+  read: (source: SourceFile) => ReadFile,
   options: ValidateOptions,
 ): ValidationResult {
   const files = sources.map((source) => source.file);
   const problems: ConfigProblem[] = [];
-  const documents: ParsedDocument[] = [];
+  const declared: DesiredSources = {
+    groups: new DeclaredSources('groups'),
+    application_rules: new DeclaredSources('application_rules'),
+    notifications: new DeclaredSources('notifications'),
+    schedules: new DeclaredSources('schedules'),
+  };
+  const valid: { document: ParsedDocument; output: DesiredDocument }[] = [];
   for (const source of sources) {
     const parsed = read(source);
     for (const problem of parsed.problems) problems.push(problem);
-    for (const document of parsed.documents) documents.push(document);
+    for (const document of parsed.documents) {
+      const { output, problems: found } = validateDocument(document);
+      for (const problem of found) problems.push(problem);
+      for (const kind of KIND_NAMES) {
+        for (const problem of declared[kind].declare(document)) problems.push(problem);
+      }
+      if (output && found.length === 0) {
+        valid.push({ document: parsed.fast ? withoutObjects(document) : document, output });
+      }
+    }
   }
 
-  const valid: { document: ParsedDocument; output: DesiredDocument }[] = [];
-  for (const document of documents) {
-    const { output, problems: found } = validateDocument(document);
-    for (const problem of found) problems.push(problem);
-    if (output && found.length === 0) valid.push({ document, output });
-  }
-
-  const declared = new Map<KindName, DeclaredObject[]>();
-  for (const kind of KIND_NAMES) {
-    const objects = declaredObjects(documents, kind);
-    declared.set(kind, objects);
-    for (const problem of duplicateKeyProblems(objects)) problems.push(problem);
-  }
   const validDocuments = valid.map((entry) => entry.document);
   const settings = mergeSection(validDocuments, 'settings');
   const manage = mergeSection(validDocuments, 'manage');
@@ -240,11 +254,5 @@ function validateParsed(
       firewall_actions: mergedSettings.firewall_actions,
     },
   };
-  const sourceMaps: DesiredSources = {
-    groups: sourceMap(declared.get('groups')),
-    application_rules: sourceMap(declared.get('application_rules')),
-    notifications: sourceMap(declared.get('notifications')),
-    schedules: sourceMap(declared.get('schedules')),
-  };
-  return { ok: true, config: { state, sources: sourceMaps, files } };
+  return { ok: true, config: { state, sources: declared, files } };
 }
