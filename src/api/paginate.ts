@@ -27,7 +27,7 @@ export interface PaginateOptions {
 const PAGINATION_FIELDS_ERROR = /pagination fields/i;
 
 /** How many pages may be requested ahead of the one being yielded: bounds memory on huge listings. */
-const LOOKAHEAD_PER_SLOT = 4;
+const LOOKAHEAD_PER_SLOT = 1;
 
 async function readFirstPage<T>(fetchPage: PageFetcher<T>, pageSize: number) {
   let page: Page<T>;

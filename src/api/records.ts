@@ -106,15 +106,18 @@ export const applicationRuleSchema = z
     conditions: z.array(conditionSchema).optional(),
   })
   // `action`, when sent, is kept as the API gave it. Not `({ action, ...rest })`: V8 copies object
-  // rest through a slow runtime path, ~40 ms of a 10,000-rule refresh (BENCHMARKS.md).
-  .transform((rule) => ({
-    ...rule,
-    duration: rule.duration ?? null,
-    start_time: rule.start_time ?? null,
-    actions: rule.actions ?? (rule.action ? [rule.action] : []),
-    conditions: rule.conditions ?? [],
-    complete: rule.actions !== undefined && rule.conditions !== undefined,
-  }));
+  // rest through a slow runtime path, ~40 ms of a 10,000-rule refresh (BENCHMARKS.md). Nor a spread
+  // into a new object: zod's output is already a fresh object of ours, completed in place (same
+  // keys in the same order), so a listing of 100,000 rules is not copied once more.
+  .transform((rule) =>
+    Object.assign(rule, {
+      duration: rule.duration ?? null,
+      start_time: rule.start_time ?? null,
+      actions: rule.actions ?? (rule.action ? [rule.action] : []),
+      conditions: rule.conditions ?? [],
+      complete: rule.actions !== undefined && rule.conditions !== undefined,
+    }),
+  );
 
 export const notificationSchema = z.object({
   name: z.string(),

@@ -23,7 +23,14 @@ import {
   turned,
 } from '../plan/impact.js';
 import type { Attributes } from '../plan/model.js';
-import { attributesById, indexIds, type Kind, REREAD_CONCURRENCY, type RemoteRecord } from './kind.js';
+import {
+  attributesById,
+  indexIds,
+  type Kind,
+  REREAD_CONCURRENCY,
+  type RemoteRecord,
+  type ShareAttributes,
+} from './kind.js';
 import { mapLimited, sortedSet } from './normalize.js';
 
 export const applicationRuleKey = (rqHost: string, description: string | null): string =>
@@ -114,25 +121,38 @@ function toInput(attributes: Attributes, username: string): ApplicationRuleInput
 const keyOfAttributes = (attributes: Attributes): string =>
   applicationRuleKey(String(attributes.rq_host), String(attributes.description));
 
-/** Listed rows as records; only the incomplete ones are hydrated with a GET-one. */
+/**
+ * Listed rows as records, read as they arrive: a page's rows are let go of once turned into records
+ * (`share` lets an unchanged one hold the desired object's attributes instead of a copy). Only the
+ * incomplete ones are hydrated with a GET-one, once the listing is complete.
+ */
 async function recordsOf(
   api: ApiClient,
-  rows: readonly ApplicationRule[],
+  rows: AsyncIterable<ApplicationRule> | Iterable<ApplicationRule>,
   concurrency: number,
+  share: ShareAttributes = (_key, attributes) => attributes,
 ): Promise<RemoteRecord[]> {
-  // Only incomplete rows go through the limiter: queueing 10,000 complete ones cost ~20 ms.
-  const incomplete = rows.filter((row) => !row.complete);
-  const hydrated = await mapLimited(incomplete, concurrency, (row) => api.applicationRules.get(row.id));
-  const byId = new Map(incomplete.map((row, i) => [row.id, hydrated[i]]));
-  return rows.map((row) => {
-    const rule = byId.get(row.id) ?? row;
+  const recordOf = (rule: ApplicationRule): RemoteRecord => {
+    const key = applicationRuleKey(rule.rq_host, rule.description);
     return {
       id: rule.id,
-      key: applicationRuleKey(rule.rq_host, rule.description),
-      attributes: attributesOf(fromRemote(rule)),
+      key,
+      attributes: share(key, attributesOf(fromRemote(rule))),
       createdAt: rule.timestamp_create,
     };
+  };
+  const records: (RemoteRecord | ApplicationRule)[] = [];
+  // Only incomplete rows go through the limiter: queueing 10,000 complete ones cost ~20 ms.
+  const incomplete: { at: number; row: ApplicationRule }[] = [];
+  for await (const row of rows) {
+    if (!row.complete) incomplete.push({ at: records.length, row });
+    records.push(row.complete ? recordOf(row) : row);
+  }
+  const hydrated = await mapLimited(incomplete, concurrency, ({ row }) => api.applicationRules.get(row.id));
+  incomplete.forEach(({ at }, i) => {
+    records[at] = recordOf(hydrated[i] as ApplicationRule);
   });
+  return records as RemoteRecord[];
 }
 
 type RuleAction = RuleFields['actions'][number];
@@ -242,7 +262,8 @@ export const applicationRulesKind: Kind<'application_rules'> = {
   section: 'application_rules',
   immutable: ['conditions', 'actions'],
   attributes: attributesOf,
-  fetchAll: async (api, { concurrency }) => recordsOf(api, await api.applicationRules.list(), concurrency),
+  fetchAll: async (api, { concurrency, share }) =>
+    recordsOf(api, api.applicationRules.iterate(), concurrency, share),
   keyOf: keyOfAttributes,
   impact: ruleImpact,
   writer: {

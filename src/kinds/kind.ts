@@ -17,9 +17,17 @@ export interface RemoteRecord {
   createdAt?: number | undefined;
 }
 
+/**
+ * The attributes a remote record is to hold: the desired object's own when they are deeply equal
+ * (one copy for an unchanged object instead of two), else the ones given.
+ */
+export type ShareAttributes = (key: string, attributes: Attributes) => Attributes;
+
 export interface FetchOptions {
   /** GET-one calls in flight at once while hydrating list rows. */
   concurrency: number;
+  /** Used by the families that can be large (application rules), as each row is read. */
+  share?: ShareAttributes;
 }
 
 export type DesiredOf<S extends Section> = DesiredState[S][number];

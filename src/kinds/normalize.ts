@@ -4,9 +4,17 @@ import { canonicalJson } from '../plan/fingerprint.js';
 
 /** Sorted by canonical JSON and de-duplicated: the order and repetition of a set carry no meaning. */
 export function sortedSet<T>(values: readonly T[]): T[] {
-  // Most sets hold one element (one condition, one target): nothing to sort or de-duplicate.
-  if (values.length < 2) return [...values];
-  const byJson = new Map(values.map((value) => [canonicalJson(value), value]));
+  // Most sets hold one element (one condition, one target): nothing to sort or de-duplicate, and
+  // nothing to copy either (records are never changed in place).
+  if (values.length < 2) return values as T[];
+  const keys = values.map(canonicalJson);
+  // Already in order and without repeats (a set written sorted, or read back as stored): as is.
+  let ordered = true;
+  for (let i = 1; i < keys.length && ordered; i++) ordered = (keys[i - 1] as string) < (keys[i] as string);
+  if (ordered) return values as T[];
+  // A repeated member keeps its first place and its last value, as a Map built from the list would.
+  const byJson = new Map<string, T>();
+  keys.forEach((key, i) => byJson.set(key, values[i] as T));
   return [...byJson.keys()].sort().map((json) => byJson.get(json) as T);
 }
 

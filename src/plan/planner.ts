@@ -5,8 +5,7 @@
  * shape (server fields dropped, defaults applied, set-like lists sorted), so "equal" is plain deep
  * equality and the planner stays a few map look-ups per object: O(n) overall.
  */
-import { isDeepStrictEqual } from 'node:util';
-import { fingerprint } from './fingerprint.js';
+import { fingerprint, sameJson } from './fingerprint.js';
 import { DEFAULT_FIREWALL_ACTIONS, type FirewallActions } from './firewall-actions.js';
 import {
   classifyChange,
@@ -154,12 +153,13 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
   const declared = new Set<string>();
   for (const desired of input.desired) {
     declared.add(desired.key);
-    const where = desired.source ? ` (declared at ${desired.source})` : '';
+    // Only a problem names the source: read (and built, see refresh.ts) only then.
+    const where = () => (desired.source ? ` (declared at ${desired.source})` : '');
     if (!inScope(desired.attributes, scope)) {
       result.problems.push({
         kind,
         key: desired.key,
-        message: `declared outside the manage scope of ${kind}s${where}; wafctl never touches objects outside it`,
+        message: `declared outside the manage scope of ${kind}s${where()}; wafctl never touches objects outside it`,
       });
       continue;
     }
@@ -169,7 +169,7 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
       result.problems.push({
         kind,
         key: desired.key,
-        message: `exists outside the manage scope of ${kind}s (id ${outside.join(', ')})${where}; wafctl neither touches it nor creates a second one: widen the scope or change the declaration`,
+        message: `exists outside the manage scope of ${kind}s (id ${outside.join(', ')})${where()}; wafctl neither touches it nor creates a second one: widen the scope or change the declaration`,
       });
       continue;
     }
@@ -193,7 +193,7 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
         : survivorFirst(matches, (remote) => changedFields(desired, remote).length === 0);
     const survivor = ranked[0]!;
     if (ranked.length > 1 && desired.protect) {
-      result.problems.push(protectedDuplicatesProblem(kind, desired.key, where, survivor, matches));
+      result.problems.push(protectedDuplicatesProblem(kind, desired.key, where(), survivor, matches));
       continue;
     }
     const change = compare(input, desired, survivor, where, result.problems);
@@ -238,7 +238,7 @@ function changedFields(desired: DesiredObject, remote: RemoteObject): string[] {
   return Object.keys(desired.attributes).filter(
     (field) =>
       !desired.ignoreChanges.includes(field) &&
-      !isDeepStrictEqual(desired.attributes[field], remote.attributes[field]),
+      !sameJson(desired.attributes[field], remote.attributes[field]),
   );
 }
 
@@ -246,7 +246,7 @@ function compare(
   input: KindPlanInput,
   desired: DesiredObject,
   remote: RemoteObject,
-  where: string,
+  where: () => string,
   problems: PlanProblem[],
 ): Change | undefined {
   const changed = changedFields(desired, remote);
@@ -265,7 +265,7 @@ function compare(
       problems.push({
         kind: input.kind,
         key: desired.key,
-        message: `protected${where}: changing ${forcedBy.join(', ')} would replace it (delete and re-create); remove "protect: true" to allow it`,
+        message: `protected${where()}: changing ${forcedBy.join(', ')} would replace it (delete and re-create); remove "protect: true" to allow it`,
       });
       return undefined;
     }

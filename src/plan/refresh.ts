@@ -5,19 +5,38 @@
  * All kinds are fetched concurrently. A listing that does not add up (IncompleteListingError) aborts
  * the whole plan: deletes planned from a partial listing would destroy objects that exist.
  */
+
 import type { ApiClient } from '../api/index.js';
-import { formatLocation } from '../config/natural-keys.js';
+import { type DeclaredSources, formatLocation } from '../config/natural-keys.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { KINDS, type Kind } from '../kinds/index.js';
+import type { ShareAttributes } from '../kinds/kind.js';
+import { sameJson } from './fingerprint.js';
 import type { ImpactDirection } from './impact.js';
-import type { Plan } from './model.js';
-import { type KindPlanInput, type PlanOptions, planChanges } from './planner.js';
+import type { Attributes, Plan } from './model.js';
+import { type DesiredObject, type KindPlanInput, type PlanOptions, planChanges } from './planner.js';
 
 export interface RefreshOptions {
   /** GET-one calls in flight at once while hydrating. */
   concurrency: number;
   /** `drift` classifies the security impact of what changed outside wafctl (see impact.ts). */
   impactDirection?: ImpactDirection;
+}
+
+/** A declared object as the planner takes it; its `FILE:LINE:COL` is built only if a problem asks. */
+class Declared implements DesiredObject {
+  constructor(
+    readonly key: string,
+    readonly attributes: Attributes,
+    readonly protect: boolean,
+    readonly ignoreChanges: readonly string[],
+    readonly sources: DeclaredSources,
+  ) {}
+
+  get source(): string | undefined {
+    const location = this.sources.get(this.key);
+    return location && formatLocation(location);
+  }
 }
 
 /**
@@ -33,26 +52,38 @@ export async function refreshInputs(
   ),
 ): Promise<KindPlanInput[]> {
   const { state, sources } = config;
-  const remote = await Promise.all(kinds.map((kind) => kind.fetchAll(api, options)));
+  const desired = kinds.map((kind) =>
+    state[kind.section].map((object) => {
+      const attributes = kind.attributes(object);
+      return new Declared(
+        kind.keyOf(attributes),
+        attributes,
+        object.protect,
+        object.ignore_changes,
+        sources[kind.section],
+      );
+    }),
+  );
+  const remote = await Promise.all(
+    kinds.map((kind, i) => kind.fetchAll(api, { ...options, share: sharing(desired[i] ?? []) })),
+  );
   return kinds.map((kind, i) => ({
     kind: kind.name,
     immutable: kind.immutable,
     impact: kind.impact,
     scope: state.manage[kind.section],
     remote: remote[i] ?? [],
-    desired: state[kind.section].map((object) => {
-      const attributes = kind.attributes(object);
-      const key = kind.keyOf(attributes);
-      const location = sources[kind.section].get(key);
-      return {
-        key,
-        attributes,
-        protect: object.protect,
-        ignoreChanges: object.ignore_changes,
-        ...(location ? { source: formatLocation(location) } : {}),
-      };
-    }),
+    desired: desired[i] ?? [],
   }));
+}
+
+/** Remote attributes equal to the desired object's of the same key are replaced by those. */
+function sharing(desired: readonly DesiredObject[]): ShareAttributes {
+  const byKey = new Map(desired.map((object) => [object.key, object.attributes]));
+  return (key, attributes) => {
+    const mine = byKey.get(key);
+    return mine !== undefined && sameJson(mine, attributes) ? mine : attributes;
+  };
 }
 
 /** The planner's options from the configuration's settings. */

@@ -29,12 +29,13 @@ export function fakeApi(data: FakeData): { api: ApiClient; calls: string[] } {
       },
     },
     applicationRules: {
-      list: async () => {
-        calls.push('applicationRules.list');
+      // The rows as the listing gives them: incomplete ones without conditions and with one action.
+      async *iterate() {
+        calls.push('applicationRules.iterate');
         if (data.failApplicationRules) throw data.failApplicationRules;
-        return (data.applicationRules ?? []).map((r) =>
-          r.complete ? r : { ...r, conditions: [], actions: r.actions.slice(0, 1) },
-        );
+        for (const r of data.applicationRules ?? []) {
+          yield r.complete ? r : { ...r, conditions: [], actions: r.actions.slice(0, 1) };
+        }
       },
       get: async (id: string) => {
         calls.push(`applicationRules.get ${id}`);
