@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { type ClientContext, call, paginatedRows } from './context.js';
+import { type ClientContext, call, paginatedPages } from './context.js';
 import { underKey } from './envelope.js';
 import { APPLICATION_RULE_FILTERS, type ApplicationRuleFilters, filtersToQuery } from './filters.js';
 import type { RequestSpec } from './http.js';
-import { collect } from './paginate.js';
+import { collect, eachRow } from './paginate.js';
 import { type ApplicationRule, applicationRuleSchema } from './records.js';
 import { pathSegment } from './url.js';
 
@@ -37,6 +37,8 @@ export interface ApplicationRulesApi {
    */
   list(filters?: ApplicationRuleFilters): Promise<ApplicationRule[]>;
   iterate(filters?: ApplicationRuleFilters): AsyncIterable<ApplicationRule>;
+  /** The same rows a page at a time (the de-duplicated rows of each page), for bulk readers. */
+  pages(filters?: ApplicationRuleFilters): AsyncIterable<ApplicationRule[]>;
   /** Always complete (throws an invalid-response error otherwise). */
   get(id: string): Promise<ApplicationRule>;
   /** Resolves with the new ids, in the server's order. Never retried (see http.ts). */
@@ -61,13 +63,15 @@ const idsData = underKey('rule_ids', z.array(z.string()));
 
 export function applicationRulesApi(ctx: ClientContext): ApplicationRulesApi {
   // Filters are checked on the first `next()`, like every other failure of the listing.
-  async function* iterate(filters: ApplicationRuleFilters = {}) {
+  async function* pages(filters: ApplicationRuleFilters = {}) {
     const query = filtersToQuery(APPLICATION_RULE_FILTERS, 'application-rules', filters);
-    yield* paginatedRows(ctx, BASE, query, pageData);
+    yield* paginatedPages(ctx, BASE, query, pageData);
   }
+  const iterate = (filters?: ApplicationRuleFilters) => eachRow(pages(filters));
   const write = async (spec: Omit<RequestSpec, 'contentType'>) =>
     call(ctx, { ...spec, contentType: CONTENT_TYPE }, idsData);
   return {
+    pages,
     iterate,
     list: async (filters) => collect(iterate(filters)),
     get: async (id) =>

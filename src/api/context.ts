@@ -20,13 +20,13 @@ export async function call<S extends z.ZodType>(
   return readData(spec, await ctx.http.send(spec), data);
 }
 
-/** Every row of a paginated listing at `path` with these (already checked) filters. */
-export function paginatedRows<T extends { id: string }>(
+/** Every row of a paginated listing at `path` with these (already checked) filters, by page. */
+export function paginatedPages<T extends { id: string }>(
   ctx: ClientContext,
   path: string,
   filters: QueryParams,
   rows: z.ZodType<T[]>,
-): AsyncGenerator<T, void, undefined> {
+): AsyncGenerator<T[], void, undefined> {
   return paginate(
     async (page, pageSize) => {
       const spec: RequestSpec = {

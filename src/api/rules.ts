@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { type ClientContext, call, paginatedRows } from './context.js';
+import { type ClientContext, call, paginatedPages } from './context.js';
 import { underKey } from './envelope.js';
 import { filtersToQuery, RULE_FILTERS, type RuleFilters } from './filters.js';
-import { collect } from './paginate.js';
+import { collect, eachRow } from './paginate.js';
 import { type Rule, ruleSchema } from './records.js';
 import { pathSegment } from './url.js';
 
@@ -22,7 +22,7 @@ export function rulesApi(ctx: ClientContext): RulesApi {
   // Filters are checked on the first `next()`, like every other failure of the listing.
   async function* iterate(filters: RuleFilters = {}) {
     const query = filtersToQuery(RULE_FILTERS, 'rules', filters);
-    yield* paginatedRows(ctx, BASE, query, pageData);
+    yield* eachRow(paginatedPages(ctx, BASE, query, pageData));
   }
   return {
     iterate,

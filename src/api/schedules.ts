@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { type ClientContext, call, paginatedRows } from './context.js';
+import { type ClientContext, call, paginatedPages } from './context.js';
 import { oneRecord, readStatus, underEitherKey, underKey } from './envelope.js';
 import { filtersToQuery, SCHEDULE_FILTERS, type ScheduleFilters } from './filters.js';
-import { collect } from './paginate.js';
+import { collect, eachRow } from './paginate.js';
 import { type Schedule, scheduleSchema } from './records.js';
 import { pathSegment } from './url.js';
 
@@ -40,7 +40,7 @@ export function schedulesApi(ctx: ClientContext): SchedulesApi {
   // Filters are checked on the first `next()`, like every other failure of the listing.
   async function* iterate(filters: ScheduleFilters = {}) {
     const query = filtersToQuery(SCHEDULE_FILTERS, 'schedules', filters);
-    yield* paginatedRows(ctx, BASE, query, pageData);
+    yield* eachRow(paginatedPages(ctx, BASE, query, pageData));
   }
   return {
     iterate,

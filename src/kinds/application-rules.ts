@@ -134,7 +134,7 @@ const keyOfAttributes = (attributes: Attributes): string =>
  */
 async function recordsOf(
   api: ApiClient,
-  rows: AsyncIterable<ApplicationRule> | Iterable<ApplicationRule>,
+  pages: AsyncIterable<readonly ApplicationRule[]> | Iterable<readonly ApplicationRule[]>,
   concurrency: number,
   share: ShareAttributes = (_key, attributes) => attributes,
 ): Promise<RemoteRecord[]> {
@@ -150,9 +150,11 @@ async function recordsOf(
   const records: (RemoteRecord | ApplicationRule)[] = [];
   // Only incomplete rows go through the limiter: queueing 10,000 complete ones cost ~20 ms.
   const incomplete: { at: number; row: ApplicationRule }[] = [];
-  for await (const row of rows) {
-    if (!row.complete) incomplete.push({ at: records.length, row });
-    records.push(row.complete ? recordOf(row) : row);
+  for await (const rows of pages) {
+    for (const row of rows) {
+      if (!row.complete) incomplete.push({ at: records.length, row });
+      records.push(row.complete ? recordOf(row) : row);
+    }
   }
   const hydrated = await mapLimited(incomplete, concurrency, ({ row }) => api.applicationRules.get(row.id));
   incomplete.forEach(({ at }, i) => {
@@ -269,7 +271,7 @@ export const applicationRulesKind: Kind<'application_rules'> = {
   immutable: ['conditions', 'actions'],
   attributes: attributesOf,
   fetchAll: async (api, { concurrency, share }) =>
-    recordsOf(api, api.applicationRules.iterate(), concurrency, share),
+    recordsOf(api, api.applicationRules.pages(), concurrency, share),
   keyOf: keyOfAttributes,
   impact: ruleImpact,
   writer: {
@@ -301,7 +303,7 @@ export const applicationRulesKind: Kind<'application_rules'> = {
     },
     async current({ api }, ids) {
       const rows = await api.applicationRules.list({ id_list: [...ids] });
-      return attributesById(await recordsOf(api, rows, REREAD_CONCURRENCY), ids);
+      return attributesById(await recordsOf(api, [rows], REREAD_CONCURRENCY), ids);
     },
   },
 };

@@ -30,12 +30,12 @@ export function fakeApi(data: FakeData): { api: ApiClient; calls: string[] } {
     },
     applicationRules: {
       // The rows as the listing gives them: incomplete ones without conditions and with one action.
-      async *iterate() {
-        calls.push('applicationRules.iterate');
+      async *pages() {
+        calls.push('applicationRules.pages');
         if (data.failApplicationRules) throw data.failApplicationRules;
-        for (const r of data.applicationRules ?? []) {
-          yield r.complete ? r : { ...r, conditions: [], actions: r.actions.slice(0, 1) };
-        }
+        yield (data.applicationRules ?? []).map((r) =>
+          r.complete ? r : { ...r, conditions: [], actions: r.actions.slice(0, 1) },
+        );
       },
       get: async (id: string) => {
         calls.push(`applicationRules.get ${id}`);

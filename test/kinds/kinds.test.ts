@@ -86,7 +86,7 @@ describe('kinds normalise desired and remote objects into one comparable shape',
   it('application rules: conditions, expressions, targets and actions as sets; only incomplete rows hydrated', async () => {
     const { api, calls } = fakeApi({ applicationRules: [remoteRule('1', true), remoteRule('2', false)] });
     const remote = await applicationRulesKind.fetchAll(api, options);
-    expect(calls).toEqual(['applicationRules.iterate', 'applicationRules.get 2']);
+    expect(calls).toEqual(['applicationRules.pages', 'applicationRules.get 2']);
     const desired = applicationRulesKind.attributes({
       rq_host: 'shop.example.com',
       description: 'Rule 1',
