@@ -25,11 +25,12 @@ import {
 import type { Attributes } from '../plan/model.js';
 import {
   attributesById,
+  type DesiredLookup,
   indexIds,
   type Kind,
   REREAD_CONCURRENCY,
   type RemoteRecord,
-  type ShareAttributes,
+  shared,
 } from './kind.js';
 import { mapLimited, sortedSet } from './normalize.js';
 
@@ -124,26 +125,83 @@ function toInput(attributes: Attributes, username: string): ApplicationRuleInput
   };
 }
 
+/**
+ * Whether a listed rule holds exactly these (canonical) attributes, read in place from the row.
+ * Member by member in order: a row listing the desired sets' members in their canonical order is
+ * equal to them; a row in another order, or different, is told apart by the full normalisation.
+ * Every compared field is checked here (test/kinds/kinds.test.ts changes each one in turn).
+ */
+function matchesRow(want: RuleAttributes, row: ApplicationRule): boolean {
+  if (
+    row.rq_host !== want.rq_host ||
+    (row.description ?? '') !== want.description ||
+    row.priority !== want.priority ||
+    row.enabled !== want.enabled ||
+    !Object.is(row.duration, want.duration) ||
+    !Object.is(row.start_time, want.start_time) ||
+    row.conditions.length !== want.conditions.length ||
+    row.actions.length !== want.actions.length
+  ) {
+    return false;
+  }
+  for (let i = 0; i < want.conditions.length; i++) {
+    const c = row.conditions[i];
+    const w = want.conditions[i];
+    if (
+      c === undefined ||
+      w === undefined ||
+      c.operator !== w.operator ||
+      (c.not_op ?? false) !== w.not_op ||
+      !sameValues(c.expressions, w.expressions, 'expression') ||
+      !sameValues(c.targets, w.targets, 'target')
+    ) {
+      return false;
+    }
+  }
+  for (let i = 0; i < want.actions.length; i++) {
+    const a = row.actions[i];
+    const w = want.actions[i];
+    if (a?.firewall_action !== w?.firewall_action || a?.firewall_name !== w?.firewall_name) return false;
+  }
+  return true;
+}
+
+/** `[{expression: 'a'}, ...]` holds `['a', ...]`, in that order. */
+function sameValues<F extends string>(
+  list: readonly Record<F, string>[],
+  values: readonly string[],
+  field: F,
+): boolean {
+  if (list.length !== values.length) return false;
+  for (let i = 0; i < list.length; i++) if (list[i]?.[field] !== values[i]) return false;
+  return true;
+}
+
 const keyOfAttributes = (attributes: Attributes): string =>
   applicationRuleKey(String(attributes.rq_host), String(attributes.description));
 
 /**
- * Listed rows as records, read as they arrive: a page's rows are let go of once turned into records
- * (`share` lets an unchanged one hold the desired object's attributes instead of a copy). Only the
- * incomplete ones are hydrated with a GET-one, once the listing is complete.
+ * Listed rows as records, read as they arrive: a page's rows are let go of once turned into records.
+ * A row that holds exactly its desired rule (`matchesRow`, the usual case in a plan) gets the desired
+ * attributes without a record being built; another is normalised and shared when equal (`shared`).
+ * Only the incomplete ones are hydrated with a GET-one, once the listing is complete.
  */
 async function recordsOf(
   api: ApiClient,
   pages: AsyncIterable<readonly ApplicationRule[]> | Iterable<readonly ApplicationRule[]>,
   concurrency: number,
-  share: ShareAttributes = (_key, attributes) => attributes,
+  desired: DesiredLookup = () => undefined,
 ): Promise<RemoteRecord[]> {
   const recordOf = (rule: ApplicationRule): RemoteRecord => {
     const key = applicationRuleKey(rule.rq_host, rule.description);
+    const mine = desired(key);
     return {
       id: rule.id,
       key,
-      attributes: share(key, attributesOf(fromRemote(rule))),
+      attributes:
+        mine !== undefined && matchesRow(mine as RuleAttributes, rule)
+          ? mine
+          : shared(mine, attributesOf(fromRemote(rule))),
       createdAt: rule.timestamp_create,
     };
   };
@@ -270,8 +328,8 @@ export const applicationRulesKind: Kind<'application_rules'> = {
   section: 'application_rules',
   immutable: ['conditions', 'actions'],
   attributes: attributesOf,
-  fetchAll: async (api, { concurrency, share }) =>
-    recordsOf(api, api.applicationRules.pages(), concurrency, share),
+  fetchAll: async (api, { concurrency, desired }) =>
+    recordsOf(api, api.applicationRules.pages(), concurrency, desired),
   keyOf: keyOfAttributes,
   impact: ruleImpact,
   writer: {

@@ -5,6 +5,7 @@
  */
 import type { ApiClient } from '../api/index.js';
 import type { DesiredState, KindName as Section } from '../config/schema.js';
+import { sameJson } from '../plan/fingerprint.js';
 import type { ImpactRule } from '../plan/impact.js';
 import type { Attributes, KindName, UpdateChange } from '../plan/model.js';
 
@@ -17,17 +18,23 @@ export interface RemoteRecord {
   createdAt?: number | undefined;
 }
 
-/**
- * The attributes a remote record is to hold: the desired object's own when they are deeply equal
- * (one copy for an unchanged object instead of two), else the ones given.
- */
-export type ShareAttributes = (key: string, attributes: Attributes) => Attributes;
+/** The attributes of the object the configuration declares under a key, if it declares one. */
+export type DesiredLookup = (key: string) => Attributes | undefined;
 
 export interface FetchOptions {
   /** GET-one calls in flight at once while hydrating list rows. */
   concurrency: number;
-  /** Used by the families that can be large (application rules), as each row is read. */
-  share?: ShareAttributes;
+  /**
+   * The configuration's objects of the family. The families that can be large (application rules)
+   * use it as each row is read: an unchanged object's record holds the desired object's attributes
+   * (`shared`), one copy instead of two, and the planner's comparison becomes an identity check.
+   */
+  desired?: DesiredLookup;
+}
+
+/** The desired attributes when `remote` equals them (deeply), else `remote`. */
+export function shared(desired: Attributes | undefined, remote: Attributes): Attributes {
+  return desired !== undefined && sameJson(desired, remote) ? desired : remote;
 }
 
 export type DesiredOf<S extends Section> = DesiredState[S][number];

@@ -10,8 +10,6 @@ import type { ApiClient } from '../api/index.js';
 import { type DeclaredSources, formatLocation } from '../config/natural-keys.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { KINDS, type Kind } from '../kinds/index.js';
-import type { ShareAttributes } from '../kinds/kind.js';
-import { sameJson } from './fingerprint.js';
 import type { ImpactDirection } from './impact.js';
 import type { Attributes, Plan } from './model.js';
 import { type DesiredObject, type KindPlanInput, type PlanOptions, planChanges } from './planner.js';
@@ -65,7 +63,10 @@ export async function refreshInputs(
     }),
   );
   const remote = await Promise.all(
-    kinds.map((kind, i) => kind.fetchAll(api, { ...options, share: sharing(desired[i] ?? []) })),
+    kinds.map((kind, i) => {
+      const byKey = new Map((desired[i] ?? []).map((object) => [object.key, object.attributes]));
+      return kind.fetchAll(api, { ...options, desired: (key) => byKey.get(key) });
+    }),
   );
   return kinds.map((kind, i) => ({
     kind: kind.name,
@@ -75,15 +76,6 @@ export async function refreshInputs(
     remote: remote[i] ?? [],
     desired: desired[i] ?? [],
   }));
-}
-
-/** Remote attributes equal to the desired object's of the same key are replaced by those. */
-function sharing(desired: readonly DesiredObject[]): ShareAttributes {
-  const byKey = new Map(desired.map((object) => [object.key, object.attributes]));
-  return (key, attributes) => {
-    const mine = byKey.get(key);
-    return mine !== undefined && sameJson(mine, attributes) ? mine : attributes;
-  };
 }
 
 /** The planner's options from the configuration's settings. */

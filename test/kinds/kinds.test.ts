@@ -4,6 +4,7 @@ import { applicationRulesKind } from '../../src/kinds/application-rules.js';
 import { groupsKind } from '../../src/kinds/groups.js';
 import { notificationsKind } from '../../src/kinds/notifications.js';
 import { schedulesKind } from '../../src/kinds/schedules.js';
+import { sameJson } from '../../src/plan/fingerprint.js';
 import { fakeApi } from './fake-api.js';
 
 const options = { concurrency: 4 };
@@ -109,6 +110,93 @@ describe('kinds normalise desired and remote objects into one comparable shape',
       createdAt: 1,
     });
     expect(remote[1]?.attributes.actions).toEqual(desired.actions);
+  });
+
+  it('application rules: a row equal to its desired rule holds the desired attributes, any difference does not', async () => {
+    const desired = applicationRulesKind.attributes({
+      rq_host: 'shop.example.com',
+      description: 'Rule 1',
+      priority: 'high',
+      enabled: true,
+      duration: null,
+      start_time: null,
+      conditions: [{ operator: 'match', not_op: false, expressions: ['a', 'b'], targets: ['path', 'query'] }],
+      actions: [
+        { firewall_action: 'block', firewall_name: 'waf-1' },
+        { firewall_action: 'log', firewall_name: 'waf-2' },
+      ],
+      protect: false,
+      ignore_changes: [],
+    });
+    // The row in canonical order (matched in place) and as remoteRule lists it (normalised first).
+    const canonical: ApplicationRule = {
+      ...remoteRule('1', true),
+      conditions: [
+        {
+          operator: 'match',
+          not_op: false,
+          expressions: [{ expression: 'a' }, { expression: 'b' }],
+          targets: [{ target: 'path' }, { target: 'query' }],
+        },
+      ],
+      actions: [
+        { firewall_action: 'block', firewall_name: 'waf-1' },
+        { firewall_action: 'log', firewall_name: 'waf-2' },
+      ],
+    };
+    const condition = canonical.conditions[0]!;
+    const { not_op: _, ...withoutNotOp } = condition;
+    // One change to every field the rule is compared by, in turn.
+    const variants: Record<string, ApplicationRule> = {
+      canonical,
+      'listed in another order': remoteRule('1', true),
+      rq_host: { ...canonical, rq_host: 'other.example.com' },
+      description: { ...canonical, description: 'Rule 2' },
+      priority: { ...canonical, priority: 'low' },
+      enabled: { ...canonical, enabled: false },
+      duration: { ...canonical, duration: 60 },
+      start_time: { ...canonical, start_time: 5 },
+      operator: { ...canonical, conditions: [{ ...condition, operator: 'contains' }] },
+      not_op: { ...canonical, conditions: [{ ...condition, not_op: true }] },
+      'not_op left out': { ...canonical, conditions: [withoutNotOp] },
+      expression: {
+        ...canonical,
+        conditions: [{ ...condition, expressions: [{ expression: 'a' }, { expression: 'c' }] }],
+      },
+      'an expression fewer': {
+        ...canonical,
+        conditions: [{ ...condition, expressions: [{ expression: 'a' }] }],
+      },
+      target: {
+        ...canonical,
+        conditions: [{ ...condition, targets: [{ target: 'path' }, { target: 'x' }] }],
+      },
+      'a condition more': { ...canonical, conditions: [condition, { ...condition, operator: 'contains' }] },
+      firewall_action: {
+        ...canonical,
+        actions: [{ firewall_action: 'log', firewall_name: 'waf-1' }, canonical.actions[1]!],
+      },
+      firewall_name: {
+        ...canonical,
+        actions: [canonical.actions[0]!, { firewall_action: 'log', firewall_name: 'waf-3' }],
+      },
+      'an action fewer': { ...canonical, actions: [canonical.actions[0]!] },
+    };
+    for (const [name, row] of Object.entries(variants)) {
+      const { api } = fakeApi({ applicationRules: [row] });
+      const [plain] = await applicationRulesKind.fetchAll(api, options);
+      const [sharing] = await applicationRulesKind.fetchAll(api, { ...options, desired: () => desired });
+      const equal = sameJson(plain?.attributes, desired);
+      expect({ name, equal, sharing: sharing?.attributes === desired }).toEqual({
+        name,
+        equal,
+        sharing: equal,
+      });
+      expect(sharing?.attributes).toEqual(plain?.attributes);
+      expect(equal).toBe(
+        name === 'canonical' || name === 'listed in another order' || name === 'not_op left out',
+      );
+    }
   });
 
   it('application rules without a description are keyed by host and an empty description', async () => {
