@@ -86,7 +86,29 @@ const yamlCoreScalar = defineScalarTag<unknown>('tag:wafctl,2026:yaml-core-plain
   identify: () => false,
 });
 
-const JS_YAML_SCHEMA = FAILSAFE_SCHEMA.withTags(yamlCoreScalar);
+/** Strings shorter than V8's sliced strings (13) are copied out of the text one by one. */
+const SHORT_STRING = 13;
+
+/**
+ * The schema of one file: yaml's plain scalars, and strings as js-yaml reads them, except that a
+ * short one met before is the earlier copy (`high`, `match`, `block`, ... recur in every rule:
+ * 100,000 rules held some 700,000 copies of a few dozen values). Longer strings are slices of the
+ * text, which copies nothing.
+ */
+function fileSchema() {
+  const seen = new Map<string, string>();
+  const strTag = defineScalarTag<string>('tag:yaml.org,2002:str', {
+    resolve(source) {
+      if (source.length >= SHORT_STRING) return source;
+      const earlier = seen.get(source);
+      if (earlier !== undefined) return earlier;
+      seen.set(source, source);
+      return source;
+    },
+    identify: (data) => typeof data === 'string',
+  });
+  return FAILSAFE_SCHEMA.withTags(strTag, yamlCoreScalar);
+}
 
 interface Frame {
   type: 'document' | 'sequence' | 'mapping';
@@ -201,7 +223,7 @@ export function readFast(file: string, text: string): ParsedDocument[] | undefin
     const events = parseEvents(text, { filename: file });
     shapes = shapesOf(text, events);
     if (shapes === undefined) return undefined;
-    values = constructFromEvents(events, { source: text, schema: JS_YAML_SCHEMA, maxAliases: 0 });
+    values = constructFromEvents(events, { source: text, schema: fileSchema(), maxAliases: 0 });
   } catch {
     return undefined; // yaml will say what is wrong, and where
   }
