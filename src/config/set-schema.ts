@@ -4,16 +4,24 @@
  * mapper can name its FILE:LINE:COL.
  */
 import * as z from 'zod';
+import { keyJson, sortedKeys } from '../plan/fingerprint.js';
 
 /**
  * Order-independent identity of a value. Every list nested inside a set element is itself a set in
  * this format (expressions, targets), so nested arrays are compared as sets too.
  */
 export function canonicalKey(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalKey).sort().join(',')}]`;
+  if (Array.isArray(value)) {
+    const members = value.map(canonicalKey);
+    return `[${(members.length < 2 ? members : members.sort()).join(',')}]`;
+  }
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalKey(v)}`).join(',')}}`;
+    const record = value as Record<string, unknown>;
+    let out = '{';
+    for (const key of sortedKeys(record)) {
+      out += `${out === '{' ? '' : ','}${keyJson(key)}:${canonicalKey(record[key])}`;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(value) ?? 'undefined';
 }

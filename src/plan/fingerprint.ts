@@ -20,13 +20,51 @@ export function canonicalJson(value: unknown): string {
   }
   const record = value as Record<string, unknown>;
   let out = '{';
-  for (const key of Object.keys(record).sort()) {
+  for (const key of sortedKeys(record)) {
     const field = record[key];
     // As JSON.stringify: a field that has no JSON is left out.
     if (field === undefined || typeof field === 'function') continue;
-    out += `${out === '{' ? '' : ','}${JSON.stringify(key)}:${canonicalJson(field)}`;
+    out += `${out === '{' ? '' : ','}${keyJson(key)}:${canonicalJson(field)}`;
   }
   return `${out}}`;
+}
+
+/**
+ * The record's keys in the order the replacer's sorted copy is written in: integer-like keys
+ * first, ascending (a JS object lists them so whatever the insertion order), then the others in
+ * code-unit order. `Object.keys` already gives the former in that order, so only the rest is sorted,
+ * in place by insertion: records have a handful of keys, and `sort()` allocates a work array on every
+ * call of something that runs for every member of every set of every record.
+ */
+export function sortedKeys(record: object): string[] {
+  const keys = Object.keys(record);
+  let start = 0;
+  while (start < keys.length && isArrayIndex(keys[start] as string)) start++;
+  if (keys.length - start > 16) return keys.slice(0, start).concat(keys.slice(start).sort());
+  for (let i = start + 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    for (; j >= start && (keys[j] as string) > key; j--) keys[j + 1] = keys[j] as string;
+    keys[j + 1] = key;
+  }
+  return keys;
+}
+
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
+
+/** A key JS orders before all others: the decimal form of an integer below 2^32 - 1. */
+const isArrayIndex = (key: string): boolean => ARRAY_INDEX.test(key) && Number(key) < 4294967295;
+
+/** Field names recur in every record: their JSON is made once (up to a bound, for odd data). */
+const keyJsonCache = new Map<string, string>();
+
+export function keyJson(key: string): string {
+  let json = keyJsonCache.get(key);
+  if (json === undefined) {
+    json = JSON.stringify(key);
+    if (keyJsonCache.size < 1024) keyJsonCache.set(key, json);
+  }
+  return json;
 }
 
 /**

@@ -34,7 +34,12 @@ function value(next: () => number, depth: number): unknown {
   }
   if (roll < 0.7) return Array.from({ length: Math.floor(next() * 4) }, () => value(next, depth + 1));
   const out: Record<string, unknown> = {};
-  for (let i = Math.floor(next() * 5); i > 0; i--) out[pick(STRINGS)] = value(next, depth + 1);
+  // Now and then more keys than canonicalJson sorts by insertion (16), and integer-like ones.
+  const size = next() < 0.1 ? 20 : Math.floor(next() * 5);
+  for (let i = size; i > 0; i--) {
+    out[next() < 0.5 ? pick(STRINGS) : `k${Math.floor(next() * 40)}`] = value(next, depth + 1);
+  }
+  if (next() < 0.05) out[String(Math.floor(next() * 10))] = 'integer-like key';
   return out;
 }
 
