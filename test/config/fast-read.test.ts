@@ -16,6 +16,7 @@ import { CORE_TAG_FIRST_CHARS, CORE_TAGS, readFast, YamlNeeded } from '../../src
 import { parseYamlFile } from '../../src/config/parse-yaml.js';
 import { formatProblem } from '../../src/config/problems.js';
 import { type ValidationResult, validateSources } from '../../src/config/validate-sources.js';
+import { seededRandom } from '../helpers/random.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CORPUS = fileURLToPath(new URL('./corpus/', import.meta.url));
@@ -399,17 +400,6 @@ describe('readFast resolves scalars as yaml does', () => {
   });
 });
 
-/** mulberry32: a tiny seeded PRNG so the property test is reproducible. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const TRICKY_STRINGS = [
   'plain',
   'two words',
@@ -583,7 +573,7 @@ describe('readFast property: random documents written by yaml', () => {
     const byKind = new Map<string, string[]>();
     let taken = 0;
     for (let seed = 1; seed <= CASES; seed++) {
-      const random = rng(seed);
+      const random = seededRandom(seed);
       const count = random() < 0.25 ? 2 + Math.floor(random() * 2) : 1;
       const text = Array.from({ length: count }, () =>
         stringify(randomDocument(random), randomOptions(random)),

@@ -7,6 +7,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { listPage, orderedKeys, type RowFilter } from '../../src/emulator/listing.js';
 import type { PageRequest } from '../../src/emulator/pagination.js';
+import { seededRandom } from '../helpers/random.js';
 
 interface Row {
   id: string;
@@ -46,17 +47,6 @@ function reference(map: Map<string, Row>, filter: RowFilter<Row>, request: PageR
   };
 }
 
-/** Deterministic PRNG (mulberry32), so a failure replays. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function filled(count: number): { map: Map<string, Row>; next: () => number } {
   const map = new Map<string, Row>();
   let id = 1;
@@ -75,7 +65,7 @@ function expectSame(map: Map<string, Row>, filter: RowFilter<Row>, request: Page
 
 describe('listing: pages agree with filter-then-slice', () => {
   it.each([1, 2, 3])('across random creates, updates, deletes and clears (seed %i)', (seed) => {
-    const next = random(seed);
+    const next = seededRandom(seed);
     const { map, next: create } = filled(40);
     const pick = () => {
       const keys = [...map.keys()];

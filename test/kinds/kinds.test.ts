@@ -36,6 +36,24 @@ const remoteRule = (id: string, complete: boolean): ApplicationRule => ({
   complete,
 });
 
+/** remoteRule('1', ...) as a configuration declares it, its sets in canonical order. */
+const rule1Desired = () =>
+  applicationRulesKind.attributes({
+    rq_host: 'shop.example.com',
+    description: 'Rule 1',
+    priority: 'high',
+    enabled: true,
+    duration: null,
+    start_time: null,
+    conditions: [{ operator: 'match', not_op: false, expressions: ['a', 'b'], targets: ['path', 'query'] }],
+    actions: [
+      { firewall_action: 'block', firewall_name: 'waf-1' },
+      { firewall_action: 'log', firewall_name: 'waf-2' },
+    ],
+    protect: false,
+    ignore_changes: [],
+  });
+
 describe('kinds normalise desired and remote objects into one comparable shape', () => {
   it('groups: permissions by catalog name, members by id, sets in canonical order; one GET-one per group', async () => {
     const { api, calls } = fakeApi({
@@ -88,21 +106,7 @@ describe('kinds normalise desired and remote objects into one comparable shape',
     const { api, calls } = fakeApi({ applicationRules: [remoteRule('1', true), remoteRule('2', false)] });
     const remote = await applicationRulesKind.fetchAll(api, options);
     expect(calls).toEqual(['applicationRules.pages', 'applicationRules.get 2']);
-    const desired = applicationRulesKind.attributes({
-      rq_host: 'shop.example.com',
-      description: 'Rule 1',
-      priority: 'high',
-      enabled: true,
-      duration: null,
-      start_time: null,
-      conditions: [{ operator: 'match', not_op: false, expressions: ['a', 'b'], targets: ['path', 'query'] }],
-      actions: [
-        { firewall_action: 'block', firewall_name: 'waf-1' },
-        { firewall_action: 'log', firewall_name: 'waf-2' },
-      ],
-      protect: false,
-      ignore_changes: [],
-    });
+    const desired = rule1Desired();
     expect(remote[0]).toEqual({
       id: '1',
       key: 'shop.example.com/Rule 1',
@@ -113,21 +117,7 @@ describe('kinds normalise desired and remote objects into one comparable shape',
   });
 
   it('application rules: a row equal to its desired rule holds the desired attributes, any difference does not', async () => {
-    const desired = applicationRulesKind.attributes({
-      rq_host: 'shop.example.com',
-      description: 'Rule 1',
-      priority: 'high',
-      enabled: true,
-      duration: null,
-      start_time: null,
-      conditions: [{ operator: 'match', not_op: false, expressions: ['a', 'b'], targets: ['path', 'query'] }],
-      actions: [
-        { firewall_action: 'block', firewall_name: 'waf-1' },
-        { firewall_action: 'log', firewall_name: 'waf-2' },
-      ],
-      protect: false,
-      ignore_changes: [],
-    });
+    const desired = rule1Desired();
     // The row in canonical order (matched in place) and as remoteRule lists it (normalised first).
     const canonical: ApplicationRule = {
       ...remoteRule('1', true),

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, sameJson } from '../../src/plan/fingerprint.js';
+import { seededRandom } from '../helpers/random.js';
 
 /** The definition canonicalJson is written out from (and saved plans' fingerprints were made with). */
 const byReplacer = (value: unknown): string =>
@@ -11,17 +12,6 @@ const byReplacer = (value: unknown): string =>
         )
       : v,
   );
-
-/** A small deterministic PRNG (mulberry32): the same values on every run. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const STRINGS = ['', 'a', 'b', 'A', 'é', '"q"', 'back\\slash', 'line\nbreak', '\u2028', '😀', 'z'.repeat(40)];
 const NUMBERS = [0, -0, 1, -1, 1.5, 1e21, Number.NaN, Number.POSITIVE_INFINITY];
@@ -45,7 +35,7 @@ function value(next: () => number, depth: number): unknown {
 
 describe('canonicalJson', () => {
   it('writes what JSON.stringify with a key-sorting replacer writes, for 5,000 random values', () => {
-    const next = random(19);
+    const next = seededRandom(19);
     for (let i = 0; i < 5000; i++) {
       const v = value(next, 0);
       expect(canonicalJson(v)).toBe(byReplacer(v));
@@ -59,7 +49,7 @@ describe('canonicalJson', () => {
 
 describe('sameJson', () => {
   it('decides as isDeepStrictEqual does, for 5,000 random pairs and each value against a copy', () => {
-    const next = random(7);
+    const next = seededRandom(7);
     for (let i = 0; i < 5000; i++) {
       const a = value(next, 0);
       const b = next() < 0.5 ? value(next, 0) : structuredClone(a);

@@ -7,6 +7,7 @@ import {
   type RemoteObject,
 } from '../../src/plan/planner.js';
 import { DEFAULT_SCOPE, type ManageScope } from '../../src/plan/scope.js';
+import { seededRandom } from '../helpers/random.js';
 
 const want = (
   key: string,
@@ -311,17 +312,6 @@ describe('planChanges', () => {
   });
 });
 
-/** mulberry32: a tiny seeded PRNG so the property test is reproducible. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Applies a plan's effect to a remote state the way a perfect applier would. */
 function applyEffect(remote: RemoteObject[], changes: Change[], nextId: () => string): RemoteObject[] {
   const byId = new Map(remote.map((r) => [r.id, r]));
@@ -341,7 +331,7 @@ function applyEffect(remote: RemoteObject[], changes: Change[], nextId: () => st
 describe('planChanges property: applying the plan converges', () => {
   it('plans no changes after its own effect and leaves no duplicate, for 300 random states', () => {
     for (let seed = 1; seed <= 300; seed++) {
-      const random = rng(seed);
+      const random = seededRandom(seed);
       const pickInt = (n: number) => Math.floor(random() * n);
       const attrs = () => ({
         host: pickInt(2) ? 'a.example.com' : 'b.other.net',
