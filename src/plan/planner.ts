@@ -153,13 +153,11 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
   const declared = new Set<string>();
   for (const desired of input.desired) {
     declared.add(desired.key);
-    // Only a problem names the source: read (and built, see refresh.ts) only then.
-    const where = () => (desired.source ? ` (declared at ${desired.source})` : '');
     if (!inScope(desired.attributes, scope)) {
       result.problems.push({
         kind,
         key: desired.key,
-        message: `declared outside the manage scope of ${kind}s${where()}; wafctl never touches objects outside it`,
+        message: `declared outside the manage scope of ${kind}s${declaredAt(desired)}; wafctl never touches objects outside it`,
       });
       continue;
     }
@@ -169,7 +167,7 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
       result.problems.push({
         kind,
         key: desired.key,
-        message: `exists outside the manage scope of ${kind}s (id ${outside.join(', ')})${where()}; wafctl neither touches it nor creates a second one: widen the scope or change the declaration`,
+        message: `exists outside the manage scope of ${kind}s (id ${outside.join(', ')})${declaredAt(desired)}; wafctl neither touches it nor creates a second one: widen the scope or change the declaration`,
       });
       continue;
     }
@@ -193,10 +191,12 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
         : survivorFirst(matches, (remote) => changedFields(desired, remote).length === 0);
     const survivor = ranked[0]!;
     if (ranked.length > 1 && desired.protect) {
-      result.problems.push(protectedDuplicatesProblem(kind, desired.key, where(), survivor, matches));
+      result.problems.push(
+        protectedDuplicatesProblem(kind, desired.key, declaredAt(desired), survivor, matches),
+      );
       continue;
     }
-    const change = compare(input, desired, survivor, where, result.problems);
+    const change = compare(input, desired, survivor, result.problems);
     if (change) result.changes.push(change);
     else result.unchanged += 1;
     for (let i = 1; i < ranked.length; i++) destroy(ranked[i]!, survivor.id);
@@ -234,6 +234,15 @@ function deleteChange(kind: KindName, remote: RemoteObject, duplicateOf?: string
 }
 
 /** The desired fields that differ from the remote object (ignored fields never do). */
+/**
+ * ` (declared at FILE:LINE:COL)`, or nothing. Only a problem names the source: it is read (and built,
+ * see refresh.ts) only then.
+ */
+function declaredAt(desired: DesiredObject): string {
+  const source = desired.source;
+  return source ? ` (declared at ${source})` : '';
+}
+
 function changedFields(desired: DesiredObject, remote: RemoteObject): string[] {
   return Object.keys(desired.attributes).filter(
     (field) =>
@@ -246,9 +255,10 @@ function compare(
   input: KindPlanInput,
   desired: DesiredObject,
   remote: RemoteObject,
-  where: () => string,
   problems: PlanProblem[],
 ): Change | undefined {
+  // The kinds hand an unchanged remote object the desired object's attributes (FetchOptions.desired).
+  if (desired.attributes === remote.attributes) return undefined;
   const changed = changedFields(desired, remote);
   if (changed.length === 0) return undefined;
   const base = {
@@ -265,7 +275,7 @@ function compare(
       problems.push({
         kind: input.kind,
         key: desired.key,
-        message: `protected${where()}: changing ${forcedBy.join(', ')} would replace it (delete and re-create); remove "protect: true" to allow it`,
+        message: `protected${declaredAt(desired)}: changing ${forcedBy.join(', ')} would replace it (delete and re-create); remove "protect: true" to allow it`,
       });
       return undefined;
     }

@@ -23,6 +23,18 @@ export function globToRegExp(glob: string): RegExp {
   return re;
 }
 
+/** Each `match` object's entries, listed once: the planner asks for every object of a kind. */
+const entriesCache = new WeakMap<object, [string, readonly string[]][]>();
+
+function matchEntries(scope: ManageScope): [string, readonly string[]][] {
+  let entries = entriesCache.get(scope.match);
+  if (entries === undefined) {
+    entries = Object.entries(scope.match);
+    entriesCache.set(scope.match, entries);
+  }
+  return entries;
+}
+
 /** The first `match` field an object fails, with its value (undefined when the object lacks the field). */
 export interface ScopeMismatch {
   field: string;
@@ -36,7 +48,7 @@ export interface ScopeMismatch {
  * (through `inScope`) and `validate` (to name the failing field) share this one matcher.
  */
 export function scopeMismatch(attributes: Attributes, scope: ManageScope): ScopeMismatch | undefined {
-  for (const [field, globs] of Object.entries(scope.match)) {
+  for (const [field, globs] of matchEntries(scope)) {
     const value = Object.hasOwn(attributes, field) ? attributes[field] : undefined;
     if (typeof value !== 'string' || !globs.some((glob) => globToRegExp(glob).test(value)))
       return { field, value, globs };
