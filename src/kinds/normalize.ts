@@ -14,7 +14,7 @@ export function sortedSet<T>(values: readonly T[]): T[] {
   if (ordered) return values as T[];
   // A repeated member keeps its first place and its last value, as a Map built from the list would.
   const byJson = new Map<string, T>();
-  keys.forEach((key, i) => byJson.set(key, values[i] as T));
+  for (let i = 0; i < keys.length; i++) byJson.set(keys[i] as string, values[i] as T);
   return [...byJson.keys()].sort().map((json) => byJson.get(json) as T);
 }
 
