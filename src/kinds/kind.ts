@@ -25,9 +25,10 @@ export interface FetchOptions {
   /** GET-one calls in flight at once while hydrating list rows. */
   concurrency: number;
   /**
-   * The configuration's objects of the family. The families that can be large (application rules)
-   * use it as each row is read: an unchanged object's record holds the desired object's attributes
-   * (`shared`), one copy instead of two, and the planner's comparison becomes an identity check.
+   * The configuration's object of the family under a key. The families that can be large
+   * (application rules) look each row up as it is read: an unchanged object's record holds the
+   * desired object's attributes (`shared`), one copy instead of two, and the planner's comparison
+   * becomes an identity check.
    */
   desired?: DesiredLookup;
 }

@@ -5,7 +5,6 @@
  * All kinds are fetched concurrently. A listing that does not add up (IncompleteListingError) aborts
  * the whole plan: deletes planned from a partial listing would destroy objects that exist.
  */
-
 import type { ApiClient } from '../api/index.js';
 import { type DeclaredSources, formatLocation } from '../config/natural-keys.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
