@@ -21,7 +21,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeConfigDir } from './config-files.js';
 import { type RequestStats, type SeedContent, startBenchFirewall } from './firewall.js';
-import { formatTable } from './report.js';
+import { integerFlag, UsageError } from './options.js';
+import { fmt, formatTable, seconds } from './report.js';
 
 const CLI = fileURLToPath(new URL('../../cli/main.js', import.meta.url));
 const FLOOR_CHILD = fileURLToPath(new URL('./floor-child.js', import.meta.url));
@@ -49,22 +50,11 @@ const USAGE = `Usage: npm run bench:floor -- [options]
   --help           show this text
 `;
 
-class UsageError extends Error {}
-
 interface Options {
   sizes: { label: string; content: SeedContent }[];
   runs: number;
   latencyMs: number;
   quick: boolean;
-}
-
-function integer(name: string, raw: string | undefined, fallback: number, min: number): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new UsageError(`--${name} must be an integer >= ${min}, got '${raw}'`);
-  }
-  return value;
 }
 
 function parseOptions(argv: string[]): Options | undefined {
@@ -87,8 +77,8 @@ function parseOptions(argv: string[]): Options | undefined {
   });
   return {
     sizes,
-    runs: integer('runs', values.runs, 3, 1),
-    latencyMs: integer('latency', values.latency, 20, 0),
+    runs: integerFlag('runs', values.runs, 3, 1),
+    latencyMs: integerFlag('latency', values.latency, 20, 0),
     quick,
   };
 }
@@ -158,8 +148,6 @@ async function runNode(args: string[], env: NodeJS.ProcessEnv, scratch: string):
   return { ...result, maxRssBytes };
 }
 
-const fmt = (n: number) => n.toLocaleString('en-US');
-const seconds = (ms: number) => (ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(2)} s`);
 const megabytes = (bytes: number | undefined) =>
   bytes === undefined ? '-' : `${(bytes / MB).toFixed(0)} MB`;
 const median = (values: readonly number[]) => {

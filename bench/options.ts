@@ -74,7 +74,8 @@ export const USAGE = `Usage: npm run bench -- [options]
 
 export class UsageError extends Error {}
 
-function count(name: string, raw: string | undefined, fallback: number, min: number): number {
+/** `--NAME N`: an integer of at least `min`, or `fallback` when the flag is absent. */
+export function integerFlag(name: string, raw: string | undefined, fallback: number, min: number): number {
   if (raw === undefined) return fallback;
   const value = Number(raw);
   if (!Number.isSafeInteger(value) || value < min) {
@@ -105,14 +106,14 @@ export function parseOptions(argv: readonly string[]): BenchOptions | undefined 
     return name as ScenarioName;
   });
   return {
-    latencyMs: count('latency', values.latency, 20, 0),
-    rules: count('rules', values.rules, preset.rules, 0),
-    groups: count('groups', values.groups, preset.groups, 0),
-    notifications: count('notifications', values.notifications, preset.notifications, 0),
-    schedules: count('schedules', values.schedules, preset.schedules, 0),
-    apply: count('apply', values.apply, preset.apply, 1),
-    planner: count('planner', values.planner, preset.planner, 1),
-    runs: count('runs', values.runs, preset.runs, 1),
+    latencyMs: integerFlag('latency', values.latency, 20, 0),
+    rules: integerFlag('rules', values.rules, preset.rules, 0),
+    groups: integerFlag('groups', values.groups, preset.groups, 0),
+    notifications: integerFlag('notifications', values.notifications, preset.notifications, 0),
+    schedules: integerFlag('schedules', values.schedules, preset.schedules, 0),
+    apply: integerFlag('apply', values.apply, preset.apply, 1),
+    planner: integerFlag('planner', values.planner, preset.planner, 1),
+    runs: integerFlag('runs', values.runs, preset.runs, 1),
     scenarios: scenarios.length > 0 ? scenarios : [...SCENARIO_NAMES],
     baseline: !values['no-baseline'],
     quick: values.quick ?? false,

@@ -3,8 +3,8 @@ import type { BenchOptions } from './options.js';
 import type { Measured, ScenarioResult } from './scenarios.js';
 
 const DASH = '-';
-const fmt = (n: number) => n.toLocaleString('en-US');
-const seconds = (ms: number) => (ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(2)} s`);
+export const fmt = (n: number) => n.toLocaleString('en-US');
+export const seconds = (ms: number) => (ms < 1000 ? `${ms.toFixed(0)} ms` : `${(ms / 1000).toFixed(2)} s`);
 const megabytes = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const ratio = (a: number | undefined, b: number | undefined) =>
   a === undefined || b === undefined || b === 0 ? DASH : `${(a / b).toFixed(1)}x`;

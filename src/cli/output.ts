@@ -2,8 +2,9 @@
  * The only writers to stdout/stderr. Every line goes through `redact`, so a registered secret cannot
  * reach the terminal even if some message accidentally carries it.
  */
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { replaceDurably } from '../durable-files.js';
 import { usageError } from '../errors.js';
 import { containsSecret, redact } from '../secrets.js';
 
@@ -28,8 +29,9 @@ export function colorEnabled(stream: NodeJS.WriteStream, flag: boolean | undefin
  * hold the API token (a configuration value or a live object carrying it) is refused instead.
  *
  * `atomic` (for files the user keeps, such as configuration): the text goes to a temporary file
- * beside the target, which is then renamed over it, so a crash, a full disk or a second process
- * never leaves half a file. Not the default: `--out /dev/stdout` and FIFOs cannot be renamed over.
+ * beside the target, fsynced, then renamed over it (`replaceDurably`, as the emulator's state file),
+ * so a crash, a full disk or a second process never leaves half a file. Not the default: `--out
+ * /dev/stdout` and FIFOs cannot be renamed over.
  */
 export async function writeTextFile(
   path: string,
@@ -41,17 +43,13 @@ export async function writeTextFile(
       `refusing to write ${path}: it would contain the API token (a configuration value or a live object holds it).`,
     );
   }
-  const temporary = options.atomic
-    ? join(dirname(path), `.${basename(path)}.wafctl-${process.pid}.tmp`)
-    : undefined;
   try {
-    if (temporary === undefined) await writeFile(path, text);
+    if (!options.atomic) await writeFile(path, text);
     else {
-      await writeFile(temporary, text, { flag: 'wx' });
-      await rename(temporary, path);
+      const temporary = join(dirname(path), `.${basename(path)}.wafctl-${process.pid}.tmp`);
+      await replaceDurably(path, temporary, Buffer.from(text, 'utf8'));
     }
   } catch (error) {
-    if (temporary !== undefined) await rm(temporary, { force: true });
     throw usageError(
       `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
       error,

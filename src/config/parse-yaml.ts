@@ -65,7 +65,7 @@ function problemAt(
 }
 
 /** A document with nothing in it (`---` alone, or only comments), as opposed to an explicit `null`. */
-function isEmptyDocument(doc: Document): boolean {
+export function isEmptyDocument(doc: Document): boolean {
   const contents = doc.contents;
   if (contents === null) return true;
   return isScalar(contents) && contents.value === null && contents.range?.[0] === contents.range?.[1];

@@ -4,12 +4,12 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { FileFaultHook } from '../durable-files.js';
 import { WafctlError } from '../errors.js';
 import { isBearerToken, registerSecret } from '../secrets.js';
 import { Authenticator } from './auth.js';
 import { Committer } from './commit.js';
 import { DEMO_RULES, DEMO_USERS } from './demo-directory.js';
-import type { FileFaultHook } from './durable-files.js';
 import { FaultInjector, type FaultKind } from './faults.js';
 import { BODY_LIMIT_BYTES } from './http.js';
 import { openStateFile } from './open-state.js';
@@ -21,7 +21,7 @@ import type { StateFile } from './state-file.js';
 import { RequestStats } from './stats.js';
 import { Store } from './store.js';
 
-export type { FileFaultHook, FileOperation } from './durable-files.js';
+export type { FileFaultHook, FileOperation } from '../durable-files.js';
 export type { FaultKind } from './faults.js';
 export type { ApplicationRuleListShape } from './router.js';
 export { type EmulatorSeed, loadSeedFile } from './seed.js';

@@ -11,8 +11,9 @@
  * itself, and a compaction captures the snapshot there, writes it in the background after the batch
  * is durable, then swaps the journal for the lines appended since (the tail).
  */
+
+import { AppendFile, type FileFaultHook, removeDurably, replaceDurably } from '../durable-files.js';
 import { WafctlError } from '../errors.js';
-import { AppendFile, type FileFaultHook, removeDurably, replaceDurably } from './durable-files.js';
 import { encodeRecord, journalPathOf } from './journal.js';
 import type { StateLock } from './lock.js';
 import { encodeState, tempPathOf } from './persistence.js';

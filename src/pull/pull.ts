@@ -150,9 +150,10 @@ export async function preparePull(
 
   const declared = new Map<string, DeclaredObject>();
   const parsed = new Map<string, ReturnType<typeof parseYamlFile>>();
-  for (const kind of options.kinds) {
-    for (const object of config.state[kind.section]) {
-      const key = kind.keyOf(kind.attributes(object));
+  // The declared objects as refreshInputs made them (one per object of config.state, keyed).
+  for (const [i, kind] of options.kinds.entries()) {
+    for (const object of inputs[i]?.desired ?? []) {
+      const { key } = object;
       const location = config.sources[kind.section].get(key);
       if (location === undefined) continue;
       if (!parsed.has(location.file)) {

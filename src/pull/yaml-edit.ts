@@ -5,7 +5,7 @@
  * refused, then applied in order. Everything outside the edited spans stays byte for byte.
  */
 import { type Document, isAlias, isNode, isSeq, parseAllDocuments, type YAMLMap, type YAMLSeq } from 'yaml';
-import { SCHEMA_OPTIONS } from '../config/parse-yaml.js';
+import { isEmptyDocument, SCHEMA_OPTIONS } from '../config/parse-yaml.js';
 import { formatPath } from '../config/yaml-path.js';
 import type { NodePath, YamlEdit } from './model.js';
 import {
@@ -17,16 +17,7 @@ import {
   renderPair,
   replacement,
 } from './yaml-render.js';
-import {
-  dashes,
-  isEmptyDocument,
-  locate,
-  type Place,
-  parse,
-  rangeOf,
-  Source,
-  type Step,
-} from './yaml-source.js';
+import { dashes, locate, type Place, parse, rangeOf, Source, type Step } from './yaml-source.js';
 
 export { valueOrigin, YamlEditError } from './yaml-source.js';
 

@@ -168,12 +168,6 @@ export function parse(source: Source): Document.Parsed[] {
   return parseAllDocuments(source.text, options) as unknown as Document.Parsed[];
 }
 
-/** As parse-yaml.ts: `---` alone or only comments, as opposed to an explicit `null`. */
-export function isEmptyDocument(doc: Document): boolean {
-  const c = doc.contents;
-  return c === null || (isScalar(c) && c.value === null && c.range?.[0] === c.range?.[1]);
-}
-
 export function rangeOf(node: unknown): [number, number] {
   const [start = 0, end = start] = isNode(node) ? (node.range ?? []) : [];
   return [start, end];

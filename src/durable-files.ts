@@ -1,7 +1,8 @@
 /**
- * The few file operations the state file needs, each made durable (fsync) before it counts, and
- * each preceded by an optional fault hook: a full disk or a failing device cannot be produced in CI
- * without root, so tests make an operation throw ENOSPC/EIO there instead (test-only).
+ * File operations made durable (fsync) before they count: the emulator's state file and journal,
+ * and the configuration files `pull` rewrites (cli/output.ts). Each is preceded by an optional
+ * fault hook: a full disk or a failing device cannot be produced in CI without root, so tests make
+ * an operation throw ENOSPC/EIO there instead (test-only).
  */
 import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
