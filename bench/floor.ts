@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeConfigDir } from './config-files.js';
 import { type RequestStats, type SeedContent, startBenchFirewall } from './firewall.js';
-import { integerFlag, UsageError } from './options.js';
+import { integerFlag, readOptions, UsageError } from './options.js';
 import { fmt, formatTable, seconds } from './report.js';
 
 const CLI = fileURLToPath(new URL('../../cli/main.js', import.meta.url));
@@ -311,19 +311,8 @@ function details(results: readonly SizeResult[]): string {
 }
 
 async function main(): Promise<void> {
-  let options: Options | undefined;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`bench:floor: ${error.message}\n\n${USAGE}`);
-    process.exitCode = 1;
-    return;
-  }
-  if (options === undefined) {
-    process.stdout.write(USAGE);
-    return;
-  }
+  const options = readOptions('bench:floor', USAGE, parseOptions);
+  if (options === undefined) return;
   process.stdout.write(`${describeRun(options)}\n\n`);
   const scratch = await mkdtemp(join(tmpdir(), 'wafctl-floor-'));
   const results: SizeResult[] = [];

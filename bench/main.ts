@@ -4,7 +4,7 @@
  * the targets of issue 8. Exits 1 only when a run is broken (wrong counts, errors), never for time.
  */
 import { cpus } from 'node:os';
-import { type BenchOptions, parseOptions, USAGE, UsageError } from './options.js';
+import { type BenchOptions, parseOptions, readOptions, USAGE } from './options.js';
 import { details, resultsTable, targetsTable } from './report.js';
 import { runScenario, type ScenarioResult } from './scenarios.js';
 
@@ -17,19 +17,8 @@ function describeRun(options: BenchOptions): string {
 }
 
 async function main(): Promise<void> {
-  let options: BenchOptions | undefined;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`bench: ${error.message}\n\n${USAGE}`);
-    process.exitCode = 1;
-    return;
-  }
-  if (options === undefined) {
-    process.stdout.write(USAGE);
-    return;
-  }
+  const options = readOptions('bench', USAGE, parseOptions);
+  if (options === undefined) return;
   process.stdout.write(`${describeRun(options)}\n\n`);
   const results: ScenarioResult[] = [];
   for (const name of options.scenarios) {

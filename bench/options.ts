@@ -74,6 +74,28 @@ export const USAGE = `Usage: npm run bench -- [options]
 
 export class UsageError extends Error {}
 
+/**
+ * A bench entry point's options from its command line, or undefined when it should stop: after
+ * `--help` (the usage on stdout), or after a usage error (the message and the usage on stderr, exit
+ * code 1). Other errors are thrown.
+ */
+export function readOptions<T>(
+  program: string,
+  usage: string,
+  parse: (argv: string[]) => T | undefined,
+): T | undefined {
+  try {
+    const options = parse(process.argv.slice(2));
+    if (options === undefined) process.stdout.write(usage);
+    return options;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${program}: ${error.message}\n\n${usage}`);
+    process.exitCode = 1;
+    return undefined;
+  }
+}
+
 /** `--NAME N`: an integer of at least `min`, or `fallback` when the flag is absent. */
 export function integerFlag(name: string, raw: string | undefined, fallback: number, min: number): number {
   if (raw === undefined) return fallback;
