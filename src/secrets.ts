@@ -7,6 +7,14 @@
  * raw, JSON-escaped (once, twice, and with `/` written `\/`), URL-encoded (upper- and lower-case
  * hex, and form encoding), and base64 (standard and URL alphabets, padded or not, alone or inside a
  * larger blob such as a Basic authorization header). The forms are computed once, at registration.
+ *
+ * Every registered secret is redacted, however short: a 6-character password printed in a log is
+ * leaked all the same. The raw secret and its escaped forms (never shorter than the secret) are
+ * always redacted; the base64 forms are derived text that does not contain the secret, and those
+ * shorter than `MIN_DERIVED_FORM_LENGTH` are left alone (a 2-character secret's base64 alignments
+ * are 4 characters that would match inside any base64 blob). A secret shorter than
+ * `SHORT_SECRET_LENGTH` also hides ordinary text that happens to equal it, so the CLI warns once
+ * (see `shortSecretWarning`).
  */
 import { Buffer } from 'node:buffer';
 
@@ -14,13 +22,20 @@ import { Buffer } from 'node:buffer';
 let forms: readonly string[] = [];
 /** Any of `forms`: one scan that tells nearly every text apart as holding none of them. */
 let anyForm: RegExp | undefined;
+/** The same, and the marker, for replacing in one pass (global: used only through `replace`). */
+let everyForm: RegExp | undefined;
 const registered = new Set<string>();
 
 /**
- * Values shorter than this are not treated as secrets: redacting a short value ("block") would
- * rewrite ordinary data wherever it appears. Real API tokens are far longer.
+ * Base64 forms (derived text, not the secret written another way) shorter than this are not
+ * redacted: 4 or 6 base64 characters occur by chance in any blob. Raw and escaped forms are
+ * redacted at any length.
  */
-const MIN_SECRET_LENGTH = 8;
+export const MIN_DERIVED_FORM_LENGTH = 8;
+
+/** Secrets shorter than this are still redacted, but the CLI warns that ordinary text may be hidden. */
+export const SHORT_SECRET_LENGTH = 8;
+const warnedShort = new Set<string>();
 
 export const REDACTED = '[REDACTED]';
 
@@ -66,30 +81,61 @@ function base64Forms(secret: string): string[] {
   return [...standard, ...standard.map(base64url)];
 }
 
-function formsOf(secret: string): string[] {
-  return [secret, ...jsonForms(secret), ...urlForms(secret), ...base64Forms(secret)];
+/** The secret and the same text escaped: redacted whatever their length. */
+function exactForms(secret: string): string[] {
+  return [secret, ...jsonForms(secret), ...urlForms(secret)];
 }
 
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Registers a secret for `redact`. An empty or blank value is no secret: it would match all text
+ * or all layout (and is refused as a credential anyway, see `isBearerToken`).
+ */
 export function registerSecret(value: string | undefined): void {
-  if (value === undefined || value.length < MIN_SECRET_LENGTH || registered.has(value)) return;
+  if (value === undefined || value.trim() === '' || registered.has(value)) return;
   registered.add(value);
   const all = new Set(forms);
-  for (const form of formsOf(value)) if (form.length >= MIN_SECRET_LENGTH) all.add(form);
+  for (const form of exactForms(value)) all.add(form);
+  for (const form of base64Forms(value)) if (form.length >= MIN_DERIVED_FORM_LENGTH) all.add(form);
   // Longest first, so that a form holding a shorter one (the padded base64 holds the unpadded one
   // and its first alignment) is replaced whole, not cut into `[REDACTED]==`.
   forms = [...all].sort((a, b) => b.length - a.length);
-  anyForm = new RegExp(forms.map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
+  anyForm = new RegExp(forms.map(escapeRegExp).join('|'));
+  // The marker itself is matched too (and kept): text redacted once is redacted again on its way
+  // out, and a short secret found inside "[REDACTED]" must not cut the marker up.
+  everyForm = new RegExp(
+    [...forms, REDACTED]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp)
+      .join('|'),
+    'g',
+  );
 }
 
 export function redact(text: string): string {
   // Nearly every text holds no secret: one regular-expression scan (about 3 times faster on a
   // multi-megabyte plan than an `includes` per form) returns it as it is, nothing allocated.
-  if (anyForm === undefined || !anyForm.test(text)) return text;
-  let out = text;
-  for (const form of forms) {
-    if (out.includes(form)) out = out.split(form).join(REDACTED);
-  }
-  return out;
+  if (anyForm === undefined || everyForm === undefined || !anyForm.test(text)) return text;
+  // One pass, left to right: a replacement is never scanned again, so a short secret that occurs
+  // in "[REDACTED]" (or in a longer form already replaced) cannot garble the output.
+  return text.replace(everyForm, REDACTED);
+}
+
+/**
+ * The one-line warning for a short secret, the first time it is asked for that secret; undefined
+ * when the secret is long enough or was warned about already. `what` names it ("the API token"),
+ * `kind` says what to lengthen. Only the CLI prints it: the library never writes to the process.
+ */
+export function shortSecretWarning(
+  what: string,
+  kind: 'token' | 'password',
+  value: string | undefined,
+): string | undefined {
+  if (value === undefined || value === '' || value.length >= SHORT_SECRET_LENGTH) return undefined;
+  if (warnedShort.has(value)) return undefined;
+  warnedShort.add(value);
+  return `${what} is only ${value.length} characters: redaction may hide ordinary text; use a longer ${kind}`;
 }
 
 /** Whether `text` holds a registered secret, in any of the forms `redact` replaces. */

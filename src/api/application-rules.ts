@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type ClientContext, call, paginatedPages } from './context.js';
 import { underKey } from './envelope.js';
+import { UnconfirmedWriteError } from './errors.js';
 import { APPLICATION_RULE_FILTERS, type ApplicationRuleFilters, filtersToQuery } from './filters.js';
 import type { RequestSpec } from './http.js';
 import { collect, eachRow } from './paginate.js';
@@ -41,8 +42,15 @@ export interface ApplicationRulesApi {
   pages(filters?: ApplicationRuleFilters): AsyncIterable<ApplicationRule[]>;
   /** Always complete (throws an invalid-response error otherwise). */
   get(id: string): Promise<ApplicationRule>;
-  /** Resolves with the new ids, in the server's order. Never retried (see http.ts). */
+  /**
+   * Resolves with the new ids, in the server's order. Never retried (see http.ts). An answer with
+   * fewer ids than rules sent is an UnconfirmedWriteError.
+   */
   create(rules: readonly ApplicationRuleInput[]): Promise<string[]>;
+  /**
+   * Updates and deletes resolve with the ids the server says it wrote, which must include every id
+   * sent: an answer that leaves one out (`rule_ids: []`) is an UnconfirmedWriteError naming them.
+   */
   update(id: string, attrs: ApplicationRuleUpdate): Promise<string[]>;
   updateMany(ids: readonly string[], attrs: ApplicationRuleUpdate): Promise<string[]>;
   delete(ids: readonly string[]): Promise<string[]>;
@@ -70,6 +78,35 @@ export function applicationRulesApi(ctx: ClientContext): ApplicationRulesApi {
   const iterate = (filters?: ApplicationRuleFilters) => eachRow(pages(filters));
   const write = async (spec: Omit<RequestSpec, 'contentType'>) =>
     call(ctx, { ...spec, contentType: CONTENT_TYPE }, idsData);
+  /**
+   * A write of existing rules: done is what `rule_ids` confirms, nothing else. A 200 that leaves an
+   * id out may not have written it, and is never taken for done (the applier re-reads).
+   */
+  const writeIds = async (spec: Omit<RequestSpec, 'contentType'>, ids: readonly string[]) => {
+    const answered = await write(spec);
+    const confirmed = new Set(answered);
+    const sent = [...new Set(ids)];
+    const unconfirmed = sent.filter((id) => !confirmed.has(id));
+    if (unconfirmed.length > 0) {
+      throw new UnconfirmedWriteError(spec, {
+        sent: sent.length,
+        confirmed: sent.length - unconfirmed.length,
+        unconfirmed,
+      });
+    }
+    return answered;
+  };
+  /** A create: one new id per rule sent (which ids is unknowable; the applier re-reads by key). */
+  const writeNew = async (rules: readonly ApplicationRuleInput[]) => {
+    const answered = await write({ method: 'POST', path: BASE, body: { rules } });
+    const created = new Set(answered).size;
+    if (created < rules.length)
+      throw new UnconfirmedWriteError(
+        { method: 'POST', path: BASE },
+        { sent: rules.length, confirmed: created },
+      );
+    return answered;
+  };
   return {
     pages,
     iterate,
@@ -77,14 +114,18 @@ export function applicationRulesApi(ctx: ClientContext): ApplicationRulesApi {
     get: async (id) =>
       call(ctx, { method: 'GET', path: `${BASE}/${pathSegment(id, 'application rule id')}` }, oneData),
     // Empty batches are answered locally: there is nothing to send, and no server reply to trust.
-    create: async (rules) =>
-      rules.length === 0 ? [] : write({ method: 'POST', path: BASE, body: { rules } }),
+    create: async (rules) => (rules.length === 0 ? [] : writeNew(rules)),
     update: async (id, attrs) =>
-      write({ method: 'PUT', path: `${BASE}/${pathSegment(id, 'application rule id')}`, body: { attrs } }),
+      writeIds(
+        { method: 'PUT', path: `${BASE}/${pathSegment(id, 'application rule id')}`, body: { attrs } },
+        [id],
+      ),
     // The bulk update is documented with a trailing slash, unlike every other path.
     updateMany: async (ids, attrs) =>
-      ids.length === 0 ? [] : write({ method: 'PUT', path: `${BASE}/`, body: { attrs, rule_ids: ids } }),
+      ids.length === 0
+        ? []
+        : writeIds({ method: 'PUT', path: `${BASE}/`, body: { attrs, rule_ids: ids } }, ids),
     delete: async (ids) =>
-      ids.length === 0 ? [] : write({ method: 'DELETE', path: BASE, body: { rule_ids: ids } }),
+      ids.length === 0 ? [] : writeIds({ method: 'DELETE', path: BASE, body: { rule_ids: ids } }, ids),
   };
 }

@@ -9,6 +9,8 @@ export interface ClientContext {
   http: Http;
   pageSize: number;
   concurrency: number;
+  /** The most rows one listing may hold (see limits.ts). */
+  maxRows: number;
 }
 
 /** One request whose envelope's `data` must match `data`. */
@@ -37,6 +39,6 @@ export function paginatedPages<T extends { id: string }>(
       const { data, pagination } = readPage(spec, await ctx.http.send(spec), rows);
       return { rows: data, pagination };
     },
-    { path, pageSize: ctx.pageSize, concurrency: ctx.concurrency },
+    { path, pageSize: ctx.pageSize, concurrency: ctx.concurrency, maxRows: ctx.maxRows },
   );
 }

@@ -79,13 +79,83 @@ export class ApiError extends WafctlError {
   }
 }
 
-/** The server answered 2xx with a body we cannot trust (not JSON, wrong envelope, wrong types). */
+/**
+ * The server answered 2xx with a body we cannot trust (not JSON, wrong envelope, wrong types, too
+ * large, ids that do not match the request). For a write the outcome is ambiguous: the applier
+ * re-reads before sending it again.
+ */
 export class InvalidResponseError extends WafctlError {
   readonly method: HttpMethod;
   readonly path: string;
 
-  constructor(target: RequestTarget, problem: string) {
-    super('API_RESPONSE_INVALID', display(`${prefix(target)}: invalid response: ${problem}`));
+  /** `headline` comes before `problem` in the message; subclasses that say it all pass ''. */
+  constructor(target: RequestTarget, problem: string, headline = 'invalid response: ') {
+    super('API_RESPONSE_INVALID', display(`${prefix(target)}: ${headline}${problem}`));
+    this.method = target.method;
+    this.path = redact(target.path);
+  }
+}
+
+/**
+ * A body (decoded: after gzip or deflate) larger than the client's limit. Reading stops at the limit
+ * and the connection is dropped, so a 3 GB answer or a gzip bomb cannot exhaust memory. Not retried:
+ * the same request would get the same answer. An InvalidResponseError, since for a write the server
+ * may have done the work (an unreadable 2xx): the applier re-reads.
+ */
+export class ResponseTooLargeError extends InvalidResponseError {
+  /** The limit, in bytes. */
+  readonly limit: number;
+
+  constructor(target: RequestTarget, limit: number) {
+    super(target, `response too large (more than ${limit} bytes)`, '');
+    this.limit = limit;
+  }
+}
+
+const MAX_SHOWN_IDS = 5;
+
+/**
+ * A 2xx whose `rule_ids` does not confirm every object sent (an answer `[]` to a bulk delete): the
+ * missing ones were perhaps not written. Never taken for done: for the applier this is an ambiguous
+ * answer, and the objects are re-read (those found written are done, the others are sent again).
+ */
+export class UnconfirmedWriteError extends InvalidResponseError {
+  /** The ids sent that the answer does not hold (for a create: empty, the new ids are unknown). */
+  readonly unconfirmed: readonly string[];
+
+  constructor(
+    target: RequestTarget,
+    info: { sent: number; confirmed: number; unconfirmed?: readonly string[] },
+  ) {
+    const unconfirmed = info.unconfirmed ?? [];
+    const shown = unconfirmed.slice(0, MAX_SHOWN_IDS).join(', ');
+    const more = unconfirmed.length > MAX_SHOWN_IDS ? ` and ${unconfirmed.length - MAX_SHOWN_IDS} more` : '';
+    const which = unconfirmed.length > 0 ? ` (not confirmed: ${shown}${more})` : '';
+    super(
+      target,
+      `the answer confirms ${info.confirmed} of the ${info.sent} objects sent${which}; the others may not have been written`,
+      '',
+    );
+    this.unconfirmed = unconfirmed;
+  }
+}
+
+/**
+ * A request that would carry a registered secret (the API token, a password) in its path, query or
+ * body. Refused before anything is sent; the message names the method and path, never the value.
+ */
+export class SecretInRequestError extends WafctlError {
+  readonly method: HttpMethod;
+  readonly path: string;
+
+  constructor(target: RequestTarget, where: 'body' | 'path or query') {
+    super(
+      'PLAN_REFUSED',
+      redact(
+        `${prefix(target)}: refused to send: the request ${where} holds a secret (the API token or a sign-in password); wafctl never sends one to the API`,
+      ),
+      { userFault: true },
+    );
     this.method = target.method;
     this.path = redact(target.path);
   }
@@ -226,6 +296,25 @@ export class RedirectError extends WafctlError {
     this.problem = info.problem;
     this.from = redact(from);
     this.to = redact(to);
+  }
+}
+
+/**
+ * A paginated listing that outgrew what its first page announced (`total_count` plus a margin), or
+ * the client's hard cap of rows: reading stops there, before memory runs out on a server that
+ * invents rows for ever. Never a partial listing taken for whole.
+ */
+export class ListingTooLargeError extends WafctlError {
+  readonly path: string;
+  /** Rows received when reading stopped (0 when the first page's total_count alone exceeds the cap). */
+  readonly received: number;
+  readonly limit: number;
+
+  constructor(path: string, info: { received: number; limit: number; reason: string }) {
+    super('INCOMPLETE_LISTING', redact(`[GET] ${path}: listing too large: ${info.reason}; stopped reading`));
+    this.path = redact(path);
+    this.received = info.received;
+    this.limit = info.limit;
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The one place that talks HTTP: an ofetch instance (base URL, bearer token, debug hooks), one
+ * The one place that talks HTTP: an ofetch instance (base URL, bearer token), a debug log, one
  * attempt mapped to our errors, and retries around idempotent methods. Everything above this file
  * sees either the parsed JSON body of a 2xx answer or a WafctlError.
  *
@@ -14,8 +14,16 @@
  * Node returns the real 3xx with its Location (not the browser's opaque response), and `attemptOnce`
  * decides: another origin is never followed, a write is never followed, a GET follows at most
  * MAX_REDIRECTS same-origin hops.
+ *
+ * Bodies are read as a stream (ofetch `responseType: 'stream'`) and counted as they arrive, decoded
+ * (after gzip or deflate): past `maxResponseBytes` the read stops, the connection is dropped and the
+ * request fails once with `response too large` (`readCapped` in limits.ts), never retried. Only then
+ * is the body decoded whole.
+ *
+ * Every request passes `send`, which builds it once (`prepare` in request.ts): the last line of
+ * defence for secrets, a request whose path, query or body holds one is refused before it exists.
  */
-import { type FetchContext, FetchError, type FetchResponse, ofetch } from 'ofetch';
+import { FetchError, type FetchResponse, ofetch } from 'ofetch';
 import { WafctlError } from '../errors.js';
 import { redact } from '../secrets.js';
 import {
@@ -28,9 +36,12 @@ import {
   networkProblem,
   RedirectError,
   type RequestTarget,
+  ResponseTooLargeError,
 } from './errors.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, isLimit, MAX_RESPONSE_BYTES_ENV, readCapped } from './limits.js';
+import { type Prepared, prepare } from './request.js';
 import { type Clock, MAX_TIMEOUT_SECONDS, parseRetryAfter, type RetryPolicy, withRetries } from './retry.js';
-import { encodeQuery, type QueryParams } from './url.js';
+import { checkBaseUrl, type QueryParams } from './url.js';
 
 export interface HttpOptions {
   baseUrl: string;
@@ -42,6 +53,8 @@ export interface HttpOptions {
   clock: Clock;
   /** Receives one line per request and per response; headers are never logged. */
   log?: ((line: string) => void) | undefined;
+  /** The largest decoded body read, in bytes; default DEFAULT_MAX_RESPONSE_BYTES. */
+  maxResponseBytes?: number | undefined;
 }
 
 export interface RequestSpec extends RequestTarget {
@@ -50,6 +63,11 @@ export interface RequestSpec extends RequestTarget {
   body?: unknown;
   /** Sent when given, with or without a body (group DELETE documents it as required). */
   contentType?: 'application/json' | 'multipart/mixed';
+  /**
+   * Top-level body fields meant to carry a secret (the sign-in's `password`). Any other part of the
+   * request that holds a registered secret is refused (SecretInRequestError).
+   */
+  secretFields?: readonly string[];
 }
 
 export interface Http {
@@ -68,55 +86,6 @@ const RETRYABLE_NETWORK_CODES = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
 ]);
-
-export function checkBaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new WafctlError('CONNECTION', `invalid API URL ${JSON.stringify(redact(baseUrl))}`, {
-      userFault: true,
-    });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new WafctlError('CONNECTION', `API URL must start with http:// or https://, got ${url.protocol}`, {
-      userFault: true,
-    });
-  }
-  // fetch refuses such a URL, with an error that quotes it, password included.
-  if (url.username !== '' || url.password !== '') {
-    throw new WafctlError(
-      'CONNECTION',
-      `the API URL must not contain user:password@ (the token authenticates), got ${url.protocol}//...@${url.host}`,
-      { userFault: true },
-    );
-  }
-  return baseUrl;
-}
-
-function debugHooks(log: (line: string) => void, clock: Clock) {
-  const started = new WeakMap<object, { at: number; label: string }>();
-  const finish = (context: FetchContext, outcome: string) => {
-    const start = started.get(context);
-    if (start === undefined) return;
-    log(redact(`<-- ${outcome} ${start.label} (${clock.now() - start.at} ms)`));
-  };
-  return {
-    onRequest(context: FetchContext) {
-      // Before ofetch applies baseURL, `request` is the path with its query: no host, no headers. A
-      // followed redirect is requested by absolute URL: its path and query are shown, not its host.
-      const label = `${context.options.method ?? 'GET'} ${withoutOrigin(String(context.request))}`;
-      started.set(context, { at: clock.now(), label });
-      log(redact(`--> ${label}`));
-    },
-    onResponse(context: FetchContext) {
-      finish(context, String(context.response?.status ?? '???'));
-    },
-    onRequestError(context: FetchContext) {
-      finish(context, `ERR ${failureLabel(context.error)}`);
-    },
-  };
-}
 
 /** `/path?query` of an absolute URL; anything else as it is. */
 function withoutOrigin(request: string): string {
@@ -268,6 +237,14 @@ export function createHttp(options: HttpOptions): Http {
       { userFault: true },
     );
   }
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  if (!isLimit(maxResponseBytes)) {
+    throw new WafctlError(
+      'USAGE',
+      `the response size limit (${MAX_RESPONSE_BYTES_ENV}) must be a positive whole number of bytes, got ${maxResponseBytes}`,
+      { userFault: true },
+    );
+  }
   const baseUrl = checkBaseUrl(options.baseUrl);
   // As ofetch joins them (ufo's withBase leaves an absolute URL alone): for a response without `url`.
   const absoluteUrl = (request: string) =>
@@ -280,45 +257,68 @@ export function createHttp(options: HttpOptions): Http {
     },
     // No `timeout`: it would stop at the headers. The deadline is the signal given to each request.
     retry: false, // see retry.ts for why retries are not ofetch's
-    responseType: 'text', // parsed here, so that a non-JSON body is reported, not guessed at
+    // Read here (readCapped), counted and capped, then parsed: a non-JSON body is reported, not guessed at.
+    responseType: 'stream',
     ignoreResponseError: true, // statuses are mapped here, to ApiError
-    ...(options.log === undefined ? {} : debugHooks(options.log, clock)),
   });
 
-  /** One request, its body read whole (ofetch reads it before resolving), within `deadline`. */
-  async function fetchOnce(target: RequestTarget, spec: RequestSpec, request: string, deadline: Deadline) {
+  /**
+   * One request, its body read whole (and capped) within `deadline`: the response and its text. A
+   * redirect's body is not read (its Location is what counts): it is cancelled, freeing the connection.
+   *
+   * The debug log gets one line for the request and one once the answer is whole (or failed). The
+   * path is shown with its query, never a host or a header: a followed redirect is requested by
+   * absolute URL, and only its path and query are shown.
+   */
+  async function fetchOnce(prepared: Prepared, request: string, deadline: Deadline) {
+    const { spec, target } = prepared;
     const headers: Record<string, string> = spec.contentType ? { 'content-type': spec.contentType } : {};
+    const label = `${spec.method} ${withoutOrigin(request)}`;
+    const log = (line: string) => options.log?.(redact(line));
     const startedAt = clock.now();
+    log(`--> ${label}`);
+    let response: FetchResponse<unknown> | undefined;
     try {
-      return await fetcher.raw<string, 'text'>(request, {
+      response = await fetcher.raw<unknown, 'stream'>(request, {
         method: spec.method,
         headers,
         redirect: 'manual', // decided in attemptOnce, see the top of this file
         signal: deadline.signal,
-        ...(spec.body === undefined ? {} : { body: JSON.stringify(spec.body) }),
+        ...(prepared.body === undefined ? {} : { body: prepared.body }),
       });
-    } catch (error) {
-      // A failure while reading the body reaches no ofetch hook: the debug log line is written here.
-      if (!(error instanceof FetchError) && options.log !== undefined) {
-        const label = `${spec.method} ${withoutOrigin(request)}`;
-        const reason = deadline.signal.aborted ? 'timed out' : failureLabel(error);
-        options.log(redact(`<-- ERR ${reason} reading the body ${label} (${clock.now() - startedAt} ms)`));
+      let text = '';
+      if (REDIRECT_STATUSES.has(response.status) && response.headers.has('location')) {
+        await response.body?.cancel().catch(() => {});
+      } else {
+        text = await readCapped(response, maxResponseBytes, target);
       }
+      log(`<-- ${response.status} ${label} (${clock.now() - startedAt} ms)`);
+      return { response, text };
+    } catch (error) {
+      const reason =
+        error instanceof ResponseTooLargeError
+          ? `more than ${maxResponseBytes} bytes`
+          : deadline.signal.aborted
+            ? 'timed out'
+            : failureLabel(error);
+      const where = response === undefined ? '' : ' reading the body';
+      log(`<-- ERR ${reason}${where} ${label} (${clock.now() - startedAt} ms)`);
+      if (error instanceof ResponseTooLargeError) throw error;
       throw toNetworkError(target, error, hostOf(absoluteUrl(request)), deadline, timeoutSeconds);
     }
   }
 
-  async function attemptOnce(spec: RequestSpec): Promise<unknown> {
-    const target: RequestTarget = { method: spec.method, path: spec.path };
-    const query = spec.query === undefined ? '' : encodeQuery(spec.query);
+  async function attemptOnce(prepared: Prepared): Promise<unknown> {
+    const { target } = prepared;
     // Relative (ofetch prepends the base URL), then the absolute URL of each redirect followed.
-    let request = query === '' ? spec.path : `${spec.path}?${query}`;
-    let response: FetchResponse<string>;
+    let request = prepared.request;
+    let answer: { response: FetchResponse<unknown>; text: string };
     // One deadline for the whole attempt, redirects followed included; cleared however it ends.
     const deadline = startDeadline(timeoutSeconds);
     try {
       for (let hops = 0; ; hops++) {
-        response = await fetchOnce(target, spec, request, deadline);
+        answer = await fetchOnce(prepared, request, deadline);
+        const { response } = answer;
         const location = response.headers.get('location');
         if (!REDIRECT_STATUSES.has(response.status) || location === null) break;
         // `url` is what fetch requested (with `redirect: 'manual'`, the URL that answered).
@@ -328,7 +328,7 @@ export function createHttp(options: HttpOptions): Http {
     } finally {
       deadline.clear();
     }
-    const text = typeof response._data === 'string' ? response._data : '';
+    const { response, text } = answer;
     if (response.status < 200 || response.status > 299) {
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'), clock.now());
       throw toApiError(target, response.status, text, retryAfter);
@@ -349,12 +349,13 @@ export function createHttp(options: HttpOptions): Http {
           options.log?.(redact(`retry ${retryNumber} in ${delayMs} ms after: ${error.message}`));
 
   return {
-    send(spec) {
+    async send(spec) {
+      const prepared = prepare(spec);
       // POST is never retried: a create whose answer was lost may have been applied, and sending it
       // again would create a duplicate (application rules have no server-side unique key). After an
       // ambiguous POST failure the applier re-reads by natural key instead.
-      if (spec.method === 'POST') return attemptOnce(spec);
-      return withRetries(spec.method, () => attemptOnce(spec), options.retry, clock, onRetry);
+      if (spec.method === 'POST') return attemptOnce(prepared);
+      return withRetries(spec.method, () => attemptOnce(prepared), options.retry, clock, onRetry);
     },
   };
 }

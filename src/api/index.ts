@@ -1,7 +1,8 @@
 /**
  * The typed client of the WAF management API: one namespace per resource family, one function per
  * documented endpoint. It never prints: debug lines go to the `log` callback, failures are
- * WafctlErrors (ApiError, InvalidResponseError, ApiNetworkError, IncompleteListingError).
+ * WafctlErrors (ApiError, InvalidResponseError and its ResponseTooLargeError and UnconfirmedWriteError,
+ * ApiNetworkError, RedirectError, IncompleteListingError, ListingTooLargeError, SecretInRequestError).
  */
 import { WafctlError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
@@ -10,6 +11,7 @@ import type { ClientContext } from './context.js';
 import { type ListKind, parseFilterStrings, type RawFilters } from './filters.js';
 import { type GroupsApi, groupsApi } from './groups.js';
 import { createHttp } from './http.js';
+import { DEFAULT_MAX_ROWS, MAX_ROWS_ENV } from './limits.js';
 import { type NotificationsApi, notificationsApi } from './notifications.js';
 import type { ApplicationRule, Group, Notification, Rule, Schedule } from './records.js';
 import {
@@ -37,6 +39,10 @@ export interface ApiClientOptions {
   pageSize?: number;
   /** Pages fetched at once. Default 8. */
   concurrency?: number;
+  /** The largest decoded response body read, in bytes. Default DEFAULT_MAX_RESPONSE_BYTES (256 MiB). */
+  maxResponseBytes?: number;
+  /** The most rows one paginated listing may hold. Default DEFAULT_MAX_ROWS (1,000,000). */
+  maxRows?: number;
   /** One line per request, response and retry (method, path with query, status, duration). */
   log?: (line: string) => void;
   /** Time and randomness; tests replace `sleep` so that no test waits for real. */
@@ -98,9 +104,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       retry,
       clock: { ...SYSTEM_CLOCK, ...options.clock },
       log: options.log,
+      maxResponseBytes: options.maxResponseBytes, // checked by createHttp
     }),
     pageSize: positiveInteger('page size', options.pageSize, 1000),
     concurrency: positiveInteger('concurrency', options.concurrency, 8),
+    maxRows: positiveInteger(`the row limit (${MAX_ROWS_ENV})`, options.maxRows, DEFAULT_MAX_ROWS),
   };
   const client = {
     groups: groupsApi(ctx),
@@ -134,8 +142,12 @@ export {
   type HttpMethod,
   IncompleteListingError,
   InvalidResponseError,
+  ListingTooLargeError,
   RedirectError,
   type RedirectProblem,
+  ResponseTooLargeError,
+  SecretInRequestError,
+  UnconfirmedWriteError,
 } from './errors.js';
 export {
   APPLICATION_RULE_FILTERS,
@@ -150,6 +162,14 @@ export {
   type ScheduleFilters,
 } from './filters.js';
 export type { GroupInput } from './groups.js';
+export {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_MAX_ROWS,
+  limitsFromEnv,
+  MAX_RESPONSE_BYTES_ENV,
+  MAX_ROWS_ENV,
+  type ResponseLimits,
+} from './limits.js';
 export type { NotificationInput, NotificationSettingsInput, NotificationUpdate } from './notifications.js';
 export type {
   Action,

@@ -3,10 +3,16 @@
  * the page base (0 or 1) is detected, a silently capped page_size is detected, remaining pages are
  * fetched concurrently (bounded by p-limit), rows are de-duplicated by id, and a listing whose
  * distinct rows fall short of `total_count` throws instead of looking complete.
+ *
+ * Nor is a listing allowed to grow without bound: the rows received may exceed the first page's
+ * `total_count` by a margin only (rows created while it is read, rows met twice when it shifts),
+ * and never the hard cap `maxRows` (limits.ts). A server that pages invented ids for ever under
+ * `total_count: 1e12` is stopped with a ListingTooLargeError, not left to exhaust memory.
  */
 import pLimit from 'p-limit';
 import type { Pagination } from './envelope.js';
-import { ApiError, IncompleteListingError } from './errors.js';
+import { ApiError, IncompleteListingError, ListingTooLargeError } from './errors.js';
+import { MAX_ROWS_ENV } from './limits.js';
 
 export interface Page<T> {
   rows: readonly T[];
@@ -21,6 +27,8 @@ export interface PaginateOptions {
   pageSize: number;
   /** Pages in flight at once. */
   concurrency: number;
+  /** The most rows the listing may hold, whatever `total_count` says. */
+  maxRows: number;
 }
 
 /** The spec's message for a bad `page`/`page_size`; a server rejecting page 0 with it counts from 1. */
@@ -49,6 +57,23 @@ async function readFirstPage<T>(fetchPage: PageFetcher<T>, pageSize: number) {
   return { page, base: 0 };
 }
 
+/**
+ * The most rows a listing may deliver: its first page's `total_count`, plus a tenth of it or one page
+ * (whichever is more) for rows created while it is read and rows met twice when it shifts; never
+ * more than `maxRows`.
+ */
+function rowBudget(totalCount: number, pageSize: number, maxRows: number): number {
+  return Math.min(maxRows, totalCount + Math.max(pageSize, Math.ceil(totalCount / 10)));
+}
+
+function tooLarge(options: PaginateOptions, received: number, totalCount: number, budget: number) {
+  const reason =
+    budget === options.maxRows
+      ? `more than ${options.maxRows} rows, the limit (${MAX_ROWS_ENV} raises it)`
+      : `received more than ${budget} rows, although the first page reported total_count ${totalCount}`;
+  return new ListingTooLargeError(options.path, { received, limit: budget, reason });
+}
+
 /** Rows not met before (a row may sit on two pages when the listing shifts while being read). */
 function unseen<T extends { id: string }>(rows: readonly T[], seen: Set<string>): T[] {
   const fresh: T[] = [];
@@ -70,6 +95,14 @@ export async function* paginate<T extends { id: string }>(
 ): AsyncGenerator<T[], void, undefined> {
   const { page: first, base } = await readFirstPage(fetchPage, options.pageSize);
   const { total_count: totalCount, total_pages: totalPages } = first.pagination;
+  // Refused before reading on: such a listing cannot end whole within the cap.
+  if (totalCount > options.maxRows) {
+    throw new ListingTooLargeError(options.path, {
+      received: first.rows.length,
+      limit: options.maxRows,
+      reason: `the server reports total_count ${totalCount}, more than the limit of ${options.maxRows} rows (${MAX_ROWS_ENV} raises it)`,
+    });
+  }
   // A first page that is not the last but holds fewer (or more) rows than asked for tells the
   // server's real page size; later pages are requested with it so that page offsets line up.
   const pageSize =
@@ -89,6 +122,9 @@ export async function* paginate<T extends { id: string }>(
     }
   };
 
+  const budget = rowBudget(totalCount, pageSize, options.maxRows);
+  let received = first.rows.length;
+  if (received > budget) throw tooLarge(options, received, totalCount, budget);
   const seen = new Set<string>();
   let expected = totalCount;
   try {
@@ -96,6 +132,8 @@ export async function* paginate<T extends { id: string }>(
     yield unseen(first.rows, seen);
     for (let pending = scheduled.shift(); pending !== undefined; pending = scheduled.shift()) {
       const page = await pending;
+      received += page.rows.length;
+      if (received > budget) throw tooLarge(options, received, totalCount, budget);
       // An empty page means the rows ran out: asking for the pages after it would only multiply
       // requests (by a bogus total_count, possibly millions); the count check below reports the gap.
       if (page.rows.length === 0) nextIndex = pageCount;

@@ -32,6 +32,8 @@ export interface SignInOptions {
   /** Receives the request's debug lines (method, path, status, duration; never the body). */
   log?: ((line: string) => void) | undefined;
   clock?: Partial<Clock>;
+  /** The largest decoded response body read, in bytes (default DEFAULT_MAX_RESPONSE_BYTES). */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -76,12 +78,15 @@ export async function signIn(options: SignInOptions): Promise<string> {
     retry: DEFAULT_RETRY_POLICY, // not used: a POST is sent once
     clock: { ...SYSTEM_CLOCK, ...options.clock },
     log: options.log,
+    maxResponseBytes: options.maxResponseBytes,
   });
   const spec: RequestSpec = {
     method: 'POST',
     path: SIGNIN_PATH,
     contentType: 'application/json',
     body: { username, password },
+    // The one request meant to carry a secret: only there (the user name must not hold one).
+    secretFields: ['password'],
   };
   let token: string;
   try {

@@ -1,9 +1,11 @@
 /**
- * Building the path and query of a request. Kept apart from the HTTP layer so that the two rules that
- * protect the server from us (a name never escapes its path segment; list filters use one encoding)
- * live in one small place.
+ * Building the URL of a request: the base URL it is appended to, its path and its query. Kept apart
+ * from the HTTP layer so that the rules that protect the server from us (a base URL paths can be
+ * appended to; a name never escapes its path segment; list filters use one encoding) live in one
+ * small place.
  */
 import { WafctlError } from '../errors.js';
+import { redact } from '../secrets.js';
 
 /**
  * One path segment, percent-encoded. `.` and `..` are refused: the WHATWG URL parser used by fetch
@@ -41,4 +43,54 @@ export function encodeQuery(params: QueryParams): string {
     }
   }
   return parts.join('&');
+}
+
+/** The path every endpoint starts with; the base URL is what comes before it. */
+const API_PREFIX = /\/api\/v1\/*$/i;
+
+/**
+ * The base URL, checked: http(s), no `user:password@` (the token authenticates), no query or
+ * fragment (paths are appended to it), and not already ending in `/api/v1`.
+ */
+export function checkBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new WafctlError('CONNECTION', `invalid API URL ${JSON.stringify(redact(baseUrl))}`, {
+      userFault: true,
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new WafctlError('CONNECTION', `API URL must start with http:// or https://, got ${url.protocol}`, {
+      userFault: true,
+    });
+  }
+  // fetch refuses such a URL, with an error that quotes it, password included.
+  if (url.username !== '' || url.password !== '') {
+    throw new WafctlError(
+      'CONNECTION',
+      `the API URL must not contain user:password@ (the token authenticates), got ${url.protocol}//...@${url.host}`,
+      { userFault: true },
+    );
+  }
+  const shown = `${url.origin}${url.pathname}`;
+  // Paths are appended to the base URL as text: after a query or a fragment they would land in it
+  // (`/?x=1/api/v1/groups`). A bare `?` or `#` counts too (the URL parser drops it, the join would not).
+  if (/[?#]/.test(baseUrl)) {
+    throw new WafctlError(
+      'CONNECTION',
+      `the API URL must not have a query (?...) or a fragment (#...), since paths are appended to it: use ${redact(shown)}`,
+      { userFault: true },
+    );
+  }
+  if (API_PREFIX.test(url.pathname)) {
+    const root = `${url.origin}${url.pathname.replace(API_PREFIX, '')}`;
+    throw new WafctlError(
+      'CONNECTION',
+      `the API URL should not end in /api/v1 (wafctl appends /api/v1/... itself): use ${redact(root)}`,
+      { userFault: true },
+    );
+  }
+  return baseUrl;
 }

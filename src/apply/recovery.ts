@@ -9,6 +9,13 @@
  * re-read too: what already holds the planned values is done, the rest is sent again (a PUT is
  * idempotent). Outcomes settled this way are marked `ambiguous`, so the report can say so.
  *
+ * A 2xx that does not confirm every object sent (`rule_ids: []` to a bulk delete) is such an
+ * ambiguous answer too (the client's UnconfirmedWriteError, an InvalidResponseError): the objects are
+ * re-read, and only those found written are done. So is a body too large to read.
+ *
+ * A batch refused whole without naming a culprit (a 400 to a create) or for its size (a 413 to any
+ * write) is halved, each half sent on its own, until the bad objects fail alone.
+ *
  * Zero duplicates, zero lost changes: every object ends done, failed with the API's message, or —
  * once the context's signal is aborted — interrupted before a call for it was (re)started.
  */
@@ -38,6 +45,25 @@ function ambiguous(error: unknown): boolean {
     (error instanceof ApiError && error.status >= 500) ||
     (error instanceof RedirectError && error.status === 303)
   );
+}
+
+/** "413 Content Too Large": the batch, not any object in it, is what the server refused. */
+const tooLarge = (error: unknown): boolean => error instanceof ApiError && error.status === 413;
+
+/**
+ * Sends `items` in two halves, one after the other (`send` recovers each as a batch of its own), and
+ * adds their outcomes to `outcomes`.
+ */
+async function inHalves<I>(
+  items: readonly I[],
+  outcomes: Map<I, Outcome>,
+  send: (part: readonly I[]) => Promise<Map<I, Outcome>>,
+): Promise<Map<I, Outcome>> {
+  const half = Math.ceil(items.length / 2);
+  for (const part of [items.slice(0, half), items.slice(half)]) {
+    for (const [item, outcome] of await send(part)) outcomes.set(item, outcome);
+  }
+  return outcomes;
 }
 
 /** The server refused before doing anything; waiting (unless interrupted) and trying again is safe. */
@@ -122,16 +148,11 @@ export async function createWithRecovery(
       lastError = error;
       if (await waitIfRateLimited(error, signal)) continue;
       if (!ambiguous(error)) {
-        // A refused batch names no culprit: halve it until the invalid objects fail on their own,
-        // so that one bad rule does not take a hundred good ones down with it.
-        if (remaining.length > 1 && error instanceof ApiError && error.status === 400) {
-          const half = Math.ceil(remaining.length / 2);
-          for (const part of [remaining.slice(0, half), remaining.slice(half)]) {
-            for (const [item, outcome] of await createWithRecovery(recovery, part, preexisting)) {
-              outcomes.set(item, outcome);
-            }
-          }
-          return outcomes;
+        // A refused batch names no culprit (400), or is too large (413): halve it until the invalid
+        // objects fail on their own, so that one bad rule does not take a hundred good ones down.
+        const refusedWhole = error instanceof ApiError && (error.status === 400 || error.status === 413);
+        if (remaining.length > 1 && refusedWhole) {
+          return inHalves(remaining, outcomes, (part) => createWithRecovery(recovery, part, preexisting));
         }
         break;
       }
@@ -157,9 +178,10 @@ export async function createWithRecovery(
 
 /** Deletes `items` in one call; whatever is gone afterwards counts as deleted. */
 export async function deleteWithRecovery(
-  { writer, ctx, signal }: Omit<RecoveryContext, 'keyOf'>,
+  recovery: Omit<RecoveryContext, 'keyOf'>,
   items: readonly DeleteItem[],
 ): Promise<Map<DeleteItem, Outcome>> {
+  const { writer, ctx, signal } = recovery;
   const outcomes = new Map<DeleteItem, Outcome>();
   let remaining = [...items];
   let lastError: unknown;
@@ -177,6 +199,9 @@ export async function deleteWithRecovery(
       lastError = error;
       if (error instanceof ApiError && error.status === 403) break;
       if (await waitIfRateLimited(error, signal)) continue;
+      if (tooLarge(error) && remaining.length > 1) {
+        return inHalves(remaining, outcomes, (part) => deleteWithRecovery(recovery, part));
+      }
       wasAmbiguous ||= ambiguous(error);
       // A DELETE retried after a reset that came once the work was done answers 400 for ids that
       // are already gone: only a re-read tells what happened.
@@ -211,9 +236,10 @@ const holds = (live: Attributes | undefined, after: Attributes): boolean =>
  * every answer is unreadable, and only the others are sent again.
  */
 export async function updateWithRecovery(
-  { writer, ctx, signal }: Omit<RecoveryContext, 'keyOf'>,
+  recovery: Omit<RecoveryContext, 'keyOf'>,
   items: readonly UpdateItem[],
 ): Promise<Map<UpdateItem, Outcome>> {
+  const { writer, ctx, signal } = recovery;
   const outcomes = new Map<UpdateItem, Outcome>();
   let remaining = [...items];
   let lastError: unknown;
@@ -229,6 +255,9 @@ export async function updateWithRecovery(
     } catch (error) {
       lastError = error;
       if (await waitIfRateLimited(error, signal)) continue;
+      if (tooLarge(error) && remaining.length > 1) {
+        return inHalves(remaining, outcomes, (part) => updateWithRecovery(recovery, part));
+      }
       if (!ambiguous(error)) break;
       wasAmbiguous = true;
       const left = await rereadById(

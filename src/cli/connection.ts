@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import type { ApiClient, ApiClientOptions } from '../api/index.js';
 import { DEFAULT_TIMEOUT_SECONDS } from '../api/retry.js';
 import { usageError, WafctlError } from '../errors.js';
-import { isBearerToken, registerSecret } from '../secrets.js';
+import { isBearerToken, registerSecret, shortSecretWarning } from '../secrets.js';
 import { type ConnectionFlags, quoteValue, readTimeout } from './options.js';
 import { writeErr } from './output.js';
 import { debugEnabled } from './report-error.js';
@@ -37,6 +37,8 @@ function connectionError(message: string): WafctlError {
 export interface ConnectionOptions {
   /** Debug lines (the sign-in request, sign-in settings ignored); WAFCTL_DEBUG=1 in the CLI. */
   log?: ((line: string) => void) | undefined;
+  /** Lines the user must see whatever the debug setting (a secret too short to redact safely). */
+  warn?: ((line: string) => void) | undefined;
 }
 
 export async function openConnection(
@@ -54,9 +56,16 @@ export async function openConnection(
     throw connectionError(`--emulator-state only applies with --url ${EMBEDDED}.`);
   }
   const credential = await resolveCredential(flags, env, options.log);
+  // Registered already (where it was read); short ones are still redacted, with one warning each.
+  const warn = (what: string, kind: 'token' | 'password', secret: string) => {
+    const warning = shortSecretWarning(what, kind, secret);
+    if (warning !== undefined) options.warn?.(`Warning: ${warning}.`);
+  };
   if (credential.kind === 'token') {
+    warn('the API token', 'token', credential.token);
     return { baseUrl: url, token: credential.token, timeoutSeconds, close: async () => {} };
   }
+  warn('the sign-in password', 'password', credential.password);
   // Imported here: the client (and zod) is loaded only by commands that talk to the API.
   const { signIn } = await import('../api/index.js');
   const { username, password } = credential;
@@ -64,10 +73,13 @@ export async function openConnection(
   return { baseUrl: url, token, timeoutSeconds, close: async () => {} };
 }
 
-/** `--timeout` (already checked by commander) wins over WAF_TIMEOUT; neither: the default. */
+/**
+ * `--timeout` (already checked by commander) wins over WAF_TIMEOUT; neither: the default. An empty
+ * WAF_TIMEOUT is unset, like every variable read here (CI writes an unset variable as empty).
+ */
 function resolveTimeout(flags: ConnectionFlags, env: NodeJS.ProcessEnv): number {
   if (flags.timeout !== undefined) return flags.timeout;
-  const value = env.WAF_TIMEOUT;
+  const value = envValue(env, 'WAF_TIMEOUT');
   if (value === undefined) return DEFAULT_TIMEOUT_SECONDS;
   const read = readTimeout('WAF_TIMEOUT', value);
   if ('problem' in read) throw usageError(`${read.problem}, got ${quoteValue(value)}.`);
@@ -179,11 +191,12 @@ export async function withApiClient<T>(
   clientOptions: Pick<ApiClientOptions, 'pageSize' | 'concurrency'> = {},
 ): Promise<T> {
   const log = debugEnabled() ? writeErr : undefined;
-  const connection = await openConnection(flags, process.env, { log });
+  const connection = await openConnection(flags, process.env, { log, warn: writeErr });
   try {
-    const { createApiClient } = await import('../api/index.js');
+    const { createApiClient, limitsFromEnv } = await import('../api/index.js');
     const api = createApiClient({
       ...clientOptions,
+      ...limitsFromEnv(process.env), // WAFCTL_MAX_RESPONSE_BYTES, WAFCTL_MAX_ROWS (src/api/limits.ts)
       baseUrl: connection.baseUrl,
       token: connection.token,
       timeoutSeconds: connection.timeoutSeconds,

@@ -4,7 +4,8 @@
  */
 import { Command } from 'commander';
 import { usageError } from '../errors.js';
-import { isBearerToken, registerSecret } from '../secrets.js';
+import { isBearerToken, registerSecret, shortSecretWarning } from '../secrets.js';
+import { quoteValue } from './options.js';
 import { writeErr, writeOut } from './output.js';
 
 interface EmulatorFlags {
@@ -68,6 +69,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
 
   const { loadSeedFile, startEmulator } = await import('../emulator/index.js');
   const seed = flags.seed === undefined ? undefined : await loadSeedFile(flags.seed);
+  warnShortSecrets(adminToken, seed?.users ?? []);
   // A seeded password is a way in too: POST /api/v1/signin hands out a token.
   const seedHasToken =
     seed?.users?.some((user) => user.token !== undefined || user.password !== undefined) ?? false;
@@ -96,6 +98,20 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
   writeOut(emulator.url);
   await signal;
   await emulator.close();
+}
+
+/** Short secrets are redacted all the same (loadSeedFile registered them); one warning for each. */
+function warnShortSecrets(
+  adminToken: string | undefined,
+  users: readonly { username: string; token?: string | undefined; password?: string | undefined }[],
+): void {
+  const warnings = [shortSecretWarning('the admin token', 'token', adminToken)];
+  for (const user of users) {
+    const who = `seed user ${quoteValue(user.username)}`;
+    warnings.push(shortSecretWarning(`the token of ${who}`, 'token', user.token));
+    warnings.push(shortSecretWarning(`the password of ${who}`, 'password', user.password));
+  }
+  for (const warning of warnings) if (warning !== undefined) writeErr(`Warning: ${warning}.`);
 }
 
 export function emulatorCommand(): Command {

@@ -1,5 +1,6 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
+import { InvalidResponseError, UnconfirmedWriteError } from '../../src/api/index.js';
 import {
   answer,
   applicationRule,
@@ -200,5 +201,66 @@ describe('application rules: writes are JSON sent as multipart/mixed', () => {
       serverMessage: 'Error creating rules',
       message: '[POST] /api/v1/application_rules: 400 Error creating rules',
     });
+  });
+});
+
+describe('application rules: a write is done only where the answer says so', () => {
+  it('a bulk delete answered 200 with rule_ids: [] is an unconfirmed write naming the ids', async () => {
+    const { client } = makeClient();
+    answer(nock(BASE).delete('/api/v1/application_rules'), 200, ok({ rule_ids: [] }, 'Rules deleted'));
+
+    const error = await client.applicationRules.delete(['ar-1', 'ar-2']).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(UnconfirmedWriteError);
+    // An InvalidResponseError: for the applier, an ambiguous answer to re-read.
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(error).toMatchObject({
+      code: 'API_RESPONSE_INVALID',
+      unconfirmed: ['ar-1', 'ar-2'],
+      message:
+        '[DELETE] /api/v1/application_rules: the answer confirms 0 of the 2 objects sent (not confirmed: ar-1, ar-2); the others may not have been written',
+    });
+  });
+
+  it('a bulk update answered with fewer ids than sent names the missing ones (the first five)', async () => {
+    const { client } = makeClient();
+    const ids = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8'];
+    answer(nock(BASE).put('/api/v1/application_rules/'), 200, ok({ rule_ids: ['a1'] }));
+
+    await expect(client.applicationRules.updateMany(ids, { priority: 'low' })).rejects.toMatchObject({
+      unconfirmed: ids.slice(1),
+      message:
+        '[PUT] /api/v1/application_rules/: the answer confirms 1 of the 8 objects sent (not confirmed: a2, a3, a4, a5, a6 and 2 more); the others may not have been written',
+    });
+  });
+
+  it('a single update answered for another id is not confirmed either', async () => {
+    const { client } = makeClient();
+    answer(nock(BASE).put('/api/v1/application_rules/ar-1'), 200, ok({ rule_ids: ['ar-2'] }));
+
+    await expect(client.applicationRules.update('ar-1', { priority: 'low' })).rejects.toMatchObject({
+      unconfirmed: ['ar-1'],
+    });
+  });
+
+  it('a create answered with fewer new ids than rules sent is unconfirmed', async () => {
+    const { client } = makeClient();
+    answer(nock(BASE).post('/api/v1/application_rules'), 200, ok({ rule_ids: ['ar-7'] }));
+
+    await expect(
+      client.applicationRules.create([newRule, { ...newRule, description: 'b' }]),
+    ).rejects.toMatchObject({
+      code: 'API_RESPONSE_INVALID',
+      unconfirmed: [],
+      message:
+        '[POST] /api/v1/application_rules: the answer confirms 1 of the 2 objects sent; the others may not have been written',
+    });
+  });
+
+  it('ids sent twice need confirming once; the answer may repeat or reorder them', async () => {
+    const { client } = makeClient();
+    answer(nock(BASE).delete('/api/v1/application_rules'), 200, ok({ rule_ids: ['ar-2', 'ar-1'] }));
+
+    expect(await client.applicationRules.delete(['ar-1', 'ar-2', 'ar-1'])).toEqual(['ar-2', 'ar-1']);
   });
 });

@@ -55,6 +55,40 @@ describe('base URL', () => {
     expect(error?.message).not.toMatch(/someone|pass-w0rd-1/);
   });
 
+  it.each([
+    ['http://waf.test/?x=1', 'http://waf.test/'],
+    ['http://waf.test/waf?', 'http://waf.test/waf'],
+    ['http://waf.test/waf#top', 'http://waf.test/waf'],
+    ['http://waf.test/#', 'http://waf.test/'],
+  ])('refuses %j: paths would land in its query or fragment', (baseUrl, shown) => {
+    expect(() => createApiClient({ baseUrl, token: TOKEN })).toThrow(
+      expect.objectContaining({
+        code: 'CONNECTION',
+        userFault: true,
+        message: `the API URL must not have a query (?...) or a fragment (#...), since paths are appended to it: use ${shown}`,
+      }),
+    );
+  });
+
+  it('does not show a query that may hold a secret', () => {
+    expect(() => createApiClient({ baseUrl: `http://waf.test/?token=${TOKEN}`, token: TOKEN })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining(TOKEN) }),
+    );
+  });
+
+  it.each([
+    ['http://waf.test/api/v1', 'http://waf.test'],
+    ['http://waf.test/api/v1/', 'http://waf.test'],
+    ['https://waf.test:8443/waf/API/v1', 'https://waf.test:8443/waf'],
+  ])('refuses %j: the URL should not end in /api/v1', (baseUrl, root) => {
+    expect(() => createApiClient({ baseUrl, token: TOKEN })).toThrow(
+      expect.objectContaining({
+        code: 'CONNECTION',
+        message: `the API URL should not end in /api/v1 (wafctl appends /api/v1/... itself): use ${root}`,
+      }),
+    );
+  });
+
   it('refuses an empty token', () => {
     expect(() => createApiClient({ baseUrl: BASE, token: '' })).toThrow(/no API token/);
   });

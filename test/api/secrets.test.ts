@@ -65,18 +65,21 @@ describe('the token never leaks', () => {
     for (const text of [...errors.flatMap(renderings), ...lines]) expect(text).not.toContain(TOKEN);
   });
 
-  it('not from a query value that happens to contain it', async () => {
+  it('not from a query value that happens to contain it: such a request is never sent', async () => {
     const lines: string[] = [];
     const { client } = makeClient({ log: (l) => lines.push(l) });
-    answer(nock(BASE).get('/api/v1/rules').query(true), 400, {
-      status: 'error',
-      message: 'Error with filters',
-    });
+    // No interceptor: nock refuses any request that would go out.
 
     const error = await client.rules.list({ pattern: TOKEN }).catch((e: unknown) => e);
 
-    expect(lines[0]).toContain('pattern=[REDACTED]');
-    for (const text of [...renderings(error), ...lines]) expect(text).not.toContain(TOKEN);
+    expect(error).toMatchObject({
+      code: 'PLAN_REFUSED',
+      message: expect.stringMatching(
+        /^\[GET\] \/api\/v1\/rules: refused to send: the request path or query holds a secret/,
+      ),
+    });
+    expect(lines).toEqual([]);
+    for (const text of renderings(error)) expect(text).not.toContain(TOKEN);
   });
 });
 
@@ -104,5 +107,74 @@ describe('a token with characters JSON escapes', () => {
     for (const text of [...renderings(error), ...lines]) {
       for (const form of [token, escaped, basic]) expect(text).not.toContain(form);
     }
+  });
+});
+
+describe('a request that would carry a secret is never sent', () => {
+  // useNock: any request that went out would fail with nock's "no match", not with this refusal.
+  const rule = (description: string) => ({
+    actions: [{ firewall_action: 'block', firewall_name: 'waf-eu-1' }],
+    conditions: [{ operator: 'match', expressions: [{ expression: '^/a' }], targets: [{ target: 'path' }] }],
+    description,
+    priority: 'high',
+    rq_host: 'shop.example.com',
+    username: 'wafctl',
+  });
+
+  it.each([
+    ['raw', (t: string) => `copied by mistake: ${t}`],
+    ['in a Basic blob', (t: string) => `Basic ${Buffer.from(`bot:${t}`).toString('base64')}`],
+    ['URL-encoded', (t: string) => encodeURIComponent(`a b ${t}`)],
+  ])(
+    'a create whose body holds the token (%s): refused, naming method and path, never the value',
+    async (_, form) => {
+      const { client } = makeClient();
+
+      const error = await client.applicationRules.create([rule(form(TOKEN))]).catch((e: unknown) => e);
+
+      expect(error).toMatchObject({
+        code: 'PLAN_REFUSED',
+        userFault: true,
+        message:
+          '[POST] /api/v1/application_rules: refused to send: the request body holds a secret (the API token or a sign-in password); wafctl never sends one to the API',
+      });
+      for (const text of renderings(error)) expect(text).not.toContain(TOKEN);
+    },
+  );
+
+  it('an update and a delete too, whatever the family', async () => {
+    const { client } = makeClient();
+
+    await expect(client.applicationRules.update('ar-1', { description: TOKEN })).rejects.toThrow(
+      /^\[PUT\] \/api\/v1\/application_rules\/ar-1: refused to send: the request body holds a secret/,
+    );
+    await expect(
+      client.notifications.update('splunk', {
+        settings: { destination_address: TOKEN, destination_port: 1 },
+      }),
+    ).rejects.toThrow(/^\[PUT\] \/api\/v1\/settings\/notifications\/splunk: refused to send/);
+    await expect(client.applicationRules.delete([TOKEN])).rejects.toMatchObject({ code: 'PLAN_REFUSED' });
+  });
+
+  it('a path that holds it is refused without being shown', async () => {
+    const { client } = makeClient();
+
+    const error = await client.notifications.get(TOKEN).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({
+      code: 'PLAN_REFUSED',
+      message: expect.stringMatching(
+        /^\[GET\] \/api\/v1\/settings\/notifications\/\[REDACTED\]: refused to send: the request path or query holds a secret/,
+      ),
+    });
+    for (const text of renderings(error)) expect(text).not.toContain(TOKEN);
+  });
+
+  it('a body without a secret goes out as before', async () => {
+    const { client } = makeClient();
+    const calls = answer(nock(BASE).post('/api/v1/application_rules'), 200, ok({ rule_ids: ['ar-9'] }));
+
+    expect(await client.applicationRules.create([rule('Block admin panel')])).toEqual(['ar-9']);
+    expect(calls).toHaveLength(1);
   });
 });

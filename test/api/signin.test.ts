@@ -128,3 +128,21 @@ describe('the password and the obtained token never leak', () => {
     }
   });
 });
+
+describe('the password goes to the sign-in only, in its field', () => {
+  it('is refused anywhere else in the sign-in request (here: the user name), nothing sent', async () => {
+    const error = await signIn({
+      baseUrl: BASE,
+      username: `alice ${PASSWORD}`,
+      password: PASSWORD,
+      clock: fakeClock(),
+    }).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(SignInError);
+    expect(error).toMatchObject({ code: 'PLAN_REFUSED' });
+    expect((error as Error).message).toMatch(
+      /\[POST\] \/api\/v1\/signin: refused to send: the request body holds a secret/,
+    );
+    for (const text of renderings(error)) expect(text).not.toContain(PASSWORD);
+  });
+});

@@ -273,3 +273,66 @@ describe('interruption', () => {
     expect(calls).toEqual(['create 1']);
   });
 });
+
+describe('a batch refused as too large (413)', () => {
+  /** A server that refuses any call carrying more than `max` objects with a 413, and does the rest. */
+  function capped(max: number) {
+    const fake = fakeWriter([]);
+    const { writer } = fake;
+    const sizes: number[] = [];
+    const guard = (n: number) => {
+      sizes.push(n);
+      if (n > max) throw refused(413);
+    };
+    const create = writer.create.bind(writer);
+    const del = writer.delete.bind(writer);
+    const upd = writer.update.bind(writer);
+    writer.create = async (c, objects) => {
+      guard(objects.length);
+      await create(c, objects);
+    };
+    writer.delete = async (c, ids) => {
+      guard(ids.length);
+      await del(c, ids);
+    };
+    writer.update = async (c, changes) => {
+      guard(changes.length);
+      await upd(c, changes);
+    };
+    return { ...fake, sizes };
+  }
+
+  it('a create is halved until the server takes it: every object created once', async () => {
+    const { writer, live, sizes } = capped(2);
+    const items = ['a', 'b', 'c', 'd', 'e'].map(item);
+
+    const outcomes = await createWithRecovery(recovery(writer), items, new Set());
+
+    expect(statuses(outcomes)).toEqual(['done', 'done', 'done', 'done', 'done']);
+    expect([...live.keys()].sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(sizes).toEqual([5, 3, 2, 1, 2]);
+  });
+
+  it('a single object refused as too large fails with the API message', async () => {
+    const { writer } = capped(0);
+    const outcomes = await createWithRecovery(recovery(writer), [item('a'), item('b')], new Set());
+    expect([...outcomes.values()]).toEqual([
+      { status: 'failed', message: '[POST] /x: 413 Error creating rules' },
+      { status: 'failed', message: '[POST] /x: 413 Error creating rules' },
+    ]);
+  });
+
+  it('a delete and an update are halved too', async () => {
+    const { writer, live, attributes, sizes } = capped(1);
+    for (const [key, id] of Object.entries({ a: '1', b: '2', c: '3' })) live.set(key, id);
+    const after: Attributes = { v: 2 };
+    const updates = ['1', '2', '3'].map((id): UpdateItem => ({ change: { id, after } as UpdateChange }));
+
+    expect(statuses(await updateWithRecovery(recovery(writer), updates))).toEqual(['done', 'done', 'done']);
+    expect(attributes.get('3')).toEqual({ v: 2 });
+    const deletes = ['1', '2', '3'].map((id) => ({ change: {} as Change, id }) as DeleteItem);
+    expect(statuses(await deleteWithRecovery(recovery(writer), deletes))).toEqual(['done', 'done', 'done']);
+    expect(live.size).toBe(0);
+    expect(sizes).toEqual([3, 2, 1, 1, 1, 3, 2, 1, 1, 1]);
+  });
+});

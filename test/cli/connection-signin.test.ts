@@ -39,6 +39,17 @@ describe('openConnection with sign-in settings', () => {
     expect(redact(`${PASSWORD} ${OBTAINED}`)).toBe('[REDACTED] [REDACTED]');
   });
 
+  it('a password shorter than 8 characters is sent and redacted, with one warning', async () => {
+    answer(nock(URL).post('/api/v1/signin'), 200, ok({ token: OBTAINED }));
+    const warnings: string[] = [];
+    const settings = env({ WAF_SIGNIN_USERNAME: 'alice', WAF_SIGNIN_PASSWORD: 'hunter2' });
+    await openConnection({}, settings, { warn: (line) => warnings.push(line) });
+    expect(warnings).toEqual([
+      'Warning: the sign-in password is only 7 characters: redaction may hide ordinary text; use a longer password.',
+    ]);
+    expect(redact('password: hunter2')).toBe('password: [REDACTED]');
+  });
+
   it('--password-file (trimmed) wins over WAF_SIGNIN_PASSWORD', async () => {
     const calls = answer(nock(URL).post('/api/v1/signin'), 200, ok({ token: OBTAINED }));
     const file = await fileHolding(`  ${PASSWORD}-from-file\n`);

@@ -2,7 +2,9 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_TIMEOUT_SECONDS } from '../../src/api/retry.js';
 import { openConnection, withApiClient } from '../../src/cli/connection.js';
+import { REDACTED, redact } from '../../src/secrets.js';
 
 const noEnv = {} as NodeJS.ProcessEnv;
 
@@ -35,6 +37,34 @@ describe('openConnection', () => {
     const dir = await mkdtemp(join(tmpdir(), 'wafctl-token-'));
     await writeFile(join(dir, 'empty'), '  \n');
     await expect(openConnection({ tokenFile: join(dir, 'empty') }, env)).rejects.toThrow('is empty');
+  });
+
+  it('an empty WAF_TIMEOUT (an unset CI variable) is unset: the default applies', async () => {
+    const env = { WAF_URL: 'http://127.0.0.1:1', WAF_TOKEN: 'env-token-1234', WAF_TIMEOUT: '' };
+    expect(await openConnection({}, env as NodeJS.ProcessEnv)).toMatchObject({
+      timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
+    });
+    // Set, it is read; set but blank, it is a value, and refused.
+    expect(await openConnection({}, { ...env, WAF_TIMEOUT: '2.5' } as NodeJS.ProcessEnv)).toMatchObject({
+      timeoutSeconds: 2.5,
+    });
+    await expect(openConnection({}, { ...env, WAF_TIMEOUT: ' ' } as NodeJS.ProcessEnv)).rejects.toThrow(
+      'WAF_TIMEOUT must be a positive number of seconds (e.g. 60 or 0.5), got " ".',
+    );
+  });
+
+  it('a token shorter than 8 characters is used and redacted, with one warning that never shows it', async () => {
+    // Unique to this test: registered, it is redacted wherever this worker prints it.
+    const token = 'k7-Wq9';
+    const env = { WAF_URL: 'http://127.0.0.1:1', WAF_TOKEN: token } as NodeJS.ProcessEnv;
+    const warnings: string[] = [];
+    const warn = (line: string) => warnings.push(line);
+    expect(await openConnection({}, env, { warn })).toMatchObject({ token });
+    expect(await openConnection({}, env, { warn })).toMatchObject({ token });
+    expect(warnings).toEqual([
+      'Warning: the API token is only 6 characters: redaction may hide ordinary text; use a longer token.',
+    ]);
+    expect(redact(`Bearer ${token}`)).toBe(`Bearer ${REDACTED}`);
   });
 
   it('refuses a token an HTTP header cannot carry, without quoting it', async () => {

@@ -5,7 +5,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/index.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
 import { writeConfig } from '../helpers/firewall.js';
@@ -18,19 +17,26 @@ let env: Record<string, string>;
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0, adminToken: TOKEN });
   env = { WAF_URL: emulator.url, WAF_TOKEN: TOKEN, WAFCTL_DEBUG: '1' };
-  const api = createApiClient({ baseUrl: emulator.url, token: TOKEN });
-  await api.applicationRules.create([
-    {
-      rq_host: 'shop.example.com',
-      description: `pasted by mistake: ${TOKEN}`,
-      priority: 'low',
-      username: 'someone',
-      conditions: [
-        { operator: 'match', expressions: [{ expression: '^/x' }], targets: [{ target: 'path' }] },
+  // Seeded with a bare fetch: wafctl's client refuses to send a body that holds the token.
+  const seeded = await fetch(`${emulator.url}/api/v1/application_rules`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'multipart/mixed' },
+    body: JSON.stringify({
+      rules: [
+        {
+          rq_host: 'shop.example.com',
+          description: `pasted by mistake: ${TOKEN}`,
+          priority: 'low',
+          username: 'someone',
+          conditions: [
+            { operator: 'match', expressions: [{ expression: '^/x' }], targets: [{ target: 'path' }] },
+          ],
+          actions: [{ firewall_action: 'log', firewall_name: 'waf-eu-1' }],
+        },
       ],
-      actions: [{ firewall_action: 'log', firewall_name: 'waf-eu-1' }],
-    },
-  ]);
+    }),
+  });
+  expect(seeded.status).toBe(200);
 });
 afterAll(() => emulator.close());
 

@@ -77,8 +77,8 @@ describe('invalid timeouts are usage errors', () => {
     expect(trickling.received).toHaveLength(requestsBefore); // refused before any request
   });
 
-  it('WAF_TIMEOUT 0, -2, abc, empty, blank: exit 1, naming the variable and the value', async () => {
-    const values = ['0', '-2', 'abc', '', ' '];
+  it('WAF_TIMEOUT 0, -2, abc, blank: exit 1, naming the variable and the value (empty is unset)', async () => {
+    const values = ['0', '-2', 'abc', ' '];
     const requestsBefore = trickling.received.length;
     const results = await Promise.all(values.map((value) => getGroups([], { WAF_TIMEOUT: value })));
     for (const [i, result] of results.entries()) {

@@ -52,6 +52,18 @@ describe('wafctl emulator', () => {
     expect(await served.exit).toBe(0);
   });
 
+  it('warns once for each secret shorter than 8 characters, never showing it, and redacts it', async () => {
+    const seedPath = join(dir, 'seed.yaml');
+    await writeFile(seedPath, 'users:\n  - {id: u-1, username: ann, token: ann-token-1, password: Pw-4k}\n');
+    const served = await serve(['--port', '0', '--admin-token', 'k9-Wx3', '--seed', seedPath]);
+    served.child.kill('SIGTERM');
+    expect(await served.exit).toBe(0);
+    expect(served.stderr().trim().split('\n')).toEqual([
+      'Warning: the admin token is only 6 characters: redaction may hide ordinary text; use a longer token.',
+      'Warning: the password of seed user "ann" is only 5 characters: redaction may hide ordinary text; use a longer password.',
+    ]);
+  });
+
   it('refuses to start without any token (exit 1) and says how to give one', async () => {
     const result = await runCli(['emulator', '--port', '0']);
     expect(result.code).toBe(1);
