@@ -13,6 +13,7 @@ import { DEMO_RULES, DEMO_USERS } from './demo-directory.js';
 import { FaultInjector, type FaultKind } from './faults.js';
 import { BODY_LIMIT_BYTES } from './http.js';
 import { openStateFile } from './open-state.js';
+import { replayJournal } from './replay.js';
 import { type ApplicationRuleListShape, Router } from './router.js';
 import { API_ROUTES } from './routes/index.js';
 import { type EmulatorSeed, parseSeed } from './seed.js';
@@ -171,7 +172,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const store = opened?.saved
       ? Store.fromState(opened.saved)
       : Store.fromDirectory(seed.users ?? DEMO_USERS, seed.rules ?? DEMO_RULES);
-    for (const record of opened?.records ?? []) store.applyChanges(record.changes, record.next_ids);
+    if (opened !== undefined) replayJournal(store, opened.records, opened.journalPath);
     stateFile = opened?.start(() => store.snapshot());
     const listener = createRequestListener({
       router: new Router(API_ROUTES),

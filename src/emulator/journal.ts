@@ -41,6 +41,8 @@ const recordSchema = z.strictObject({
   next_ids: nextIdsSchema,
 });
 export type JournalRecord = z.output<typeof recordSchema>;
+/** A record and the line it was read from (errors at replay name it). */
+export type JournalEntry = JournalRecord & { line: number };
 
 export function journalPathOf(statePath: string): string {
   return `${statePath}.journal`;
@@ -53,7 +55,7 @@ export function encodeRecord(seq: number, changes: StoreChanges, nextIds: Journa
 
 export interface JournalContents {
   /** Records after the state file's `journal_seq`, to replay in order. */
-  records: JournalRecord[];
+  records: JournalEntry[];
   /** The last seq the journal holds (or the state file's, when the journal holds nothing newer). */
   lastSeq: number;
   /** Bytes up to the end of the last good line: where appending resumes. */
@@ -130,7 +132,7 @@ export async function readJournal(path: string, stateSeq: number): Promise<Journ
       if (record.seq !== contents.lastSeq + 1) {
         throw corrupt(path, line, `seq ${record.seq} does not continue the state file (seq ${stateSeq})`);
       }
-      contents.records.push(record);
+      contents.records.push({ ...record, line });
       contents.lastSeq = record.seq;
     }
     previousSeq = record.seq;

@@ -4,7 +4,7 @@
  */
 import { access } from 'node:fs/promises';
 import { AppendFile } from '../durable-files.js';
-import { type JournalRecord, journalPathOf, readJournal } from './journal.js';
+import { type JournalEntry, journalPathOf, readJournal } from './journal.js';
 import { acquireLock } from './lock.js';
 import { checkWritableDirectory, loadState, stateError } from './persistence.js';
 import type { StoreState } from './records.js';
@@ -12,8 +12,9 @@ import { type Disk, StateFile, type StateFileOptions } from './state-file.js';
 
 export interface OpenedState {
   saved: StoreState | undefined;
-  /** Journal records to replay over `saved`, in order. */
-  records: JournalRecord[];
+  /** Journal records to replay over `saved`, in order (replay.ts). */
+  records: JournalEntry[];
+  journalPath: string;
   start(snapshot: () => StoreState): StateFile;
   /** Releases the lock when start-up fails after opening. */
   abandon(): Promise<void>;
@@ -22,7 +23,7 @@ export interface OpenedState {
 /** Locks the file, loads snapshot and journal, ready to replay. Errors leave the files untouched. */
 export async function openStateFile(path: string, options: StateFileOptions): Promise<OpenedState> {
   await checkWritableDirectory(path);
-  const lock = await acquireLock(path, options.notice);
+  const lock = await acquireLock(path, { notice: options.notice, fault: options.fault });
   let journal: AppendFile | undefined;
   try {
     const saved = await loadState(path);
@@ -54,6 +55,7 @@ export async function openStateFile(path: string, options: StateFileOptions): Pr
     return {
       saved: saved?.state,
       records: contents?.records ?? [],
+      journalPath,
       start: (snapshot) => new StateFile(path, lock, disk, snapshot, options),
       abandon: async () => {
         await journal?.close();

@@ -9,10 +9,15 @@ import { access, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { WafctlError } from '../errors.js';
+import { stateIssues } from './invariants.js';
 import { type StoreState, stateSchema } from './records.js';
 import { issueLines } from './validation.js';
 
-const snapshotSchema = stateSchema.extend({ journal_seq: z.int().min(0).optional() });
+const snapshotSchema = stateSchema
+  .extend({ journal_seq: z.int().min(0).optional() })
+  .superRefine((state, ctx) => {
+    for (const { path, message } of stateIssues(state)) ctx.addIssue({ code: 'custom', path, message });
+  });
 
 export interface SavedState {
   state: StoreState;

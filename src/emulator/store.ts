@@ -69,12 +69,13 @@ export class Store {
     for (const rule of state.application_rules) store.applicationRules.set(rule.id, rule);
     for (const notification of state.notifications) store.notifications.set(notification.name, notification);
     for (const schedule of state.schedules) store.schedules.set(schedule.id, schedule);
-    // A hand-edited file may hold ids beyond its counters; never hand those out again.
-    store.raiseCounter('group', store.groups.keys());
-    store.raiseCounter('application_rule', store.applicationRules.keys());
-    store.raiseCounter('condition', conditionIds(store.applicationRules.values()));
-    store.raiseCounter('schedule', store.schedules.keys());
+    // Keys unique, every id below its counter: checked when the file was loaded (invariants.ts).
     return store;
+  }
+
+  /** The id counters as they stand (replay checks that a journal record never sets them back). */
+  counters(): NextIds {
+    return { ...this.nextIds };
   }
 
   nextId(kind: keyof NextIds): string {
@@ -170,15 +171,4 @@ export class Store {
   private collections(): Collection<unknown>[] {
     return this.namedCollections().map(([, collection]) => collection);
   }
-
-  private raiseCounter(kind: keyof NextIds, ids: Iterable<string>): void {
-    for (const id of ids) {
-      const n = Number(id);
-      if (Number.isSafeInteger(n) && n >= this.nextIds[kind]) this.nextIds[kind] = n + 1;
-    }
-  }
-}
-
-function* conditionIds(rules: Iterable<ApplicationRule>): Iterable<string> {
-  for (const rule of rules) for (const condition of rule.conditions) yield condition.id;
 }

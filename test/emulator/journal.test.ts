@@ -114,7 +114,7 @@ describe('the journal', () => {
       lines[1] = bad();
       await writeFile(`${image}.journal`, lines.join('\n'));
       const before = await readFile(`${image}.journal`, 'utf8');
-      const error = await startupError({ statePath: image, adminToken: 'a-token' });
+      const error = await startupError({ statePath: image, adminToken: 'journal-corrupt-admin-token' });
       expect(error.code).toBe('EMULATOR_STATE');
       expect(error.message).toContain(`emulator state journal ${image}.journal line 2 is corrupt`);
       expect(error.message).toContain(reason);
