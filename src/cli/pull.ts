@@ -27,7 +27,7 @@ export function pullCommand(): Command {
     const flags = command.optsWithGlobals<PullFlags>();
     const { resolveKinds } = await import('../export/kind-names.js');
     const { loadDesiredState } = await import('../config/load.js');
-    const { preparePull } = await import('../pull/pull.js');
+    const { preparePull, assertUnchanged } = await import('../pull/pull.js');
     const { withApiClient } = await import('./connection.js');
     const { createTwoFilesPatch } = await import('diff');
 
@@ -61,6 +61,7 @@ export function pullCommand(): Command {
         );
       }
     } else {
+      await assertUnchanged(files);
       for (const file of files) await writeTextFile(file.file, file.after, { atomic: true });
     }
 

@@ -3,11 +3,42 @@
  * A default may itself hold references: `${A:-${B}}`, `${A:-${B:-x}}`, `${A:-pre-${B}-post}`.
  * Substituted values stay strings: a variable can never change a value's type or the file's
  * structure, so `destination_port: ${PORT}` is a type error, not a number.
+ *
+ * Only an allow-list is read: `WAFCTL_VAR_*` variables and the names the configuration declares
+ * (`variables: [NAME]`). A pull request that writes `${CI_SECRET}` must not get the secret printed
+ * in its plan comment, so any other name is an error, whether it is set or not, used or not.
  */
 import type { Document, Scalar } from 'yaml';
 import { forEachStringValue, type YamlPath } from './yaml-path.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Environment variables with this prefix may be read without being declared (as Terraform's `TF_VAR_`). */
+export const VARIABLE_PREFIX = 'WAFCTL_VAR_';
+
+/** What `${NAME}` may read: the environment, through the allow-list. */
+export interface Variables {
+  env: Environment;
+  /** Names the configuration declares in `variables:` (any file). */
+  declared: ReadonlySet<string>;
+}
+
+export function isAllowedVariable(name: string, declared: ReadonlySet<string>): boolean {
+  return name.startsWith(VARIABLE_PREFIX) || declared.has(name);
+}
+
+/**
+ * The variables wafctl itself reads secrets from: declaring one would hand the configuration the
+ * credential (redaction and apply's refusal to send it would still stand, but nothing needs it).
+ */
+export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
+  'WAF_TOKEN',
+  'WAF_SIGNIN_PASSWORD',
+  'WAF_EMULATOR_ADMIN_TOKEN',
+]);
+
+/** A name `${NAME}` can refer to (also what `variables:` may declare). */
+export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export interface SubstitutionProblem {
   /** Index of the reference's `${` among the references of the value (0 = first), nested ones included. */
@@ -49,8 +80,9 @@ interface Open {
  */
 export function substituteVariables(
   value: string,
-  env: Environment,
+  variables: Variables,
 ): { value: string; problems: SubstitutionProblem[] } {
+  const { env, declared } = variables;
   const problems: SubstitutionProblem[] = [];
   const stack: Open[] = [];
   let top = '';
@@ -68,6 +100,16 @@ export function substituteVariables(
       reference,
       message: `environment variable ${name} is not set (use \${${name}:-default} for a default)${because}`,
     });
+  };
+
+  /** The variable's value, or undefined when unset or not allowed (then said, used or not). */
+  const read = (reference: number, name: string): string | undefined => {
+    if (isAllowedVariable(name, declared)) return env[name];
+    problems.push({
+      reference,
+      message: `variable ${name} is not allowed: only environment variables named ${VARIABLE_PREFIX}* and names declared in the top-level "variables:" list are read (rename it ${VARIABLE_PREFIX}${name}, or declare it)`,
+    });
+    return undefined;
   };
 
   let i = 0;
@@ -89,12 +131,13 @@ export function substituteVariables(
       const name = NAME.exec(value)?.[0];
       const after = name === undefined ? i + 2 : i + 2 + name.length;
       if (name !== undefined && value[after] === '}') {
-        const current = env[name];
+        const allowed = isAllowedVariable(name, declared);
+        const current = read(reference, name);
         if (current !== undefined) emit(current);
-        else if (used()) unset(reference, name);
+        else if (allowed && used()) unset(reference, name);
         i = after + 1;
       } else if (name !== undefined && value.startsWith(':-', after)) {
-        const current = env[name];
+        const current = read(reference, name);
         // A set variable's default is still read (malformed references in it are reported), not used.
         if (current !== undefined && current !== '')
           stack.push({ start: i, reference, name, used: false, out: current });
@@ -159,11 +202,15 @@ export interface PositionedProblem {
  * `${` of its reference when the scalar's source text shows it (plain, quoted and block scalars
  * alike), else at the scalar's start.
  */
-export function substituteInDocument(doc: Document, source: string, env: Environment): PositionedProblem[] {
+export function substituteInDocument(
+  doc: Document,
+  source: string,
+  variables: Variables,
+): PositionedProblem[] {
   const problems: PositionedProblem[] = [];
   forEachStringValue(doc, (scalar: Scalar<string>, path) => {
     if (!scalar.value.includes('${')) return;
-    const result = substituteVariables(scalar.value, env);
+    const result = substituteVariables(scalar.value, variables);
     scalar.value = result.value;
     const [start = 0, end = start] = scalar.range ?? [];
     for (const problem of result.problems) {

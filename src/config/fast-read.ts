@@ -9,7 +9,10 @@
  * - anchors, aliases, tags, null or empty documents, no document, a document that is a scalar;
  * - mapping keys that are collections, or plain scalars that are not strings (`~`, `1`, `true`);
  * - quoted scalars over several lines;
- * - anything js-yaml refuses: syntax errors, duplicate keys, nesting deeper than 100.
+ * - text that is not text (control characters, lone surrogates: `characterProblem`), and double-quoted
+ *   scalars whose escapes make such characters (`"\0"`, `"\uD800"`);
+ * - anything js-yaml refuses: syntax errors, duplicate keys, nesting deeper than MAX_NESTING (yaml's
+ *   reader then says where, from its lexer, before building anything).
  * Plain scalars are resolved by yaml's own core-schema tags, tried in yaml's order, so `0o17`,
  * `.inf`, `~` or `0b1` mean here what they mean to yaml.
  *
@@ -31,6 +34,7 @@ import {
 } from 'js-yaml';
 import { isScalar, LineCounter, Schema } from 'yaml';
 import { MAX_FILE_BYTES, type ParsedDocument, SCHEMA_OPTIONS } from './parse-yaml.js';
+import { characterProblem, MAX_NESTING, valueProblem } from './text-checks.js';
 import { formatPath, type YamlPath } from './yaml-path.js';
 
 /** Thrown when a fast-read document is asked for what only yaml's tree knows. */
@@ -128,6 +132,11 @@ interface DocumentShape {
 /** yaml's limit on an implicit key's length; js-yaml has none. */
 const MAX_IMPLICIT_KEY = 1024;
 
+function hasEscape(text: string, start: number, end: number): boolean {
+  const backslash = text.indexOf('\\', start);
+  return backslash !== -1 && backslash < end;
+}
+
 function spansLines(text: string, start: number, end: number): boolean {
   const newline = text.indexOf('\n', start);
   return newline !== -1 && newline < end;
@@ -144,6 +153,10 @@ function scalarTaken(text: string, event: ScalarEvent, isKey: boolean, isRoot: b
   const { style, valueStart: start, valueEnd: end } = event;
   const quoted = style === SCALAR_STYLE.SINGLE_QUOTED || style === SCALAR_STYLE.DOUBLE_QUOTED;
   if (quoted && spansLines(text, start, end)) return false;
+  // Only escapes can put in a value what the text check refused in the text.
+  if (style === SCALAR_STYLE.DOUBLE_QUOTED && hasEscape(text, start, end)) {
+    if (valueProblem(getScalarValue(text, event)) !== undefined) return false;
+  }
   if (!isKey) return true;
   if (end - start > MAX_IMPLICIT_KEY) return false;
   if (style !== SCALAR_STYLE.PLAIN) return true;
@@ -217,10 +230,11 @@ function lineCounterOf(text: string): LineCounter {
 /** The file's documents as `parseYamlFile` would return them, or undefined to have yaml read it. */
 export function readFast(file: string, text: string): ParsedDocument[] | undefined {
   if (declines(text) || Buffer.byteLength(text, 'utf8') > MAX_FILE_BYTES) return undefined;
+  if (characterProblem(text) !== undefined) return undefined;
   let shapes: DocumentShape[] | undefined;
   let values: unknown[];
   try {
-    const events = parseEvents(text, { filename: file });
+    const events = parseEvents(text, { filename: file, maxDepth: MAX_NESTING });
     shapes = shapesOf(text, events);
     if (shapes === undefined) return undefined;
     values = constructFromEvents(events, { source: text, schema: fileSchema(), maxAliases: 0 });

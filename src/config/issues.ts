@@ -22,7 +22,7 @@ export interface IssueContext {
 
 type Issue = z.core.$ZodIssue;
 
-const TOP_LEVEL_HINT = 'groups, application_rules, notifications, schedules, manage, settings';
+const TOP_LEVEL_HINT = 'groups, application_rules, notifications, schedules, manage, settings, variables';
 
 function toYamlPath(path: readonly PropertyKey[]): YamlPath {
   return path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));

@@ -4,11 +4,12 @@
  * entries and node_modules; all files are then sorted by path so the result never depends on the
  * order of the arguments or of the file system.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { constants, open, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Environment } from './env.js';
 import { MAX_FILE_BYTES, tooLargeProblem } from './parse-yaml.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
+import { decodeUtf8 } from './text-checks.js';
 import { type LoadedConfig, type SourceFile, validateSources } from './validate-sources.js';
 
 const YAML_FILE = /\.ya?ml$/i;
@@ -85,6 +86,49 @@ export async function expandPaths(
   return { files, problems };
 }
 
+const NOT_REGULAR =
+  'not a regular file: wafctl reads configuration only from regular files (not devices, FIFOs, sockets)';
+
+/**
+ * A configuration file's text, or the one problem that stops it being read. Only regular files are
+ * read (a symlink to one is fine): a link to /dev/zero would never end, one to a FIFO would hang,
+ * and one to /proc/self/environ would put the CI's secrets in an error message. /proc files say
+ * they are regular and 0 bytes long, so reading stops one byte past the size the file claims, and a
+ * file that holds more than it claims is refused too. At most MAX_FILE_BYTES are ever read.
+ */
+async function readConfigFile(file: ExpandedFile): Promise<{ text: string } | { problem: ConfigProblem }> {
+  const refused = (message: string) => ({ problem: fileProblem(file.display, message) });
+  const info = await stat(file.absolute);
+  if (!info.isFile()) return refused(NOT_REGULAR);
+  if (info.size > MAX_FILE_BYTES) return { problem: tooLargeProblem(file.display, info.size) };
+  // O_NONBLOCK: opening a FIFO that replaced the file since `stat` must not wait for a writer.
+  const handle = await open(file.absolute, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const opened = await handle.stat();
+    if (!opened.isFile()) return refused(NOT_REGULAR);
+    const claimed = Math.min(opened.size, MAX_FILE_BYTES);
+    const buffer = new Uint8Array(claimed + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > claimed) {
+      if (opened.size > MAX_FILE_BYTES) return { problem: tooLargeProblem(file.display, opened.size) };
+      return refused(
+        `holds more than the ${opened.size} bytes its size says (a /proc file, or one being written): refusing to read it`,
+      );
+    }
+    const decoded = decodeUtf8(buffer.subarray(0, length));
+    if ('text' in decoded) return { text: decoded.text };
+    const { line, col, message } = decoded;
+    return { problem: { file: file.display, line, col, path: '', message } };
+  } finally {
+    await handle.close();
+  }
+}
+
 /**
  * Loads and validates the desired state from PATHs (files or directories; default `.`). Throws a
  * ConfigError carrying every problem found.
@@ -98,13 +142,9 @@ export async function loadDesiredState(
   const sources: SourceFile[] = [];
   for (const file of files) {
     try {
-      const info = await stat(file.absolute);
-      // Refused before reading: the limit protects memory as much as the parser.
-      if (info.size > MAX_FILE_BYTES) {
-        problems.push(tooLargeProblem(file.display, info.size));
-        continue;
-      }
-      sources.push({ file: file.display, text: await readFile(file.absolute, 'utf8') });
+      const read = await readConfigFile(file);
+      if ('problem' in read) problems.push(read.problem);
+      else sources.push({ file: file.display, text: read.text });
     } catch (error) {
       problems.push(fileProblem(file.display, readFailure(error)));
     }

@@ -3,13 +3,15 @@
  * that is not plain data is refused here, before any schema sees it: syntax errors, duplicate keys,
  * tags, complex keys, unknown aliases and alias bombs.
  */
-import { type Document, isScalar, LineCounter, parseAllDocuments, type SchemaOptions } from 'yaml';
-import { type Environment, substituteInDocument } from './env.js';
+import { type Document, isScalar, isSeq, LineCounter, parseAllDocuments, type SchemaOptions } from 'yaml';
+import { type Environment, substituteInDocument, VARIABLE_NAME } from './env.js';
 import type { ConfigProblem } from './problems.js';
+import { characterProblem, lineAndColumn, nestingProblem, valueProblem } from './text-checks.js';
 import {
   aliasesOf,
   complexKeys,
   duplicateKeyAt,
+  forEachStringValue,
   formatPath,
   nodeAt,
   offsetOf,
@@ -76,10 +78,21 @@ export function tooLargeProblem(file: string, bytes: number): ConfigProblem {
   return { file, line: 1, col: 1, path: '', message };
 }
 
-export function parseYamlFile(file: string, text: string, env: Environment): ParsedFile {
+const NO_DECLARATIONS: ReadonlySet<string> = new Set();
+
+/**
+ * Refused before yaml reads anything: a file over the size limit, text that is not text, nesting
+ * deeper than MAX_NESTING. One problem at most: the rest of the file is not read.
+ */
+function unreadableProblem(file: string, text: string): ConfigProblem | undefined {
   const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > MAX_FILE_BYTES) return { documents: [], problems: [tooLargeProblem(file, bytes)] };
-  const lineCounter = new LineCounter();
+  if (bytes > MAX_FILE_BYTES) return tooLargeProblem(file, bytes);
+  const found = characterProblem(text) ?? nestingProblem(text);
+  if (found === undefined) return undefined;
+  return { file, ...lineAndColumn(text, found.offset), path: '', message: found.message };
+}
+
+function parseDocuments(text: string, lineCounter?: LineCounter): Document[] {
   const parsed = parseAllDocuments(text, {
     lineCounter,
     prettyErrors: false,
@@ -87,7 +100,53 @@ export function parseYamlFile(file: string, text: string, env: Environment): Par
     ...SCHEMA_OPTIONS,
     logLevel: 'silent',
   });
-  const docs: Document[] = Array.isArray(parsed) ? parsed : [];
+  return Array.isArray(parsed) ? parsed : [];
+}
+
+/**
+ * The names a file declares in top-level `variables:` lists (any of its documents), read before
+ * substitution so that one file may use a name another declares. Only names: the schema checks
+ * the lists themselves. A file that cannot be read declares nothing (its problems come later).
+ */
+export function declaredVariablesIn(text: string): string[] {
+  if (!text.includes('variables') || unreadableProblem('', text) !== undefined) return [];
+  const names: string[] = [];
+  for (const doc of parseDocuments(text)) {
+    const list = doc.errors.length === 0 ? doc.get('variables') : undefined;
+    if (!isSeq(list)) continue;
+    for (const item of list.items) {
+      if (isScalar(item) && typeof item.value === 'string' && VARIABLE_NAME.test(item.value))
+        names.push(item.value);
+    }
+  }
+  return names;
+}
+
+/**
+ * A message yaml wrote may quote the source (a token, a line): only its first line is kept, and a
+ * long quotation is cut, so that an error never prints more of a file than the offending token.
+ */
+export function yamlMessage(message: string): string {
+  const first = message.split('\n', 1)[0] ?? '';
+  return first.length > MAX_QUOTED ? `${first.slice(0, MAX_QUOTED)}...` : first;
+}
+
+const MAX_QUOTED = 120;
+
+/**
+ * `declared`: the names the whole configuration declares in `variables:` (see `declaredVariablesIn`);
+ * `WAFCTL_VAR_*` variables are read without.
+ */
+export function parseYamlFile(
+  file: string,
+  text: string,
+  env: Environment,
+  declared: ReadonlySet<string> = NO_DECLARATIONS,
+): ParsedFile {
+  const unreadable = unreadableProblem(file, text);
+  if (unreadable !== undefined) return { documents: [], problems: [unreadable] };
+  const lineCounter = new LineCounter();
+  const docs = parseDocuments(text, lineCounter);
   const problems: ConfigProblem[] = [];
   const at = (offset: number, path: YamlPath, message: string) =>
     problems.push(problemAt(file, lineCounter, offset, path, message));
@@ -104,13 +163,13 @@ export function parseYamlFile(file: string, text: string, env: Environment): Par
           [],
           `duplicate key "${duplicate.key}" (first at ${file}:${first.line}:${first.col})`,
         );
-      } else at(error.pos[0], [], `invalid YAML: ${error.message}`);
+      } else at(error.pos[0], [], `invalid YAML: ${yamlMessage(error.message)}`);
     }
     for (const warning of doc.warnings) {
       if (warning.code === 'TAG_RESOLVE_FAILED') {
-        const tag = text.slice(warning.pos[0], warning.pos[1]);
+        const tag = yamlMessage(text.slice(warning.pos[0], warning.pos[1]));
         at(warning.pos[0], [], `unsupported tag ${tag}: tags are not allowed in wafctl files`);
-      } else at(warning.pos[0], [], `invalid YAML: ${warning.message}`);
+      } else at(warning.pos[0], [], `invalid YAML: ${yamlMessage(warning.message)}`);
     }
     for (const pair of complexKeys(doc)) {
       at(offsetOf(pair.key), [], 'a mapping key must be a plain scalar, not a list or mapping');
@@ -122,7 +181,15 @@ export function parseYamlFile(file: string, text: string, env: Environment): Par
     }
     if (problems.length > before) continue;
     if (isEmptyDocument(doc)) continue;
-    const substitution = substituteInDocument(doc, text, env);
+    // Escapes make in values what raw text cannot hold (`"\0"`, `"\uD800"`).
+    const refusedPaths = new Set<string>();
+    forEachStringValue(doc, (scalar, path) => {
+      const refused = valueProblem(scalar.value);
+      if (refused === undefined) return;
+      at(offsetOf(scalar), path, refused);
+      refusedPaths.add(formatPath(path));
+    });
+    const substitution = substituteInDocument(doc, text, { env, declared });
     for (const problem of substitution) at(problem.offset, problem.path, problem.message);
     let data: unknown;
     try {
@@ -139,6 +206,7 @@ export function parseYamlFile(file: string, text: string, env: Environment): Par
       continue;
     }
     const substitutionPaths = new Set(substitution.map((p) => formatPath(p.path)));
+    for (const path of refusedPaths) substitutionPaths.add(path);
     documents.push({
       file,
       index,

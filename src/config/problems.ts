@@ -14,6 +14,11 @@ export interface ConfigProblem {
   /** YAML path such as `groups[0].permissions[1].permission`; "" for problems about a whole document. */
   path: string;
   message: string;
+  /**
+   * Set on the one entry that stands for problems not listed (`N more problems in this file not
+   * shown`): how many. Absent on every real problem.
+   */
+  hidden?: number;
 }
 
 /**
@@ -37,19 +42,64 @@ export function sortProblems(problems: readonly ConfigProblem[]): ConfigProblem[
 }
 
 /** `2 problems in 1 file.` */
-export function problemSummary(problems: readonly ConfigProblem[]): string {
+export function problemSummary(problems: readonly ConfigProblem[], total = problems.length): string {
   const files = new Set(problems.map((p) => p.file)).size;
-  return `${plural(problems.length, 'problem')} in ${plural(files, 'file')}.`;
+  return `${plural(total, 'problem')} in ${plural(files, 'file')}.`;
+}
+
+/** Problems shown per file: 100,000 broken items must not print 100,000 lines. */
+export const MAX_PROBLEMS_PER_FILE = 100;
+
+/** The entry that stands for `count` problems of `file` that are not listed. */
+export function hiddenProblems(file: string, count: number): ConfigProblem {
+  const message = `${plural(count, 'more problem')} in this file not shown`;
+  return { file, line: 0, col: 0, path: '', message, hidden: count };
+}
+
+/** How many problems `problems` stands for: each real one, and what each `hidden` entry counts. */
+export function problemCount(problems: readonly ConfigProblem[]): number {
+  return problems.reduce((sum, problem) => sum + (problem.hidden ?? 1), 0);
+}
+
+/**
+ * The first MAX_PROBLEMS_PER_FILE problems of each file (sorted), then one entry for the rest,
+ * including any `hidden` entry found (a document whose problems were never all placed):
+ * `f.yaml: 99900 more problems in this file not shown`.
+ */
+export function capProblems(sorted: readonly ConfigProblem[]): ConfigProblem[] {
+  const shown: ConfigProblem[] = [];
+  let index = 0;
+  while (index < sorted.length) {
+    const file = sorted[index]?.file ?? '';
+    let kept = 0;
+    let hidden = 0;
+    for (; index < sorted.length && sorted[index]?.file === file; index++) {
+      const problem = sorted[index] as ConfigProblem;
+      if (problem.hidden !== undefined) hidden += problem.hidden;
+      else if (kept < MAX_PROBLEMS_PER_FILE) {
+        shown.push(problem);
+        kept++;
+      } else hidden++;
+    }
+    if (hidden > 0) shown.push(hiddenProblems(file, hidden));
+  }
+  return shown;
 }
 
 export class ConfigError extends WafctlError {
+  /** What is shown: at most MAX_PROBLEMS_PER_FILE per file, and a line for each file's rest. */
   readonly problems: ConfigProblem[];
+  /** Every problem found, shown or not. */
+  readonly total: number;
 
   constructor(problems: readonly ConfigProblem[]) {
     const sorted = sortProblems(problems);
-    super('CONFIG_INVALID', [...sorted.map(formatProblem), problemSummary(sorted)].join('\n'), {
+    const shown = capProblems(sorted);
+    const total = problemCount(sorted);
+    super('CONFIG_INVALID', [...shown.map(formatProblem), problemSummary(shown, total)].join('\n'), {
       userFault: true,
     });
-    this.problems = sorted;
+    this.problems = shown;
+    this.total = total;
   }
 }

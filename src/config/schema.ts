@@ -18,6 +18,7 @@ import {
   permissionName,
 } from '../domain.js';
 import type { FirewallActions } from '../plan/firewall-actions.js';
+import { SECRET_VARIABLES, VARIABLE_NAME, VARIABLE_PREFIX } from './env.js';
 import { firewallActionsSchema } from './firewall-actions.js';
 import { setOf } from './set-schema.js';
 import { didYouMean } from './suggest.js';
@@ -316,9 +317,26 @@ export const settingsSchema = z.strictObject({
   firewall_actions: firewallActionsSchema,
 });
 
+/** Lists from every file are concatenated; a name declared twice (in one file or two) is harmless. */
+const variablesSchema = z
+  .array(
+    z
+      .string()
+      .regex(VARIABLE_NAME, {
+        error: 'expected a variable name: letters, digits and _, not starting with a digit',
+      })
+      .refine((name) => !SECRET_VARIABLES.has(name), {
+        error: (issue) => `${String(issue.input)} holds a credential of wafctl's and cannot be declared`,
+      }),
+  )
+  .meta({
+    description: `Environment variables that \${NAME} may read besides ${VARIABLE_PREFIX}* ones; any other name is an error.`,
+  });
+
 /** One YAML document. Every key is optional: a configuration is usually split over several files. */
 export const documentSchema = z
   .strictObject({
+    variables: variablesSchema.optional(),
     groups: z.array(groupSchema).optional(),
     application_rules: z.array(applicationRuleSchema).optional(),
     notifications: z.array(notificationSchema).optional(),

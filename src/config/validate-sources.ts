@@ -2,15 +2,17 @@
  * The pure half of loading: file texts in, a normalised DesiredState (or every problem) out. No I/O,
  * so tests call it with strings; `load.ts` does the reading.
  */
+import { createHash } from 'node:crypto';
 import { scopeMismatch } from '../plan/scope.js';
+import { boundedSafeParse } from './bounded-parse.js';
 import type { Environment } from './env.js';
 import { readFast, YamlNeeded } from './fast-read.js';
 import { firewallActionProblems } from './firewall-actions.js';
 import { problemsFromIssue } from './issues.js';
 import { mergeSection } from './merge.js';
 import { DeclaredSources, KIND_NOUNS } from './natural-keys.js';
-import { type ParsedDocument, type ParsedFile, parseYamlFile } from './parse-yaml.js';
-import { type ConfigProblem, sortProblems } from './problems.js';
+import { declaredVariablesIn, type ParsedDocument, type ParsedFile, parseYamlFile } from './parse-yaml.js';
+import { type ConfigProblem, hiddenProblems, MAX_PROBLEMS_PER_FILE, sortProblems } from './problems.js';
 import {
   type DesiredDocument,
   type DesiredState,
@@ -36,6 +38,18 @@ export interface LoadedConfig {
   state: DesiredState;
   sources: DesiredSources;
   files: string[];
+  /** Names declared in `variables:`: a command that reads the files again substitutes as validation did. */
+  variables: ReadonlySet<string>;
+  /**
+   * `textDigest` of each file's text as it was validated, by file: a command that rewrites the files
+   * later (`pull`) refuses one that changed since, as its positions would point at other values.
+   */
+  digests: ReadonlyMap<string, string>;
+}
+
+/** SHA-256 of a text, hex: equal digests, equal texts. */
+export function textDigest(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 export type ValidationResult =
@@ -49,12 +63,20 @@ export interface ValidateOptions {
 export const DEFAULT_USERNAME = 'wafctl';
 
 function validateDocument(document: ParsedDocument): { output?: DesiredDocument; problems: ConfigProblem[] } {
-  const result = documentSchema.safeParse(document.data, { reportInput: true });
+  const result = boundedSafeParse(documentSchema, document.data);
   if (result.success) return { output: result.data, problems: [] };
   const context = { file: document.file, ...document.tree(), root: documentSchema };
-  const problems = result.error.issues
+  // Placing a problem costs a walk of the yaml tree: 200,000 would take a minute, and only
+  // MAX_PROBLEMS_PER_FILE are shown. zod lists issues in document order; the rest are counted.
+  const placed = result.issues.slice(0, MAX_PROBLEMS_PER_FILE);
+  const problems = placed
     .flatMap((issue) => problemsFromIssue(issue, context))
     .filter((problem) => !document.substitutionPaths.has(problem.path));
+  let unplaced = 0;
+  for (const issue of result.issues.slice(MAX_PROBLEMS_PER_FILE)) {
+    unplaced += issue.code === 'unrecognized_keys' ? issue.keys.length : 1;
+  }
+  if (unplaced > 0) problems.push(hiddenProblems(document.file, unplaced));
   return { problems };
 }
 
@@ -156,6 +178,18 @@ function withoutObjects(document: ParsedDocument): ParsedDocument {
 }
 
 /**
+ * The names `variables:` declares anywhere in the configuration: substitution in one file may use a
+ * name another declares, so all are read first. Only when some file has a reference at all (the
+ * fast reader never substitutes), and only in files that mention `variables`.
+ */
+export function declaredVariables(sources: readonly SourceFile[]): ReadonlySet<string> {
+  const names = new Set<string>();
+  if (!sources.some((source) => source.text.includes('${'))) return names;
+  for (const source of sources) for (const name of declaredVariablesIn(source.text)) names.add(name);
+  return names;
+}
+
+/**
  * Files are processed in the order given (the loader sorts them); problems come back sorted.
  *
  * Files are read by the fast reader where it can (`fast-read.ts`), by yaml otherwise. A run that
@@ -163,12 +197,13 @@ function withoutObjects(document: ParsedDocument): ParsedDocument {
  */
 export function validateSources(sources: readonly SourceFile[], options: ValidateOptions): ValidationResult {
   let fastReads = 0;
+  const variables = declaredVariables(sources);
   // A file yaml read in the first run is not read again in the second.
   const byYaml = new Map<SourceFile, ParsedFile>();
   const readWithYaml = (source: SourceFile): ParsedFile => {
     let parsed = byYaml.get(source);
     if (parsed === undefined) {
-      parsed = parseYamlFile(source.file, source.text, options.env);
+      parsed = parseYamlFile(source.file, source.text, options.env, variables);
       byYaml.set(source, parsed);
     }
     return parsed;
@@ -180,12 +215,12 @@ export function validateSources(sources: readonly SourceFile[], options: Validat
     return { documents, problems: [], fast: true };
   };
   try {
-    const result = validateParsed(sources, readQuickly, options);
+    const result = validateParsed(sources, readQuickly, options, variables);
     if (result.ok || fastReads === 0) return result;
   } catch (error) {
     if (!(error instanceof YamlNeeded)) throw error;
   }
-  return validateParsed(sources, readWithYaml, options);
+  return validateParsed(sources, readWithYaml, options, variables);
 }
 
 /**
@@ -196,6 +231,7 @@ function validateParsed(
   sources: readonly SourceFile[],
   read: (source: SourceFile) => ReadFile,
   options: ValidateOptions,
+  variables: ReadonlySet<string>,
 ): ValidationResult {
   const files = sources.map((source) => source.file);
   const problems: ConfigProblem[] = [];
@@ -254,5 +290,6 @@ function validateParsed(
       firewall_actions: mergedSettings.firewall_actions,
     },
   };
-  return { ok: true, config: { state, sources: declared, files } };
+  const digests = new Map(sources.map((source) => [source.file, textDigest(source.text)]));
+  return { ok: true, config: { state, sources: declared, files, digests, variables } };
 }

@@ -12,7 +12,7 @@ import type { Environment } from '../config/env.js';
 import { parseYamlFile } from '../config/parse-yaml.js';
 import { formatProblem } from '../config/problems.js';
 import { KIND_SCHEMAS } from '../config/schema.js';
-import { type LoadedConfig, validateSources } from '../config/validate-sources.js';
+import { type LoadedConfig, textDigest, validateSources } from '../config/validate-sources.js';
 import { WafctlError } from '../errors.js';
 import { omitDefaults } from '../export/defaults.js';
 import { fileNameOf } from '../export/export.js';
@@ -82,23 +82,50 @@ function valueAt(data: unknown, path: readonly (string | number)[]): unknown {
   return current;
 }
 
-/** Reads each file once; a file that does not exist reads as undefined. */
-function fileCache() {
+/** The refusal when a file is not the text pull planned on: its positions would point at other values. */
+function changedSinceRead(file: string): WafctlError {
+  const message = `${file} changed since pull read it; nothing was written, run pull again`;
+  return new WafctlError('PLAN_REFUSED', message, { userFault: true });
+}
+
+async function readIfExists(file: string): Promise<string | undefined> {
+  return readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw new WafctlError('USAGE', `cannot read ${file}: ${error.code ?? String(error)}`, {
+      userFault: true,
+    });
+  });
+}
+
+/**
+ * Reads each file once; a file that does not exist reads as undefined. A configuration file must
+ * still be the text the configuration was loaded from (`digests`): the plan and every node path come
+ * from that text, and applied to an edited file they would land on other objects.
+ */
+function fileCache(digests: ReadonlyMap<string, string>) {
   const texts = new Map<string, string | undefined>();
   return async (file: string): Promise<string | undefined> => {
     if (!texts.has(file)) {
-      texts.set(
-        file,
-        await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-          if (error.code === 'ENOENT') return undefined;
-          throw new WafctlError('USAGE', `cannot read ${file}: ${error.code ?? String(error)}`, {
-            userFault: true,
-          });
-        }),
-      );
+      const text = await readIfExists(file);
+      const digest = digests.get(file);
+      if (digest !== undefined && (text === undefined || textDigest(text) !== digest)) {
+        throw changedSinceRead(file);
+      }
+      texts.set(file, text);
     }
     return texts.get(file);
   };
+}
+
+/**
+ * Immediately before writing: every file still holds the text the edits were made on (a created
+ * file still does not exist), or nothing is written at all.
+ */
+export async function assertUnchanged(files: readonly FileChange[]): Promise<void> {
+  for (const file of files) {
+    const now = await readIfExists(file.file);
+    if (now !== (file.created ? undefined : file.before)) throw changedSinceRead(file.file);
+  }
 }
 
 /** The file that holds most of `kind` (the first such file on a tie), or `<kind>.yaml` in the first PATH. */
@@ -146,7 +173,7 @@ export async function preparePull(
   const options = { ...requested, kinds };
   const inputs = await refreshInputs(config, api, { concurrency: options.concurrency }, kinds);
   const plan = planChanges(inputs, planOptions(config));
-  const read = fileCache();
+  const read = fileCache(config.digests);
 
   const declared = new Map<string, DeclaredObject>();
   const parsed = new Map<string, ReturnType<typeof parseYamlFile>>();
@@ -159,7 +186,7 @@ export async function preparePull(
       if (!parsed.has(location.file)) {
         parsed.set(
           location.file,
-          parseYamlFile(location.file, (await read(location.file)) ?? '', options.env),
+          parseYamlFile(location.file, (await read(location.file)) ?? '', options.env, config.variables),
         );
       }
       const document = parsed.get(location.file)?.documents.find((d) => d.index === location.document);

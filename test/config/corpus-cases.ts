@@ -142,7 +142,7 @@ export const CORPUS_CASES: CorpusCase[] = [
   {
     path: 'explicit-null-document.yaml',
     expected: [
-      'explicit-null-document.yaml:1:1: the top level must be a mapping (keys: groups, application_rules, notifications, schedules, manage, settings), got null',
+      'explicit-null-document.yaml:1:1: the top level must be a mapping (keys: groups, application_rules, notifications, schedules, manage, settings, variables), got null',
     ],
   },
   {
@@ -314,7 +314,7 @@ export const CORPUS_CASES: CorpusCase[] = [
   },
   {
     path: 'port-from-variable.yaml',
-    env: { SIEM_PORT: '514' },
+    env: { WAFCTL_VAR_SIEM_PORT: '514' },
     expected: [
       'port-from-variable.yaml:6:25 notifications[0].settings.destination_port: expected integer, got string "514"',
     ],
@@ -421,13 +421,13 @@ export const CORPUS_CASES: CorpusCase[] = [
   {
     path: 'top-level-list.yaml',
     expected: [
-      'top-level-list.yaml:1:1: the top level must be a mapping (keys: groups, application_rules, notifications, schedules, manage, settings), got a list',
+      'top-level-list.yaml:1:1: the top level must be a mapping (keys: groups, application_rules, notifications, schedules, manage, settings, variables), got a list',
     ],
   },
   {
     path: 'top-level-scalar.yaml',
     expected: [
-      'top-level-scalar.yaml:1:1: the top level must be a mapping (keys: groups, application_rules, notifications, schedules, manage, settings), got string "just some text"',
+      'top-level-scalar.yaml:1:1: the top level must be a mapping (keys: groups, application_rules, notifications, schedules, manage, settings, variables), got string "just some text"',
     ],
   },
   {
@@ -485,7 +485,7 @@ export const CORPUS_CASES: CorpusCase[] = [
   {
     path: 'unset-variable-mid-scalar.yaml',
     expected: [
-      'unset-variable-mid-scalar.yaml:3:30 groups[0].description: environment variable TEAM_NAME is not set (use ${TEAM_NAME:-default} for a default)',
+      'unset-variable-mid-scalar.yaml:3:30 groups[0].description: environment variable WAFCTL_VAR_TEAM_NAME is not set (use ${WAFCTL_VAR_TEAM_NAME:-default} for a default)',
     ],
   },
   {
@@ -503,7 +503,33 @@ export const CORPUS_CASES: CorpusCase[] = [
   {
     path: 'unset-variable.yaml',
     expected: [
-      'unset-variable.yaml:11:24 application_rules[0].actions[0].firewall_name: environment variable WAF_FIREWALL is not set (use ${WAF_FIREWALL:-default} for a default)',
+      'unset-variable.yaml:11:24 application_rules[0].actions[0].firewall_name: environment variable WAFCTL_VAR_FIREWALL is not set (use ${WAFCTL_VAR_FIREWALL:-default} for a default)',
+    ],
+  },
+  {
+    // The secret is set, and has a default: the name is refused all the same, and never read.
+    path: 'variable-not-allowed.yaml',
+    env: { GITLAB_API_TOKEN: 'glpat-SECRET-VALUE' },
+    expected: [
+      'variable-not-allowed.yaml:3:25 groups[0].description: variable GITLAB_API_TOKEN is not allowed: only environment variables named WAFCTL_VAR_* and names declared in the top-level "variables:" list are read (rename it WAFCTL_VAR_GITLAB_API_TOKEN, or declare it)',
+    ],
+  },
+  {
+    path: 'variable-declared-in-another-file',
+    expected: [
+      'variable-declared-in-another-file/groups.yaml:3:18 groups[0].description: environment variable TEAM is not set (use ${TEAM:-default} for a default)',
+    ],
+  },
+  {
+    path: 'variables-invalid-name.yaml',
+    expected: [
+      'variables-invalid-name.yaml:1:19 variables[1]: expected a variable name: letters, digits and _, not starting with a digit',
+    ],
+  },
+  {
+    path: 'variables-secret.yaml',
+    expected: [
+      "variables-secret.yaml:1:19 variables[1]: WAF_TOKEN holds a credential of wafctl's and cannot be declared",
     ],
   },
   {

@@ -33,6 +33,7 @@ const CLI_SAMPLE = [
   'syntax-unclosed-flow.yaml',
   'unknown-field-typo.yaml',
   'unset-variable.yaml',
+  'variable-not-allowed.yaml',
   'alias-bomb.yaml',
   'several-problems.yaml',
   'multi-document.yaml',

@@ -1,41 +1,45 @@
 /* biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are variable references in YAML, not template mistakes */
 import { describe, expect, it } from 'vitest';
-import { substituteVariables } from '../../src/config/env.js';
+import { type Environment, substituteVariables } from '../../src/config/env.js';
 import { formatProblem } from '../../src/config/problems.js';
 import { validateSources } from '../../src/config/validate-sources.js';
+
+/** The syntax tests declare every name they use: the allow-list has its own tests below. */
+const DECLARED = new Set(['TEAM', 'EMPTY', 'MISSING', 'A', 'B', 'C', 'W', 'X', 'Y', 'Z']);
+const sub = (text: string, env: Environment) => substituteVariables(text, { env, declared: DECLARED });
 
 describe('substituteVariables', () => {
   const env = { TEAM: 'soc', EMPTY: '' };
 
   it('replaces ${VAR} with its value, anywhere in the string', () => {
-    expect(substituteVariables('team ${TEAM}, again ${TEAM}', env)).toEqual({
+    expect(sub('team ${TEAM}, again ${TEAM}', env)).toEqual({
       value: 'team soc, again soc',
       problems: [],
     });
   });
 
   it('uses the default of ${VAR:-default} when VAR is unset or empty, the value otherwise', () => {
-    expect(substituteVariables('${MISSING:-ops}', env).value).toBe('ops');
-    expect(substituteVariables('${EMPTY:-ops}', env).value).toBe('ops');
-    expect(substituteVariables('${TEAM:-ops}', env).value).toBe('soc');
-    expect(substituteVariables('${MISSING:-}', env).value).toBe('');
-    expect(substituteVariables('${MISSING:-a:b c}', env).value).toBe('a:b c');
+    expect(sub('${MISSING:-ops}', env).value).toBe('ops');
+    expect(sub('${EMPTY:-ops}', env).value).toBe('ops');
+    expect(sub('${TEAM:-ops}', env).value).toBe('soc');
+    expect(sub('${MISSING:-}', env).value).toBe('');
+    expect(sub('${MISSING:-a:b c}', env).value).toBe('a:b c');
   });
 
   it('writes $${ as a literal ${ and does not substitute after it', () => {
-    expect(substituteVariables('$${TEAM} is ${TEAM}', env)).toEqual({
+    expect(sub('$${TEAM} is ${TEAM}', env)).toEqual({
       value: '${TEAM} is soc',
       problems: [],
     });
-    expect(substituteVariables('cost: $5, $$', env).value).toBe('cost: $5, $$');
+    expect(sub('cost: $5, $$', env).value).toBe('cost: $5, $$');
   });
 
   it('keeps a set-but-empty variable without default as the empty string', () => {
-    expect(substituteVariables('[${EMPTY}]', env)).toEqual({ value: '[]', problems: [] });
+    expect(sub('[${EMPTY}]', env)).toEqual({ value: '[]', problems: [] });
   });
 
   it('reports every unset variable and malformed reference, numbered by reference', () => {
-    const result = substituteVariables('${A} ${TEAM} ${B} ${1X} ${open', env);
+    const result = sub('${A} ${TEAM} ${B} ${1X} ${open', env);
     expect(result.problems.map((p) => p.reference)).toEqual([0, 2, 3, 4]);
     expect(result.problems[0]?.message).toBe(
       'environment variable A is not set (use ${A:-default} for a default)',
@@ -47,7 +51,7 @@ describe('substituteVariables', () => {
 
 describe('nested defaults', () => {
   const env = { A: 'a', B: 'b', EMPTY: '' };
-  const value = (text: string, vars: Record<string, string> = env) => substituteVariables(text, vars);
+  const value = (text: string, vars: Record<string, string> = env) => sub(text, vars);
 
   it.each([
     ['${A:-${B}}', { A: 'a', B: 'b' }, 'a'],
@@ -65,7 +69,7 @@ describe('nested defaults', () => {
     ['x ${A:-${B}} y ${A:-${B}} z', { B: 'b' }, 'x b y b z'],
     ['${A:-${B}-${C}}', { B: 'b', C: 'c' }, 'b-c'],
   ])('%s with %j is %j', (text, vars, expected) => {
-    expect(substituteVariables(text, vars)).toEqual({ value: expected, problems: [] });
+    expect(sub(text, vars)).toEqual({ value: expected, problems: [] });
   });
 
   it('keeps $${ literal inside a default, and a } after the reference is plain text', () => {
@@ -134,8 +138,8 @@ describe('nested defaults', () => {
   it('reads deep nesting without recursion (no stack overflow, linear time)', () => {
     const depth = 200_000;
     const deep = `${'${X:-'.repeat(depth)}bottom${'}'.repeat(depth)}`;
-    expect(substituteVariables(deep, {})).toEqual({ value: 'bottom', problems: [] });
-    const unclosed = substituteVariables('${X:-'.repeat(depth), {});
+    expect(sub(deep, {})).toEqual({ value: 'bottom', problems: [] });
+    const unclosed = sub('${X:-'.repeat(depth), {});
     expect(unclosed.problems.map((p) => p.reference)).toEqual([0]);
   });
 });
@@ -153,13 +157,14 @@ describe('substitution in files', () => {
       '      destination_port: 514',
       '      format: ${FORMAT}',
       '      protocol: udp',
+      'variables: [NAME, ADDR, FORMAT]',
     ].join('\n');
     const result = load(text, { NAME: 'splunk', FORMAT: 'json' });
     expect(result.ok && result.config.state.notifications[0]).toMatchObject({
       name: 'splunk',
       settings: { destination_address: '10.0.0.5', format: 'json', destination_port: 514 },
     });
-    const keyed = load('${KEY}: []\n', { KEY: 'groups' });
+    const keyed = load('${KEY}: []\nvariables: [KEY]\n', { KEY: 'groups' });
     expect(keyed.ok ? [] : keyed.problems.map(formatProblem)).toEqual(['f.yaml:1:1: unknown field "${KEY}"']);
   });
 
@@ -172,6 +177,7 @@ describe('substitution in files', () => {
       '      - |',
       '        c',
       '        d ${Z}',
+      'variables: [X, Y, Z]',
     ].join('\n');
     const result = load(text, {});
     expect(result.ok ? [] : result.problems.map((p) => `${p.line}:${p.col} ${p.path}`)).toEqual([
@@ -187,6 +193,7 @@ describe('substitution in files', () => {
       '  - name: ${NAME:-${TEAM}}',
       '    description: "x ${D:-pre ${OWNER} post}"',
       '  - name: ${OTHER:-${BROKEN:-y}',
+      'variables: [NAME, TEAM, D, OWNER, OTHER, BROKEN]',
     ].join('\n');
     const result = load(text, {});
     expect(result.ok ? [] : result.problems.map((p) => `${p.line}:${p.col} ${p.path}: ${p.message}`)).toEqual(
@@ -196,16 +203,71 @@ describe('substitution in files', () => {
         '4:11 groups[1].name: invalid variable reference "${OTHER:-${BROKEN:-y}": no closing }; expected ${NAME} or ${NAME:-default} (write $${ for a literal ${)',
       ],
     );
-    const set = load(text.split('\n').slice(0, 3).join('\n'), { TEAM: 'soc', OWNER: 'me' });
+    const set = load([...text.split('\n').slice(0, 3), 'variables: [NAME, TEAM, D, OWNER]'].join('\n'), {
+      TEAM: 'soc',
+      OWNER: 'me',
+    });
     expect(set.ok && set.config.state.groups[0]).toMatchObject({ name: 'soc', description: 'x pre me post' });
   });
 
   it('a value with a substitution problem gets no second, schema complaint', () => {
     const text =
-      'notifications:\n  - name: n\n    type: ${TYPE}\n    settings: {destination_address: 10.0.0.5, destination_port: 1, format: cef, protocol: udp}\n';
+      'notifications:\n  - name: n\n    type: ${WAFCTL_VAR_TYPE}\n    settings: {destination_address: 10.0.0.5, destination_port: 1, format: cef, protocol: udp}\n';
     const result = load(text, {});
     expect(result.ok ? [] : result.problems.map((p) => p.message)).toEqual([
-      'environment variable TYPE is not set (use ${TYPE:-default} for a default)',
+      'environment variable WAFCTL_VAR_TYPE is not set (use ${WAFCTL_VAR_TYPE:-default} for a default)',
+    ]);
+  });
+});
+
+describe('the allow-list', () => {
+  const secret = 'glpat-SECRET-VALUE';
+  const env = { GITLAB_API_TOKEN: secret, WAFCTL_VAR_REGION: 'eu', TEAM: 'soc' };
+  const load = (files: Record<string, string>) =>
+    validateSources(
+      Object.entries(files).map(([file, text]) => ({ file, text })),
+      { env },
+    );
+  const lines = (result: ReturnType<typeof load>) => (result.ok ? [] : result.problems.map(formatProblem));
+
+  it('reads WAFCTL_VAR_* variables by their full name, without a declaration', () => {
+    const result = load({ 'g.yaml': 'groups:\n  - name: soc-${WAFCTL_VAR_REGION}\n' });
+    expect(result.ok && result.config.state.groups[0]?.name).toBe('soc-eu');
+  });
+
+  it('refuses any other name, set or not, with or without a default, used or not, and never reads it', () => {
+    const text = [
+      'groups:',
+      '  - name: a',
+      '    description: "${GITLAB_API_TOKEN}"',
+      '  - name: b',
+      '    description: ${GITLAB_API_TOKEN:-x}',
+      '  - name: c',
+      '    description: ${WAFCTL_VAR_REGION:-${HOME}}',
+    ].join('\n');
+    const result = load({ 'g.yaml': text });
+    const found = lines(result);
+    expect(found.map((line) => line.split(': variable ')[0])).toEqual([
+      'g.yaml:3:19 groups[0].description',
+      'g.yaml:5:18 groups[1].description',
+      'g.yaml:7:39 groups[2].description',
+    ]);
+    expect(found.join('\n')).not.toContain(secret);
+  });
+
+  it('reads a name declared in `variables:` of any file, before or after the file that uses it', () => {
+    const result = load({
+      'a.yaml': 'groups:\n  - name: ${TEAM}\n',
+      'b.yaml': 'variables: [TEAM]\n',
+      'c.yaml': 'variables: [TEAM]\ngroups:\n  - name: ${TEAM}-2\n',
+    });
+    expect(result.ok && result.config.state.groups.map((g) => g.name)).toEqual(['soc', 'soc-2']);
+    expect(result.ok && [...result.config.variables]).toEqual(['TEAM']);
+  });
+
+  it('a declaration is a list of names: anything else is a schema problem at its place', () => {
+    expect(lines(load({ 'v.yaml': 'variables: TEAM\n' }))).toEqual([
+      'v.yaml:1:12 variables: expected a list, got string "TEAM"',
     ]);
   });
 });

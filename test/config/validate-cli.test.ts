@@ -67,18 +67,21 @@ describe('wafctl validate', () => {
     });
 
     it('substitutes variables from its environment', async () => {
-      await writeFile(join(dir, 'env.yaml'), 'groups:\n  - name: ${GROUP_NAME}\n');
+      await writeFile(join(dir, 'env.yaml'), 'groups:\n  - name: ${WAFCTL_VAR_GROUP_NAME}\n');
       const unset = await runCli(['validate', 'env.yaml'], { cwd: dir });
       expect(unset.code).toBe(1);
       expect(unset.stderr).toContain(
-        'env.yaml:2:11 groups[0].name: environment variable GROUP_NAME is not set',
+        'env.yaml:2:11 groups[0].name: environment variable WAFCTL_VAR_GROUP_NAME is not set',
       );
-      const set = await runCli(['validate', 'env.yaml'], { cwd: dir, env: { GROUP_NAME: 'soc' } });
+      const set = await runCli(['validate', 'env.yaml'], { cwd: dir, env: { WAFCTL_VAR_GROUP_NAME: 'soc' } });
       expect(set.code).toBe(0);
     });
 
     it('substitutes nested defaults, and an unset variable inside a used default is an error', async () => {
-      await writeFile(join(dir, 'nested.yaml'), 'groups:\n  - name: ${GROUP_NAME:-team-${TEAM}}\n');
+      await writeFile(
+        join(dir, 'nested.yaml'),
+        'groups:\n  - name: ${GROUP_NAME:-team-${TEAM}}\nvariables: [GROUP_NAME, TEAM]\n',
+      );
       const unset = await runCli(['validate', 'nested.yaml'], { cwd: dir });
       expect(unset.code).toBe(1);
       expect(unset.stderr).toBe(

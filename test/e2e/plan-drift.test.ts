@@ -210,15 +210,17 @@ describe('wafctl plan', () => {
     const dir = await writeConfig({
       'n.yaml':
         'notifications:\n  - name: splunk-$' +
-        '{WAF_TOKEN}\n    settings: {destination_address: 10.0.0.5, destination_port: 514, format: cef, protocol: udp}\n',
+        '{WAFCTL_VAR_LEAK}\n    settings: {destination_address: 10.0.0.5, destination_port: 514, format: cef, protocol: udp}\n',
     });
     const out = join(dir, 'plan.json');
-    const plan = await runCli(['plan', dir, '--out', out], { env: firewall.env });
+    // A variable the configuration may read that happens to hold the token (WAF_TOKEN itself is not readable).
+    const env = { ...firewall.env, WAFCTL_VAR_LEAK: E2E_TOKEN };
+    const plan = await runCli(['plan', dir, '--out', out], { env });
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain(`Error: refusing to write ${out}: it would contain the API token`);
     await expect(readFile(out, 'utf8')).rejects.toThrow('ENOENT');
     const report = join(dir, 'drift.txt');
-    const drift = await runCli(['drift', dir, '--report', report], { env: firewall.env });
+    const drift = await runCli(['drift', dir, '--report', report], { env });
     expect(drift.code).toBe(1);
     await expect(readFile(report, 'utf8')).rejects.toThrow('ENOENT');
     expect(plan.stdout + plan.stderr + drift.stdout + drift.stderr).not.toContain(E2E_TOKEN);

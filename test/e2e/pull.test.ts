@@ -3,7 +3,7 @@
  * emulator. Every kind round-trips (live change -> pull -> plan empty), comments and layout are kept,
  * untouched files stay byte-identical.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { chmod, lstat, readdir, readFile, stat, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -173,8 +173,8 @@ groups:
   });
 
   it('a value from a variable is a conflict naming FILE:LINE:COL; the rest is still written, exit 1', async () => {
-    const withVariable = NOTIFICATIONS.replace('10.0.0.5', `\${SIEM_ADDRESS}`);
-    const env = { SIEM_ADDRESS: '10.0.0.5' };
+    const withVariable = NOTIFICATIONS.replace('10.0.0.5', `\${WAFCTL_VAR_SIEM_ADDRESS}`);
+    const env = { WAFCTL_VAR_SIEM_ADDRESS: '10.0.0.5' };
     const dir = await appliedConfig({ 'notifications.yaml': withVariable, 'groups.yaml': GROUPS }, env);
     await firewall.api.notifications.update('splunk', { settings: { destination_address: '10.0.0.9' } });
     const groups = await firewall.api.groups.list();
@@ -255,5 +255,22 @@ describe('files wafctl pull must not lose', () => {
     await firewall.api.notifications.update('splunk', { settings: { destination_port: 6514 } });
     expect((await cli(['pull', dir])).code).toBe(0);
     expect(await read(dir, 'all.yaml')).toBe(multi.replace('514   # syslog', '6514   # syslog'));
+  });
+
+  it('edits the target of a symbolic link, keeping the link and the target mode', async () => {
+    const shared = await writeConfig({ 'notifications.yaml': NOTIFICATIONS });
+    const target = join(shared, 'notifications.yaml');
+    await chmod(target, 0o640);
+    const dir = await writeConfig({});
+    await symlink(target, join(dir, 'notifications.yaml'));
+    expect((await cli(['apply', dir, '--auto-approve'])).code).toBe(0);
+    await firewall.api.notifications.update('splunk', { settings: { destination_port: 6514 } });
+
+    const pulled = await cli(['pull', dir]);
+    expect(pulled.stderr).toBe('');
+    expect(pulled.code).toBe(0);
+    expect((await lstat(join(dir, 'notifications.yaml'))).isSymbolicLink()).toBe(true);
+    expect(await readFile(target, 'utf8')).toBe(NOTIFICATIONS.replace('514   # syslog', '6514   # syslog'));
+    expect((await stat(target)).mode & 0o7777).toBe(0o640);
   });
 });

@@ -183,7 +183,11 @@ describe('editYaml: set a scalar', () => {
       (node, segment) => (node as Record<string | number, unknown>)[segment],
       read,
     );
-    expect(typeof value === 'string' ? substituteVariables(got as string, {}).value : got).toEqual(value);
+    expect(
+      typeof value === 'string'
+        ? substituteVariables(got as string, { env: {}, declared: new Set() }).value
+        : got,
+    ).toEqual(value);
   });
 
   it('keeps the comment on the key line (4-space file)', () => {
