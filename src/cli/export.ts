@@ -1,17 +1,17 @@
 /** `wafctl export [--dir DIR] [--kind KIND...]`: the live state as configuration that plans to no changes. */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { usageError } from '../errors.js';
 import { containsSecret, REDACTED, redact } from '../secrets.js';
 import { plural, printable } from '../text.js';
 import { addConnectionOptions, type ConnectionFlags, HYDRATION_CONCURRENCY } from './options.js';
-import { writeErr, writeOut, writeTextFile } from './output.js';
+import { writeErr, writeOut } from './output.js';
 
 interface ExportFlags extends ConnectionFlags {
   dir?: string;
   kind?: string[];
   redactSecrets?: boolean;
+  force?: boolean;
 }
 
 /**
@@ -30,24 +30,16 @@ function assertNoToken(files: readonly { name: string; text: string }[], dir?: s
   }
 }
 
-async function writeFiles(dir: string, files: readonly { name: string; text: string }[]): Promise<void> {
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (error) {
-    throw usageError(
-      `cannot create ${dir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-      error,
-    );
-  }
-  for (const file of files) await writeTextFile(join(dir, file.name), file.text);
-}
-
 export function exportCommand(): Command {
   return addConnectionOptions(
     new Command('export')
       .description('write the live state as YAML configuration that plans to no changes')
       .option('--dir <DIR>', 'write one file per kind into DIR instead of stdout')
       .option('--kind <KIND...>', 'only these kinds: groups, application-rules, notifications, schedules')
+      .option(
+        '--force',
+        'with --dir: also replace files there that export did not write (never symbolic links or directories)',
+      )
       .option(
         '--redact-secrets',
         'write [REDACTED] where the live state holds the API token (without it, such an export is refused)',
@@ -60,6 +52,7 @@ export function exportCommand(): Command {
     );
     const { schemaReference } = await import('../export/schema-reference.js');
     const { countOf } = await import('../export/document.js');
+    const { writeExportDirectory } = await import('../export/write-directory.js');
     const { withApiClient } = await import('./connection.js');
 
     // A bad --kind is reported before any network call.
@@ -92,7 +85,7 @@ export function exportCommand(): Command {
       const files = exportToDirectory(live, schemaReference(flags.dir)).map(redacted);
       assertNoToken(files, flags.dir);
       warnings += warnOversized(assertLoadable(files));
-      await writeFiles(flags.dir, files);
+      await writeExportDirectory(flags.dir, files, { force: flags.force === true });
       const counts = live.sections.map((s) => countOf(s.section, s.objects.length));
       writeOut(`Exported ${counts.join(', ')} to ${plural(files.length, 'file')} in ${flags.dir}.`);
     }

@@ -2,10 +2,10 @@
  * The only writers to stdout/stderr. Every line goes through `redact`, so a registered secret cannot
  * reach the terminal even if some message accidentally carries it.
  */
-import { writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { replaceDurably } from '../durable-files.js';
-import { usageError } from '../errors.js';
+import { lstat, realpath, stat, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { type FileAttributes, replaceDurably, temporaryPathFor } from '../durable-files.js';
+import { usageError, WafctlError } from '../errors.js';
 import { containsSecret, redact } from '../secrets.js';
 
 export function writeOut(text: string): void {
@@ -24,14 +24,40 @@ export function colorEnabled(stream: NodeJS.WriteStream, flag: boolean | undefin
 }
 
 /**
- * Writes a file wafctl produces (a saved plan, a report, an export, a pulled configuration file).
+ * The file an atomic write replaces: a symbolic link is followed to its target (the link stays,
+ * the target gets the text), whose mode and owner the new text keeps. Nothing there: `path`.
+ */
+async function replacementTarget(path: string): Promise<{ target: string; keep?: FileAttributes }> {
+  let target: string;
+  try {
+    target = await realpath(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const link = await lstat(path).catch(() => undefined);
+    if (link?.isSymbolicLink()) {
+      throw usageError(`refusing to write ${path}: it is a symbolic link to a file that does not exist`);
+    }
+    return { target: path };
+  }
+  const info = await stat(target);
+  if (!info.isFile()) {
+    const what = target === resolve(path) ? 'it' : `its target ${target}`;
+    throw usageError(`refusing to write ${path}: ${what} is not a regular file`);
+  }
+  return { target, keep: { mode: info.mode & 0o7777, uid: info.uid, gid: info.gid } };
+}
+
+/**
+ * Writes a file wafctl produces (a saved plan, a report, a pulled configuration file).
  * Data is never redacted — a saved plan that says "[REDACTED]" would apply it — so a file that would
  * hold the API token (a configuration value or a live object carrying it) is refused instead.
  *
- * `atomic` (for files the user keeps, such as configuration): the text goes to a temporary file
- * beside the target, fsynced, then renamed over it (`replaceDurably`, as the emulator's state file),
- * so a crash, a full disk or a second process never leaves half a file. Not the default: `--out
- * /dev/stdout` and FIFOs cannot be renamed over.
+ * `atomic` (for files the user keeps, such as configuration): the text goes to a fresh temporary
+ * file beside the target, fsynced, then renamed over it (`replaceDurably`, as the emulator's state
+ * file), so a crash, a full disk or a second process never leaves half a file. A symbolic link is
+ * written through to its target, and the target keeps its mode (and owner where the process may
+ * set it): the user's layout and permissions are theirs. Not the default: `--out /dev/stdout` and
+ * FIFOs cannot be renamed over.
  */
 export async function writeTextFile(
   path: string,
@@ -46,10 +72,14 @@ export async function writeTextFile(
   try {
     if (!options.atomic) await writeFile(path, text);
     else {
-      const temporary = join(dirname(path), `.${basename(path)}.wafctl-${process.pid}.tmp`);
-      await replaceDurably(path, temporary, Buffer.from(text, 'utf8'));
+      const { target, keep } = await replacementTarget(path);
+      await replaceDurably(target, temporaryPathFor(target), Buffer.from(text, 'utf8'), undefined, {
+        keep,
+        exclusive: true,
+      });
     }
   } catch (error) {
+    if (error instanceof WafctlError) throw error;
     throw usageError(
       `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
       error,

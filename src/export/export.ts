@@ -49,7 +49,7 @@ export function fileNameOf(section: ExportSection['section']): string {
 export function exportToDirectory(live: LiveExport, schemaReference: string): ExportFile[] {
   return live.sections.map((section) => ({
     name: fileNameOf(section.section),
-    text: renderExportFile([section], schemaReference),
+    text: renderExportFile([section], schemaReference, { marker: true }),
   }));
 }
 

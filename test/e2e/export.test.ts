@@ -1,10 +1,11 @@
 /* biome-ignore-all lint/suspicious/noTemplateCurlyInString: a `${...}` in a rule description is data that export must escape */
 /** `wafctl export`: the real CLI against a real emulator; the export must plan to "No changes." */
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApplicationRuleInput } from '../../src/api/index.js';
+import { EXPORT_MARKER } from '../../src/export/document.js';
 import { SCHEMA_FILE } from '../../src/export/schema-reference.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall, unreachableUrl } from '../helpers/firewall.js';
@@ -329,7 +330,7 @@ describe('wafctl export', () => {
     const result = await runCli(['export', '--dir', dir], { env: firewall.env });
     expect(result.code).toBe(0);
     expect((await readAll(dir))['groups.yaml']).toBe(
-      `# yaml-language-server: $schema=${SCHEMA_FILE}\nmanage:\n  groups:\n    prune: true\n\ngroups: []\n`,
+      `# yaml-language-server: $schema=${SCHEMA_FILE}\n${EXPORT_MARKER}\nmanage:\n  groups:\n    prune: true\n\ngroups: []\n`,
     );
     const clean = await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env });
     expect(clean.code).toBe(0);
@@ -338,6 +339,51 @@ describe('wafctl export', () => {
     const plan = await runCli(['plan', dir], { env: firewall.env });
     expect(plan.stdout).toContain('# group.intruders will be destroyed');
   });
+
+  it('replaces only files it wrote: a hand-written file needs --force, a symbolic link is never written through', async () => {
+    await populate(firewall);
+    const base = await tempDir();
+    const dir = join(base, 'waf');
+    await mkdir(join(base, 'outside'));
+    const victim = join(base, 'outside', 'victim.txt');
+    await writeFile(victim, 'precious\n');
+    await mkdir(dir);
+    await symlink(join('..', 'outside', 'victim.txt'), join(dir, 'groups.yaml'));
+    await writeFile(join(dir, 'schedules.yaml'), 'schedules: []  # mine\n');
+
+    const refusal = `Error: refusing to write ${join(dir, 'groups.yaml')}: it is a symbolic link, and export writes nothing outside DIR nor through links; nothing was written\n`;
+    for (const force of [[], ['--force']]) {
+      const linked = await runCli(['export', '--dir', dir, ...force], { env: firewall.env });
+      expect(await readFile(victim, 'utf8')).toBe('precious\n');
+      expect(linked.stderr).toBe(refusal);
+      expect(linked.code).toBe(1);
+    }
+    expect((await lstat(join(dir, 'groups.yaml'))).isSymbolicLink()).toBe(true);
+    expect((await readdir(dir)).sort()).toEqual(['groups.yaml', 'schedules.yaml']);
+
+    const withoutLink = await runCli(['export', '--dir', dir, '--kind', 'schedules'], { env: firewall.env });
+    expect(withoutLink.stderr).toContain(
+      `Error: refusing to write ${join(dir, 'schedules.yaml')}: export did not write it`,
+    );
+    expect(withoutLink.code).toBe(1);
+    expect(await readFile(join(dir, 'schedules.yaml'), 'utf8')).toBe('schedules: []  # mine\n');
+
+    const forced = await runCli(['export', '--dir', dir, '--kind', 'schedules', '--force'], {
+      env: firewall.env,
+    });
+    expect(forced.code).toBe(0);
+    expect(await readFile(join(dir, 'schedules.yaml'), 'utf8')).toContain('- name: weekly-shop');
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'fails in one line when DIR cannot be created (no endless mkdir under /proc)',
+    { timeout: 15_000 },
+    async () => {
+      const result = await runCli(['export', '--dir', '/proc/nope'], { env: firewall.env });
+      expect(result.stderr).toBe('Error: cannot create /proc/nope: ENOENT\n');
+      expect(result.code).toBe(1);
+    },
+  );
 
   it('reports an unreachable firewall with exit 1 and writes nothing', async () => {
     const dir = join(await tempDir(), 'out');
