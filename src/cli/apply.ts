@@ -1,6 +1,7 @@
 /**
  * `wafctl apply`: plan, show the plan, confirm, apply, report. With `--plan FILE`, apply exactly a
- * saved plan (after checking it is not stale), without a prompt. Exit 0 only if everything applied;
+ * saved plan, without a prompt: refused when made against another server, rebuilt from the live
+ * objects (refused when stale), then gated exactly as a fresh plan. Exit 0 only if everything applied;
  * 130/143 when SIGINT/SIGTERM stopped it (interrupt.ts).
  */
 import { Command } from 'commander';
@@ -75,27 +76,35 @@ export function applyCommand(): Command {
     }
 
     const { withApiClient } = await import('./connection.js');
+    const { baseUrlInUse } = await import('./planning.js');
     const { loadDesiredState } = await import('../config/load.js');
     const { refreshAndPlan } = await import('../plan/refresh.js');
     const { renderTextPlan } = await import('../plan/render/text.js');
-    const { readSavedPlan, assertNotStale } = await import('../apply/saved-plan.js');
+    const { readSavedPlan, assertMadeAgainst } = await import('../apply/saved-plan.js');
+    const { replanSavedPlan } = await import('../apply/replan.js');
+    const { secretRefusal, safetyRefusal } = await import('../apply/gate.js');
     const { applyPlan } = await import('../apply/applier.js');
     const { renderApplyReport } = await import('../apply/report.js');
     const { applySucceeded } = await import('../apply/model.js');
     const { progressReporter } = await import('./progress.js');
     const { interruptOnSignals } = await import('./interrupt.js');
 
-    // Configuration problems and unreadable saved plans are reported before any network call.
+    // Configuration problems and unreadable saved plans are reported before any network call, and so
+    // is a saved plan made against another server (no request, not even a sign-in, reaches it).
     const source =
       flags.plan === undefined
         ? ({ from: 'config', config: await loadDesiredState(paths.length > 0 ? paths : ['.']) } as const)
         : ({ from: 'saved', saved: await readSavedPlan(flags.plan) } as const);
+    const here = baseUrlInUse(flags);
+    if (source.from === 'saved' && here !== undefined) assertMadeAgainst(source.saved, here);
 
     await withApiClient(flags, async (api) => {
       const concurrency = flags.parallelism;
+      // A saved plan is rebuilt from the live objects and its intent: nothing it says about what a
+      // change does (fields, before/after, impact, warnings) is believed.
       const { plan, username } =
         source.from === 'saved'
-          ? await assertNotStale(source.saved.plan, api, concurrency).then(() => source.saved)
+          ? { plan: await replanSavedPlan(source.saved, api, concurrency), username: source.saved.username }
           : {
               plan: await refreshAndPlan(source.config, api, { concurrency }),
               username: source.config.state.settings.username,
@@ -105,7 +114,8 @@ export function applyCommand(): Command {
       if (plan.changes.length === 0 && plan.problems.length === 0) return;
       // The policy gate first: its exit code (3) says why nothing was applied.
       const { failOnRefusal } = await import('../plan/policy.js');
-      const refusal = failOnRefusal(plan, flags.failOn ?? [], 'Nothing was applied.');
+      const refusal =
+        failOnRefusal(plan, flags.failOn ?? [], 'Nothing was applied.') ?? secretRefusal(plan, username);
       if (refusal) throw refusal;
       // Like Terraform: a plan with errors is not applied, not even the parts that planned well.
       const planProblems = plan.problems.length;
@@ -114,17 +124,8 @@ export function applyCommand(): Command {
           `${plural(planProblems, 'object')} could not be planned (see the errors above): nothing was applied. Fix ${planProblems === 1 ? 'it' : 'them'}, or pass --allow-partial to apply the changes of the others.`,
         );
       }
-      if (plan.warnings.length > 0 && !flags.force) {
-        const what = plan.warnings
-          .map(
-            (w) =>
-              `${w.deletes} of ${w.existing} ${w.kind} objects${w.duplicates > 0 ? ` (${w.duplicates} of them duplicates)` : ''} (limit ${w.maxDeletePercent}%)`,
-          )
-          .join(', ');
-        throw refuse(
-          `refusing to delete ${what}: above the safety threshold (settings.safety). Pass --force to apply anyway.`,
-        );
-      }
+      const unsafe = safetyRefusal(plan, flags.force === true);
+      if (unsafe) throw unsafe;
       if (interactive && plan.changes.length > 0) {
         const { confirm } = await import('./confirm.js');
         const answer = await confirm();

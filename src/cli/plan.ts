@@ -25,7 +25,7 @@ export function planCommand(): Command {
     ),
   ).action(async (paths: string[], _flags: PlanFlags, command: Command) => {
     const flags = command.optsWithGlobals<PlanFlags>();
-    const { loadAndPlan, assertNoProblems } = await import('./planning.js');
+    const { loadAndPlan, assertNoProblems, baseUrlInUse, savedPlanContext } = await import('./planning.js');
     const { renderTextPlan } = await import('../plan/render/text.js');
     const { renderMarkdownPlan } = await import('../plan/render/markdown.js');
     const { renderJsonPlan } = await import('../plan/render/json.js');
@@ -41,7 +41,9 @@ export function planCommand(): Command {
     }[flags.format]();
     writeOut(rendered);
     if (flags.out !== undefined) {
-      await writeTextFile(flags.out, renderSavedPlan(plan, config.state.settings.username));
+      // Always known here (the plan was fetched through it); were it not, `apply --plan` refuses ''.
+      const baseUrl = baseUrlInUse(flags) ?? '';
+      await writeTextFile(flags.out, renderSavedPlan(plan, savedPlanContext(config, baseUrl)));
     }
     // The policy gate first (exit 3), as apply does; the plan's problems are in the output either way.
     const refusal = failOnRefusal(plan, flags.failOn ?? [], 'The plan was printed; nothing was applied.');

@@ -2,13 +2,14 @@
  * What plan, drift and apply share: load the configuration, refresh the live state, plan. Loaded
  * lazily by those commands (it pulls in zod, yaml and the client), so `--version` stays fast.
  */
+import { normalizeBaseUrl, type SavedPlanContext, scopesByKind } from '../apply/saved-plan.js';
 import { loadDesiredState } from '../config/load.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { WafctlError } from '../errors.js';
 import type { ImpactDirection } from '../plan/impact.js';
 import type { Plan } from '../plan/model.js';
 import { refreshAndPlan } from '../plan/refresh.js';
-import { withApiClient } from './connection.js';
+import { EMBEDDED, withApiClient } from './connection.js';
 import type { ConnectionFlags } from './options.js';
 import { HYDRATION_CONCURRENCY } from './options.js';
 
@@ -40,4 +41,33 @@ export function assertNoProblems(plan: Plan): void {
     `${n} ${n === 1 ? 'object' : 'objects'} could not be planned (see the errors above); nothing was planned for ${n === 1 ? 'it' : 'them'}.`,
     { userFault: true },
   );
+}
+
+/**
+ * The base URL in use, as a saved plan records and compares it (`normalizeBaseUrl`): `--url`, else
+ * WAF_URL; `embedded` for the embedded emulator. Undefined when none is given or it is not a URL:
+ * opening the connection then fails with its own message.
+ */
+export function baseUrlInUse(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const url = flags.url ?? env.WAF_URL;
+  if (url === undefined || url === '') return undefined;
+  return url === EMBEDDED ? EMBEDDED : normalizeBaseUrl(url);
+}
+
+/** What `plan --out` records besides the plan: where it was made, and the settings it was judged by. */
+export function savedPlanContext(config: LoadedConfig, baseUrl: string): SavedPlanContext {
+  const { settings, manage } = config.state;
+  return {
+    baseUrl,
+    username: settings.username,
+    safety: {
+      maxDeletePercent: settings.safety.max_delete_percent,
+      minExisting: settings.safety.min_existing,
+    },
+    firewallActions: settings.firewall_actions,
+    scopes: scopesByKind((kind) => manage[kind.section]),
+  };
 }

@@ -5,15 +5,10 @@
  * shape (server fields dropped, defaults applied, set-like lists sorted), so "equal" is plain deep
  * equality and the planner stays a few map look-ups per object: O(n) overall.
  */
+import { attachImpact, DEFAULT_SAFETY, type SafetySettings, safetyWarning, summarize } from './assess.js';
 import { fingerprint, sameJson } from './fingerprint.js';
 import { DEFAULT_FIREWALL_ACTIONS, type FirewallActions } from './firewall-actions.js';
-import {
-  classifyChange,
-  countImpacts,
-  type ImpactContext,
-  type ImpactDirection,
-  type ImpactRule,
-} from './impact.js';
+import type { ImpactContext, ImpactDirection, ImpactRule } from './impact.js';
 import {
   type Attributes,
   type Change,
@@ -62,12 +57,7 @@ export interface KindPlanInput {
   impact?: readonly ImpactRule[];
 }
 
-export interface SafetySettings {
-  maxDeletePercent: number;
-  minExisting: number;
-}
-
-export const DEFAULT_SAFETY: SafetySettings = { maxDeletePercent: 30, minExisting: 10 };
+export { DEFAULT_SAFETY, type SafetySettings } from './assess.js';
 
 export interface PlanOptions {
   safety?: SafetySettings;
@@ -88,37 +78,21 @@ interface KindResult {
 export function planChanges(inputs: readonly KindPlanInput[], options: PlanOptions = {}): Plan {
   const safety = options.safety ?? DEFAULT_SAFETY;
   const context: ImpactContext = { firewallActions: options.firewallActions ?? DEFAULT_FIREWALL_ACTIONS };
-  const plan: Plan = {
-    summary: {
-      create: 0,
-      update: 0,
-      replace: 0,
-      delete: 0,
-      unchanged: 0,
-      unmanaged: 0,
-      impact: { weakens_protection: 0, broadens_access: 0, reduces_audit: 0 },
-    },
-    changes: [],
-    problems: [],
-    warnings: [],
-  };
+  const changes: Change[] = [];
+  const problems: PlanProblem[] = [];
+  const warnings: SafetyWarning[] = [];
+  const untouched = { unchanged: 0, unmanaged: 0 };
   const ordered = [...inputs].sort((a, b) => KIND_NAMES.indexOf(a.kind) - KIND_NAMES.indexOf(b.kind));
   for (const input of ordered) {
     const result = planKind(input, safety);
-    for (const change of result.changes) {
-      // Attached here, once, so every consumer (renderers, --fail-on, saved plans) reads the same.
-      if (input.impact)
-        change.impact = classifyChange(change, input.impact, context, options.impactDirection);
-      plan.changes.push(change);
-    }
-    for (const problem of result.problems) plan.problems.push(problem);
-    if (result.warning) plan.warnings.push(result.warning);
-    plan.summary.unchanged += result.unchanged;
-    plan.summary.unmanaged += result.unmanaged;
+    attachImpact(result.changes, input.impact, context, options.impactDirection);
+    for (const change of result.changes) changes.push(change);
+    for (const problem of result.problems) problems.push(problem);
+    if (result.warning) warnings.push(result.warning);
+    untouched.unchanged += result.unchanged;
+    untouched.unmanaged += result.unmanaged;
   }
-  for (const change of plan.changes) plan.summary[change.action] += 1;
-  plan.summary.impact = countImpacts(plan.changes);
-  return plan;
+  return { summary: summarize(changes, untouched), changes, problems, warnings };
 }
 
 function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
@@ -210,9 +184,8 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
     else for (const remote of survivorFirst(remotes, () => false)) destroy(remote);
   }
 
-  if (deletes > 0 && existing >= safety.minExisting && deletes * 100 > safety.maxDeletePercent * existing) {
-    result.warning = { kind, deletes, duplicates, existing, maxDeletePercent: safety.maxDeletePercent };
-  }
+  const warning = safetyWarning(kind, { deletes, duplicates, existing }, safety);
+  if (warning) result.warning = warning;
   // Stable: several changes of one key (a survivor's update, then its duplicates) keep their order.
   result.changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return result;

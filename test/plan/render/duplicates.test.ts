@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planDocumentSchema, readSavedPlan, renderSavedPlan } from '../../../src/apply/saved-plan.js';
+import { DEFAULT_SAFETY } from '../../../src/plan/assess.js';
+import { DEFAULT_FIREWALL_ACTIONS } from '../../../src/plan/firewall-actions.js';
 import { renderTextDrift } from '../../../src/plan/render/drift.js';
 import { renderJsonPlan } from '../../../src/plan/render/json.js';
 import { renderMarkdownPlan } from '../../../src/plan/render/markdown.js';
@@ -44,8 +46,20 @@ describe('a duplicate delete', () => {
 
   it('keeps its reason through plan --out and apply --plan', async () => {
     const path = join(await mkdtemp(join(tmpdir(), 'wafctl-dup-')), 'plan.json');
-    await writeFile(path, renderSavedPlan(duplicatePlan(), 'bot'));
-    const { plan } = await readSavedPlan(path);
-    expect(plan.changes).toEqual(duplicatePlan().changes);
+    const all = { prune: true, match: {} };
+    const scopes = { group: all, application_rule: all, notification: all, schedule: all };
+    const context = {
+      baseUrl: 'embedded',
+      username: 'bot',
+      safety: DEFAULT_SAFETY,
+      firewallActions: DEFAULT_FIREWALL_ACTIONS,
+      scopes,
+    };
+    await writeFile(path, renderSavedPlan(duplicatePlan(), context));
+    const { changes } = await readSavedPlan(path);
+    expect(changes.map((c) => [c.action, c.action === 'delete' ? c.duplicateOf : undefined])).toEqual([
+      ['delete', '42'],
+      ['delete', undefined],
+    ]);
   });
 });

@@ -1,0 +1,76 @@
+/**
+ * What a plan's changes are judged by: their security impact, the safety threshold on deletes, and
+ * the summary counts. Pure, and shared: the planner calls these for a fresh plan, and `apply --plan`
+ * calls them again for a saved one (src/apply/replan.ts), so a saved plan is judged at apply time by
+ * exactly the rules a fresh one is, never by what its file says.
+ */
+import {
+  classifyChange,
+  countImpacts,
+  type ImpactContext,
+  type ImpactDirection,
+  type ImpactRule,
+} from './impact.js';
+import type { Change, KindName, PlanSummary, SafetyWarning } from './model.js';
+
+export interface SafetySettings {
+  maxDeletePercent: number;
+  minExisting: number;
+}
+
+export const DEFAULT_SAFETY: SafetySettings = { maxDeletePercent: 30, minExisting: 10 };
+
+/** One kind's pure deletes (duplicates included) and its existing in-scope remote objects. */
+export interface DeleteCounts {
+  deletes: number;
+  /** How many of `deletes` delete a duplicate of a surviving object. */
+  duplicates: number;
+  existing: number;
+}
+
+/**
+ * The warning when a kind's pure deletes exceed `maxDeletePercent` of its existing in-scope objects
+ * and at least `minExisting` exist (apply refuses it without --force), else undefined.
+ */
+export function safetyWarning(
+  kind: KindName,
+  counts: DeleteCounts,
+  safety: SafetySettings,
+): SafetyWarning | undefined {
+  const { deletes, duplicates, existing } = counts;
+  if (deletes === 0 || existing < safety.minExisting) return undefined;
+  if (deletes * 100 <= safety.maxDeletePercent * existing) return undefined;
+  return { kind, deletes, duplicates, existing, maxDeletePercent: safety.maxDeletePercent };
+}
+
+/**
+ * Sets each change's `impact` from its kind's table (no table: no impact). Attached once, here, so
+ * every consumer (renderers, --fail-on, the apply gate) reads the same classification.
+ */
+export function attachImpact(
+  changes: readonly Change[],
+  rules: readonly ImpactRule[] | undefined,
+  context: ImpactContext,
+  direction: ImpactDirection = 'apply',
+): void {
+  for (const change of changes)
+    change.impact = rules ? classifyChange(change, rules, context, direction) : [];
+}
+
+/** The summary of `changes`: counts per action and per impact class, plus the objects left alone. */
+export function summarize(
+  changes: readonly Change[],
+  untouched: { unchanged: number; unmanaged: number },
+): PlanSummary {
+  const summary: PlanSummary = {
+    create: 0,
+    update: 0,
+    replace: 0,
+    delete: 0,
+    unchanged: untouched.unchanged,
+    unmanaged: untouched.unmanaged,
+    impact: countImpacts(changes),
+  };
+  for (const change of changes) summary[change.action] += 1;
+  return summary;
+}
