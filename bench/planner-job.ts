@@ -3,7 +3,7 @@
  * kinds hand to the planner (no YAML, no HTTP). Mostly unchanged, as in a real nightly run, with a
  * few of every action: 1% updates, 0.1% replacements, 1% creates and 1% pruned deletes.
  */
-import type { Attributes } from '../src/plan/model.js';
+import type { Attributes } from '../src/core/model.js';
 import { type DesiredObject, planChanges, type RemoteObject } from '../src/plan/planner.js';
 import { type JobOutcome, phaseClock } from './jobs.js';
 

@@ -8,9 +8,9 @@
  * through `redact`, so that a server echoing the token back still cannot make us print it.
  */
 import { STATUS_CODES } from 'node:http';
-import { WafctlError } from '../errors.js';
-import { redact } from '../secrets.js';
-import { printable } from '../text.js';
+import { WafctlError } from '../core/errors.js';
+import { redact } from '../core/secrets.js';
+import { printable } from '../core/text.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

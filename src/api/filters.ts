@@ -3,7 +3,7 @@
  * filter objects are derived from them, the query encoding reads them, and `wafctl get --filter`
  * validates and converts its NAME=VALUE strings with them.
  */
-import { usageError } from '../errors.js';
+import { usageError } from '../core/errors.js';
 import type { QueryParams, QueryValue } from './url.js';
 
 export type FilterType = 'string' | 'string[]' | 'integer' | 'boolean';

@@ -24,8 +24,8 @@
  * defence for secrets, a request whose path, query or body holds one is refused before it exists.
  */
 import { FetchError, type FetchResponse, ofetch } from 'ofetch';
-import { WafctlError } from '../errors.js';
-import { redact } from '../secrets.js';
+import { WafctlError } from '../core/errors.js';
+import { redact } from '../core/secrets.js';
 import {
   ApiError,
   ApiNetworkError,

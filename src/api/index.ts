@@ -4,8 +4,8 @@
  * WafctlErrors (ApiError, InvalidResponseError and its ResponseTooLargeError and UnconfirmedWriteError,
  * ApiNetworkError, RedirectError, IncompleteListingError, ListingTooLargeError, SecretInRequestError).
  */
-import { WafctlError } from '../errors.js';
-import { registerSecret } from '../secrets.js';
+import { WafctlError } from '../core/errors.js';
+import { registerSecret } from '../core/secrets.js';
 import { type ApplicationRulesApi, applicationRulesApi } from './application-rules.js';
 import type { ClientContext } from './context.js';
 import { type ListKind, parseFilterStrings, type RawFilters } from './filters.js';

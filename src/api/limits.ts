@@ -8,7 +8,7 @@
  * the CLI with `limitsFromEnv`) or the client's options.
  */
 import { Buffer } from 'node:buffer';
-import { WafctlError } from '../errors.js';
+import { WafctlError } from '../core/errors.js';
 import { type RequestTarget, ResponseTooLargeError } from './errors.js';
 
 /**

@@ -5,7 +5,7 @@
  * exists, with an error that names its method and path, never the value. The apply gate refuses such
  * a plan up front; this catches whatever else would carry one (a filter, a re-read, a future call).
  */
-import { containsSecret } from '../secrets.js';
+import { containsSecret } from '../core/secrets.js';
 import { type RequestTarget, SecretInRequestError } from './errors.js';
 import type { RequestSpec } from './http.js';
 import { encodeQuery } from './url.js';

@@ -12,9 +12,9 @@
  * user runs the command again.
  */
 import { z } from 'zod';
-import { WafctlError } from '../errors.js';
-import { isBearerToken, redact, registerSecret } from '../secrets.js';
-import { printable } from '../text.js';
+import { WafctlError } from '../core/errors.js';
+import { isBearerToken, redact, registerSecret } from '../core/secrets.js';
+import { printable } from '../core/text.js';
 import { readData } from './envelope.js';
 import { ApiError } from './errors.js';
 import { createHttp, type RequestSpec } from './http.js';

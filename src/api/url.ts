@@ -4,8 +4,8 @@
  * appended to; a name never escapes its path segment; list filters use one encoding) live in one
  * small place.
  */
-import { WafctlError } from '../errors.js';
-import { redact } from '../secrets.js';
+import { WafctlError } from '../core/errors.js';
+import { redact } from '../core/secrets.js';
 
 /**
  * One path segment, percent-encoded. `.` and `..` are refused: the WHATWG URL parser used by fetch

@@ -11,9 +11,9 @@
  */
 import pLimit from 'p-limit';
 import type { ApiClient } from '../api/index.js';
+import type { Change, Plan } from '../core/model.js';
 import { KINDS } from '../kinds/index.js';
 import type { Kind, WriteContext } from '../kinds/kind.js';
-import type { Change, Plan } from '../plan/model.js';
 import {
   type ApplyReport,
   type CallEvent,

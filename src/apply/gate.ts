@@ -2,10 +2,10 @@
  * The apply gate's refusals that read only the plan (fresh or rebuilt from a saved one): pure, each
  * returns the error to throw or undefined. src/cli/apply.ts runs them, in order, before any write.
  */
-import { WafctlError } from '../errors.js';
-import type { Attributes, Change, Plan } from '../plan/model.js';
+import { WafctlError } from '../core/errors.js';
+import type { Attributes, Change, Plan } from '../core/model.js';
+import { containsSecret, redact } from '../core/secrets.js';
 import { address } from '../plan/render/summary.js';
-import { containsSecret, redact } from '../secrets.js';
 
 function refusal(message: string): WafctlError {
   return new WafctlError('PLAN_REFUSED', message, { userFault: true });

@@ -1,5 +1,5 @@
 /** What an apply did: one result per operation (a replacement is a create and a delete). */
-import type { Change, PlanProblem } from '../plan/model.js';
+import type { Change, PlanProblem } from '../core/model.js';
 
 export type Operation = 'create' | 'update' | 'delete';
 

@@ -22,8 +22,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 import { ApiError, ApiNetworkError, InvalidResponseError, RedirectError } from '../api/index.js';
+import type { Attributes } from '../core/model.js';
 import type { WriteContext, Writer } from '../kinds/kind.js';
-import type { Attributes } from '../plan/model.js';
 import { INTERRUPTED, type Outcome } from './model.js';
 import type { CreateItem, DeleteItem, UpdateItem } from './order.js';
 

@@ -19,10 +19,8 @@
  * settings the plan recorded and the live in-scope counts.
  */
 import type { ApiClient } from '../api/index.js';
-import { WafctlError } from '../errors.js';
-import { KINDS, type Kind, type RemoteRecord } from '../kinds/index.js';
-import { attachImpact, safetyWarning, summarize } from '../plan/assess.js';
-import { fingerprint, sameJson } from '../plan/fingerprint.js';
+import { WafctlError } from '../core/errors.js';
+import { fingerprint, sameJson } from '../core/fingerprint.js';
 import type {
   Attributes,
   Change,
@@ -31,8 +29,10 @@ import type {
   ReplaceChange,
   SafetyWarning,
   UpdateChange,
-} from '../plan/model.js';
-import { inScope, type ManageScope } from '../plan/scope.js';
+} from '../core/model.js';
+import { inScope, type ManageScope } from '../core/scope.js';
+import { KINDS, type Kind, type RemoteRecord } from '../kinds/index.js';
+import { attachImpact, safetyWarning, summarize } from '../plan/assess.js';
 import type { SavedChange, SavedPlan } from './saved-plan.js';
 
 /** What was found wrong with a saved plan against the live state. */

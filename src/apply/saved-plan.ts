@@ -14,10 +14,8 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { WafctlError } from '../errors.js';
-import { KINDS, type Kind } from '../kinds/index.js';
-import type { SafetySettings } from '../plan/assess.js';
-import type { FirewallActions } from '../plan/firewall-actions.js';
+import { WafctlError } from '../core/errors.js';
+import type { FirewallActions } from '../core/firewall-actions.js';
 import {
   type Attributes,
   IMPACT_CLASSES,
@@ -25,9 +23,11 @@ import {
   type KindName,
   type Plan,
   type PlanProblem,
-} from '../plan/model.js';
+} from '../core/model.js';
+import type { ManageScope } from '../core/scope.js';
+import { KINDS, type Kind } from '../kinds/index.js';
+import type { SafetySettings } from '../plan/assess.js';
 import { planToJson } from '../plan/render/json.js';
-import type { ManageScope } from '../plan/scope.js';
 
 /** A saved plan larger than this is refused before it is parsed. */
 export const MAX_SAVED_PLAN_BYTES = 256 * 1024 * 1024;

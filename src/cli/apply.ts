@@ -5,9 +5,9 @@
  * 130/143 when SIGINT/SIGTERM stopped it (interrupt.ts).
  */
 import { Command } from 'commander';
-import { WafctlError } from '../errors.js';
-import { IMPACT_CLASSES, type ImpactClass } from '../plan/model.js';
-import { plural } from '../text.js';
+import { WafctlError } from '../core/errors.js';
+import { IMPACT_CLASSES, type ImpactClass } from '../core/model.js';
+import { plural } from '../core/text.js';
 import {
   addConnectionOptions,
   type ConnectionFlags,

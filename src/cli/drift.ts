@@ -3,7 +3,7 @@
  * error, 3 a change has a `--fail-on` class.
  */
 import { Command, Option } from 'commander';
-import type { ImpactClass } from '../plan/model.js';
+import type { ImpactClass } from '../core/model.js';
 import { addConnectionOptions, addReviewOptions, type ConnectionFlags, FORMATS } from './options.js';
 import { writeOut, writeTextFile } from './output.js';
 

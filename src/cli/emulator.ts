@@ -3,8 +3,8 @@
  * whole server) is imported inside the action, so `wafctl --version` never pays for it.
  */
 import { Command } from 'commander';
-import { usageError } from '../errors.js';
-import { isBearerToken, registerSecret, shortSecretWarning } from '../secrets.js';
+import { usageError } from '../core/errors.js';
+import { isBearerToken, registerSecret, shortSecretWarning } from '../core/secrets.js';
 import { quoteValue } from './options.js';
 import { writeErr, writeOut } from './output.js';
 

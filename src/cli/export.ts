@@ -1,9 +1,9 @@
 /** `wafctl export [--dir DIR] [--kind KIND...]`: the live state as configuration that plans to no changes. */
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { usageError } from '../errors.js';
-import { containsSecret, REDACTED, redact } from '../secrets.js';
-import { plural, printable } from '../text.js';
+import { usageError } from '../core/errors.js';
+import { containsSecret, REDACTED, redact } from '../core/secrets.js';
+import { plural, printable } from '../core/text.js';
 import { addConnectionOptions, type ConnectionFlags, HYDRATION_CONCURRENCY } from './options.js';
 import { writeErr, writeOut } from './output.js';
 

@@ -3,7 +3,7 @@
  * read commands over the live API, a table for people and whole records for scripts.
  */
 import { Command, Option } from 'commander';
-import { usageError } from '../errors.js';
+import { usageError } from '../core/errors.js';
 import {
   addConnectionOptions,
   type ConnectionFlags,

@@ -2,9 +2,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../api/retry.js';
 import { didYouMean } from '../config/suggest.js';
-import { IMPACT_CLASSES, type ImpactClass } from '../plan/model.js';
+import { IMPACT_CLASSES, type ImpactClass } from '../core/model.js';
+import { printable } from '../core/text.js';
 import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown.js';
-import { printable } from '../text.js';
 
 /**
  * Options of every command that talks to the API. The token and the sign-in password are never

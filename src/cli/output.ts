@@ -4,9 +4,9 @@
  */
 import { lstat, realpath, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type FileAttributes, replaceDurably, temporaryPathFor } from '../durable-files.js';
-import { usageError, WafctlError } from '../errors.js';
-import { containsSecret, redact } from '../secrets.js';
+import { usageError, WafctlError } from '../core/errors.js';
+import { containsSecret, redact } from '../core/secrets.js';
+import { type FileAttributes, replaceDurably, temporaryPathFor } from '../files/durable-files.js';
 
 export function writeOut(text: string): void {
   process.stdout.write(redact(text.endsWith('\n') ? text : `${text}\n`));

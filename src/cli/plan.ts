@@ -1,6 +1,6 @@
 /** `wafctl plan`: fetch, diff and print; `--out` saves the JSON plan for `apply --plan`. */
 import { Command, Option } from 'commander';
-import type { ImpactClass } from '../plan/model.js';
+import type { ImpactClass } from '../core/model.js';
 import { addConnectionOptions, addReviewOptions, type ConnectionFlags, FORMATS } from './options.js';
 import { colorEnabled, writeOut, writeTextFile } from './output.js';
 

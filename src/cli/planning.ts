@@ -5,9 +5,9 @@
 import { normalizeBaseUrl, type SavedPlanContext, scopesByKind } from '../apply/saved-plan.js';
 import { loadDesiredState } from '../config/load.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
-import { WafctlError } from '../errors.js';
-import type { ImpactDirection } from '../plan/impact.js';
-import type { Plan } from '../plan/model.js';
+import { WafctlError } from '../core/errors.js';
+import type { ImpactDirection } from '../core/impact.js';
+import type { Plan } from '../core/model.js';
 import { refreshAndPlan } from '../plan/refresh.js';
 import { EMBEDDED, withApiClient } from './connection.js';
 import type { ConnectionFlags } from './options.js';

@@ -4,8 +4,8 @@
  * 1 an error or a conflict (the rest is still written, unless --dry-run).
  */
 import { Command } from 'commander';
-import { WafctlError } from '../errors.js';
-import { plural, printable } from '../text.js';
+import { WafctlError } from '../core/errors.js';
+import { plural, printable } from '../core/text.js';
 import { addConnectionOptions, type ConnectionFlags, HYDRATION_CONCURRENCY } from './options.js';
 import { writeErr, writeOut, writeTextFile } from './output.js';
 

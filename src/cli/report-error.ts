@@ -3,8 +3,8 @@
  * and a stack trace only when WAFCTL_DEBUG=1.
  */
 import { CommanderError } from 'commander';
-import { exitCodeFor, WafctlError } from '../errors.js';
-import { printable } from '../text.js';
+import { exitCodeFor, WafctlError } from '../core/errors.js';
+import { printable } from '../core/text.js';
 import { writeErr } from './output.js';
 
 /**

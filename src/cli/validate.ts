@@ -1,6 +1,6 @@
 /** `wafctl validate [PATH...] [--format text|json]`: offline checks, exit 0 valid, 1 invalid. */
 import { Command, Option } from 'commander';
-import { plural } from '../text.js';
+import { plural } from '../core/text.js';
 import { writeErr, writeOut } from './output.js';
 
 interface ValidateFlags {

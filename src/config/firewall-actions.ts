@@ -14,7 +14,7 @@ import {
   type ActionClass,
   DEFAULT_FIREWALL_ACTIONS,
   type FirewallActions,
-} from '../plan/firewall-actions.js';
+} from '../core/firewall-actions.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import type { ConfigProblem } from './problems.js';
 import { setOf } from './set-schema.js';

@@ -2,8 +2,8 @@
  * A configuration problem is `{file, line, col, path, message}`, printed
  * `FILE:LINE:COL path: message`. All problems of a run are collected and reported together.
  */
-import { WafctlError } from '../errors.js';
-import { plural, printable } from '../text.js';
+import { WafctlError } from '../core/errors.js';
+import { plural, printable } from '../core/text.js';
 
 export interface ConfigProblem {
   /** The path as the user gave it (relative stays relative). */

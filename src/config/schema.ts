@@ -16,8 +16,9 @@ import {
   permissionById,
   permissionByName,
   permissionName,
-} from '../domain.js';
-import type { FirewallActions } from '../plan/firewall-actions.js';
+} from '../core/domain.js';
+import type { FirewallActions } from '../core/firewall-actions.js';
+import type { ManageScope } from '../core/scope.js';
 import { SECRET_VARIABLES, VARIABLE_NAME, VARIABLE_PREFIX } from './env.js';
 import { firewallActionsSchema } from './firewall-actions.js';
 import { setOf } from './set-schema.js';
@@ -351,12 +352,6 @@ export type ApplicationRule = z.output<typeof applicationRuleSchema>;
 export type Notification = z.output<typeof notificationSchema>;
 export type Schedule = z.output<typeof scheduleSchema>;
 export type DesiredDocument = z.output<typeof documentSchema>;
-
-export interface ManageScope {
-  prune: boolean;
-  /** Field name -> globs; an object is in scope when every listed field matches one of its globs. */
-  match: Record<string, string[]>;
-}
 
 export interface DesiredState {
   groups: Group[];

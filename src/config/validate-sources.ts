@@ -3,7 +3,7 @@
  * so tests call it with strings; `load.ts` does the reading.
  */
 import { createHash } from 'node:crypto';
-import { scopeMismatch } from '../plan/scope.js';
+import { type ManageScope, scopeMismatch } from '../core/scope.js';
 import { boundedSafeParse } from './bounded-parse.js';
 import type { Environment } from './env.js';
 import { readFast, YamlNeeded } from './fast-read.js';
@@ -19,7 +19,6 @@ import {
   documentSchema,
   KIND_NAMES,
   type KindName,
-  type ManageScope,
   manageSchema,
   settingsSchema,
 } from './schema.js';

@@ -10,7 +10,7 @@
  * authenticator, and a client may well send a stale token along with its sign-in.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { registerSecret } from '../secrets.js';
+import { registerSecret } from '../core/secrets.js';
 import type { SeedUser } from './seed.js';
 import type { Store } from './store.js';
 

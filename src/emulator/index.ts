@@ -4,9 +4,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FileFaultHook } from '../durable-files.js';
-import { WafctlError } from '../errors.js';
-import { isBearerToken, registerSecret } from '../secrets.js';
+import { WafctlError } from '../core/errors.js';
+import { isBearerToken, registerSecret } from '../core/secrets.js';
+import type { FileFaultHook } from '../files/durable-files.js';
 import { Authenticator } from './auth.js';
 import { Committer } from './commit.js';
 import { DEMO_RULES, DEMO_USERS } from './demo-directory.js';
@@ -22,7 +22,7 @@ import type { StateFile } from './state-file.js';
 import { RequestStats } from './stats.js';
 import { Store } from './store.js';
 
-export type { FileFaultHook, FileOperation } from '../durable-files.js';
+export type { FileFaultHook, FileOperation } from '../files/durable-files.js';
 export type { FaultKind } from './faults.js';
 export type { ApplicationRuleListShape } from './router.js';
 export { type EmulatorSeed, loadSeedFile } from './seed.js';

@@ -12,7 +12,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { WafctlError } from '../errors.js';
+import { WafctlError } from '../core/errors.js';
 import {
   applicationRuleSchema,
   groupSchema,

@@ -19,8 +19,8 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
 import { link, open, readFile, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import type { FileFaultHook } from '../durable-files.js';
-import { WafctlError } from '../errors.js';
+import { WafctlError } from '../core/errors.js';
+import type { FileFaultHook } from '../files/durable-files.js';
 
 interface LockHolder {
   pid: number;

@@ -3,7 +3,7 @@
  * line), and hand back what to replay; the caller builds the store, then starts the writer on it.
  */
 import { access } from 'node:fs/promises';
-import { AppendFile } from '../durable-files.js';
+import { AppendFile } from '../files/durable-files.js';
 import { type JournalEntry, journalPathOf, readJournal } from './journal.js';
 import { acquireLock } from './lock.js';
 import { checkWritableDirectory, loadState, stateError } from './persistence.js';

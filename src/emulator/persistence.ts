@@ -8,7 +8,7 @@ import { constants } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
-import { WafctlError } from '../errors.js';
+import { WafctlError } from '../core/errors.js';
 import { stateIssues } from './invariants.js';
 import { type StoreState, stateSchema } from './records.js';
 import { issueLines } from './validation.js';

@@ -4,7 +4,7 @@
  * (narrower) schemas next to their routes: what a client may send is not what the server stores.
  */
 import { z } from 'zod';
-import { NOTIFICATION_FORMATS, NOTIFICATION_PROTOCOLS, NOTIFICATION_TYPES } from '../domain.js';
+import { NOTIFICATION_FORMATS, NOTIFICATION_PROTOCOLS, NOTIFICATION_TYPES } from '../core/domain.js';
 
 const text = z.string().min(1);
 const nullableText = z.string().nullable();

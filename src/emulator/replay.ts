@@ -4,7 +4,7 @@
  * name, or an id its counters would hand out again, stops the start naming its file and line. Each
  * record is checked for what it touches only, so replay stays linear in the journal.
  */
-import { WafctlError } from '../errors.js';
+import { WafctlError } from '../core/errors.js';
 import { COUNTED_IDS, idBeyondCounter, type StateIssue } from './invariants.js';
 import type { JournalEntry } from './journal.js';
 import type { NextIds } from './records.js';

@@ -7,8 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { WafctlError } from '../errors.js';
-import { registerSecret } from '../secrets.js';
+import { WafctlError } from '../core/errors.js';
+import { registerSecret } from '../core/secrets.js';
 import { ruleSchema } from './records.js';
 import { issueLines } from './validation.js';
 

@@ -12,8 +12,8 @@
  * is durable, then swaps the journal for the lines appended since (the tail).
  */
 
-import { AppendFile, type FileFaultHook, removeDurably, replaceDurably } from '../durable-files.js';
-import { WafctlError } from '../errors.js';
+import { WafctlError } from '../core/errors.js';
+import { AppendFile, type FileFaultHook, removeDurably, replaceDurably } from '../files/durable-files.js';
 import { encodeRecord, journalPathOf } from './journal.js';
 import type { StateLock } from './lock.js';
 import { encodeState, tempPathOf } from './persistence.js';

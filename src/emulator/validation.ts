@@ -1,6 +1,6 @@
 /** Small shared pieces for validating request bodies with zod and reporting the problems. */
 import { z } from 'zod';
-import { isEmail, isIpAddress, isPort, isTimezone } from '../domain.js';
+import { isEmail, isIpAddress, isPort, isTimezone } from '../core/domain.js';
 
 /**
  * Maximum lengths of the strings a write may carry, in Unicode code points (documented in the

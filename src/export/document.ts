@@ -5,7 +5,7 @@
  */
 import { Document, isMap, isNode, isScalar, isSeq, visit } from 'yaml';
 import type { KindName as Section } from '../config/schema.js';
-import type { Attributes } from '../plan/model.js';
+import type { Attributes } from '../core/model.js';
 
 export interface ExportSection {
   section: Section;

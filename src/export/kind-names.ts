@@ -3,7 +3,7 @@
  * (`application_rule`), or either with dashes (`application-rules`, as `wafctl get` spells it).
  */
 import { didYouMean } from '../config/suggest.js';
-import { WafctlError } from '../errors.js';
+import { WafctlError } from '../core/errors.js';
 import { KINDS, type Kind } from '../kinds/index.js';
 
 function spellings(kind: Kind): string[] {

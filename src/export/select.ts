@@ -6,8 +6,8 @@
  */
 import type * as z from 'zod';
 import { NATURAL_KEY_FIELDS } from '../config/natural-keys.js';
+import type { Attributes, KindName } from '../core/model.js';
 import type { Kind, RemoteRecord } from '../kinds/index.js';
-import type { Attributes, KindName } from '../plan/model.js';
 import { omitDefaults } from './defaults.js';
 
 export interface LeftOut {

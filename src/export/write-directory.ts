@@ -13,6 +13,8 @@
  */
 import { lstat, open, realpath, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { usageError } from '../core/errors.js';
+import { containsSecret } from '../core/secrets.js';
 import {
   type FileAttributes,
   type FileFaultHook,
@@ -20,9 +22,7 @@ import {
   syncDirectory,
   temporaryPathFor,
   writeNewFileDurably,
-} from '../durable-files.js';
-import { usageError } from '../errors.js';
-import { containsSecret } from '../secrets.js';
+} from '../files/durable-files.js';
 import { EXPORT_MARKER, hasExportMarker } from './document.js';
 import type { ExportFile } from './export.js';
 

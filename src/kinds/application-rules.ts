@@ -9,8 +9,8 @@ import type {
   ApplicationRuleInput,
   ApplicationRuleUpdate,
 } from '../api/index.js';
-import { canonicalJson } from '../plan/fingerprint.js';
-import { actionClass } from '../plan/firewall-actions.js';
+import { canonicalJson } from '../core/fingerprint.js';
+import { actionClass } from '../core/firewall-actions.js';
 import {
   added,
   type ImpactContext,
@@ -21,8 +21,8 @@ import {
   reasonIf,
   removed,
   turned,
-} from '../plan/impact.js';
-import type { Attributes } from '../plan/model.js';
+} from '../core/impact.js';
+import type { Attributes } from '../core/model.js';
 import {
   attributesById,
   type DesiredLookup,

@@ -3,9 +3,9 @@
  * group costs one GET-one to hydrate: the API offers nothing cheaper.
  */
 import type { ApiClient, Group, GroupInput } from '../api/index.js';
-import { permissionByName, permissionName } from '../domain.js';
-import { added, becomes, type ImpactRule, listed, listField, reasonIf } from '../plan/impact.js';
-import type { Attributes } from '../plan/model.js';
+import { permissionByName, permissionName } from '../core/domain.js';
+import { added, becomes, type ImpactRule, listed, listField, reasonIf } from '../core/impact.js';
+import type { Attributes } from '../core/model.js';
 import { attributesById, idsByName, type Kind, REREAD_CONCURRENCY, type RemoteRecord } from './kind.js';
 import { mapLimited, sortedSet } from './normalize.js';
 

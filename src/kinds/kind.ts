@@ -5,9 +5,9 @@
  */
 import type { ApiClient } from '../api/index.js';
 import type { DesiredState, KindName as Section } from '../config/schema.js';
-import { sameJson } from '../plan/fingerprint.js';
-import type { ImpactRule } from '../plan/impact.js';
-import type { Attributes, KindName, UpdateChange } from '../plan/model.js';
+import { sameJson } from '../core/fingerprint.js';
+import type { ImpactRule } from '../core/impact.js';
+import type { Attributes, KindName, UpdateChange } from '../core/model.js';
 
 /** A remote object, normalised into the same comparable shape as the desired one. */
 export interface RemoteRecord {

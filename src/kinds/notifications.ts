@@ -1,7 +1,7 @@
 /** Notification systems: keyed by name, which is also their path key in the API (they have no id). */
 import type { ApiClient, Notification, NotificationInput, NotificationUpdate } from '../api/index.js';
-import { differs, type ImpactRule, type ImpactSubject, reasonIf, shown, turned } from '../plan/impact.js';
-import type { Attributes } from '../plan/model.js';
+import { differs, type ImpactRule, type ImpactSubject, reasonIf, shown, turned } from '../core/impact.js';
+import type { Attributes } from '../core/model.js';
 import { attributesById, idsByName, type Kind, type RemoteRecord } from './kind.js';
 
 type NotificationFields = Pick<Notification, 'name' | 'type' | 'enabled' | 'settings'>;

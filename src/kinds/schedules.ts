@@ -1,6 +1,6 @@
 /** Report schedules: keyed by name. Hosts, services and recipients are sets. */
 import type { ApiClient, ScheduleInput } from '../api/index.js';
-import { added, type ImpactRule, listed, listField, reasonIf } from '../plan/impact.js';
+import { added, type ImpactRule, listed, listField, reasonIf } from '../core/impact.js';
 import { attributesById, idsByName, type Kind, type RemoteRecord } from './kind.js';
 import { sortedSet } from './normalize.js';
 

@@ -10,8 +10,8 @@ import {
   type ImpactContext,
   type ImpactDirection,
   type ImpactRule,
-} from './impact.js';
-import type { Change, KindName, PlanSummary, SafetyWarning } from './model.js';
+} from '../core/impact.js';
+import type { Change, KindName, PlanSummary, SafetyWarning } from '../core/model.js';
 
 export interface SafetySettings {
   maxDeletePercent: number;

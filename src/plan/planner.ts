@@ -5,10 +5,10 @@
  * shape (server fields dropped, defaults applied, set-like lists sorted), so "equal" is plain deep
  * equality and the planner stays a few map look-ups per object: O(n) overall.
  */
-import { attachImpact, DEFAULT_SAFETY, type SafetySettings, safetyWarning, summarize } from './assess.js';
-import { fingerprint, sameJson } from './fingerprint.js';
-import { DEFAULT_FIREWALL_ACTIONS, type FirewallActions } from './firewall-actions.js';
-import type { ImpactContext, ImpactDirection, ImpactRule } from './impact.js';
+
+import { fingerprint, sameJson } from '../core/fingerprint.js';
+import { DEFAULT_FIREWALL_ACTIONS, type FirewallActions } from '../core/firewall-actions.js';
+import type { ImpactContext, ImpactDirection, ImpactRule } from '../core/impact.js';
 import {
   type Attributes,
   type Change,
@@ -17,8 +17,9 @@ import {
   type Plan,
   type PlanProblem,
   type SafetyWarning,
-} from './model.js';
-import { inScope, type ManageScope } from './scope.js';
+} from '../core/model.js';
+import { inScope, type ManageScope } from '../core/scope.js';
+import { attachImpact, DEFAULT_SAFETY, type SafetySettings, safetyWarning, summarize } from './assess.js';
 import { survivorFirst } from './survivor.js';
 
 export interface DesiredObject {

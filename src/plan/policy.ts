@@ -2,9 +2,9 @@
  * `--fail-on CLASS,...`: the pipeline's policy gate over the planner's security impact. Pure: the
  * commands decide what to do (exit 3; apply writes nothing).
  */
-import { WafctlError } from '../errors.js';
-import { plural } from '../text.js';
-import { type Change, IMPACT_CLASSES, type ImpactClass, type Plan } from './model.js';
+import { WafctlError } from '../core/errors.js';
+import { type Change, IMPACT_CLASSES, type ImpactClass, type Plan } from '../core/model.js';
+import { plural } from '../core/text.js';
 import { address } from './render/summary.js';
 
 /** Classes named by `--fail-on` that some change has, each with the changes that have it. */

@@ -8,9 +8,9 @@
 import type { ApiClient } from '../api/index.js';
 import { type DeclaredSources, formatLocation } from '../config/natural-keys.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
+import type { ImpactDirection } from '../core/impact.js';
+import type { Attributes, Plan } from '../core/model.js';
 import { KINDS, type Kind } from '../kinds/index.js';
-import type { ImpactDirection } from './impact.js';
-import type { Attributes, Plan } from './model.js';
 import { type DesiredObject, type KindPlanInput, type PlanOptions, planChanges } from './planner.js';
 
 export interface RefreshOptions {

@@ -13,7 +13,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { SourceLocation } from '../config/natural-keys.js';
-import type { Attributes, Change, KindName, Plan } from '../plan/model.js';
+import type { Attributes, Change, KindName, Plan } from '../core/model.js';
 import type { NodePath, ValueOrigin, YamlEdit } from './model.js';
 
 export interface DeclaredObject {

@@ -13,16 +13,16 @@ import { parseYamlFile } from '../config/parse-yaml.js';
 import { formatProblem } from '../config/problems.js';
 import { KIND_SCHEMAS } from '../config/schema.js';
 import { type LoadedConfig, textDigest, validateSources } from '../config/validate-sources.js';
-import { WafctlError } from '../errors.js';
+import { WafctlError } from '../core/errors.js';
+import type { Attributes, KindName } from '../core/model.js';
+import { inScope } from '../core/scope.js';
 import { omitDefaults } from '../export/defaults.js';
 import { fileNameOf } from '../export/export.js';
 import { schemaReference } from '../export/schema-reference.js';
 import { type LeftOut, selectExportable } from '../export/select.js';
 import type { Kind } from '../kinds/index.js';
-import type { Attributes, KindName } from '../plan/model.js';
 import { planChanges } from '../plan/planner.js';
 import { planOptions, refreshInputs } from '../plan/refresh.js';
-import { inScope } from '../plan/scope.js';
 import {
   type AdoptCandidate,
   type AdoptTarget,

@@ -19,7 +19,7 @@ import {
 } from 'yaml';
 import { SCHEMA_OPTIONS } from '../config/parse-yaml.js';
 import { formatPath, keyString } from '../config/yaml-path.js';
-import { WafctlError } from '../errors.js';
+import { WafctlError } from '../core/errors.js';
 import type { NodePath, ValueOrigin } from './model.js';
 
 /** An edit that cannot be applied; `line`/`col` (1-based) are in the edited file. */

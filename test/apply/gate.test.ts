@@ -1,9 +1,9 @@
 /** The apply gate's refusals that read only the plan: a secret in what would be sent, the safety threshold. */
 import { describe, expect, it } from 'vitest';
 import { safetyRefusal, secretRefusal } from '../../src/apply/gate.js';
-import type { Attributes, Plan } from '../../src/plan/model.js';
+import type { Attributes, Plan } from '../../src/core/model.js';
+import { registerSecret } from '../../src/core/secrets.js';
 import { planChanges } from '../../src/plan/planner.js';
-import { registerSecret } from '../../src/secrets.js';
 
 const SECRET = 'gate-test-secret-4d1c9e';
 registerSecret(SECRET);

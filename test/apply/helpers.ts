@@ -1,7 +1,7 @@
 /** Plans literal desired objects against a live API through the real kinds, and fakes a killed process, for applier tests. */
 import type { ApiClient } from '../../src/api/index.js';
+import type { Attributes, KindName, Plan } from '../../src/core/model.js';
 import { KINDS } from '../../src/kinds/index.js';
-import type { Attributes, KindName, Plan } from '../../src/plan/model.js';
 import { planChanges } from '../../src/plan/planner.js';
 
 export type Desired = Partial<Record<KindName, Attributes[]>>;

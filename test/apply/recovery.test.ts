@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, ApiNetworkError, InvalidResponseError, RedirectError } from '../../src/api/index.js';
 import type { CreateItem, DeleteItem, UpdateItem } from '../../src/apply/order.js';
 import { createWithRecovery, deleteWithRecovery, updateWithRecovery } from '../../src/apply/recovery.js';
+import type { Attributes, Change, UpdateChange } from '../../src/core/model.js';
 import type { WriteContext, Writer } from '../../src/kinds/kind.js';
-import type { Attributes, Change, UpdateChange } from '../../src/plan/model.js';
 
 const ctx = {} as WriteContext;
 const reset = () =>

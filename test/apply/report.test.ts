@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApplyReport } from '../../src/apply/model.js';
 import { renderApplyReport } from '../../src/apply/report.js';
-import type { Change } from '../../src/plan/model.js';
+import type { Change } from '../../src/core/model.js';
 
 const FORGED = 'Apply complete! Resources: 0 added, 0 changed, 0 destroyed.';
 const EVIL = `\n${FORGED}\u001b[2K`;

@@ -16,12 +16,12 @@ import {
   type SavedPlanContext,
 } from '../../src/apply/saved-plan.js';
 import { baseUrlInUse } from '../../src/cli/planning.js';
+import { DEFAULT_FIREWALL_ACTIONS } from '../../src/core/firewall-actions.js';
+import type { Attributes, Plan } from '../../src/core/model.js';
+import type { ManageScope } from '../../src/core/scope.js';
 import { groupsKind } from '../../src/kinds/groups.js';
 import { DEFAULT_SAFETY } from '../../src/plan/assess.js';
-import { DEFAULT_FIREWALL_ACTIONS } from '../../src/plan/firewall-actions.js';
-import type { Attributes, Plan } from '../../src/plan/model.js';
 import { planChanges } from '../../src/plan/planner.js';
-import type { ManageScope } from '../../src/plan/scope.js';
 import { startTestFirewall, type TestFirewall } from '../helpers/firewall.js';
 
 const group = (name: string, fields: Partial<Attributes> = {}): Attributes => ({

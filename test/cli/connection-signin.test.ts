@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { openConnection } from '../../src/cli/connection.js';
-import { redact } from '../../src/secrets.js';
+import { redact } from '../../src/core/secrets.js';
 import { answer, failure, ok, useNock } from '../api/helpers.js';
 
 useNock();

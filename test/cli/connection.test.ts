@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../src/api/retry.js';
 import { openConnection, withApiClient } from '../../src/cli/connection.js';
-import { REDACTED, redact } from '../../src/secrets.js';
+import { REDACTED, redact } from '../../src/core/secrets.js';
 
 const noEnv = {} as NodeJS.ProcessEnv;
 

@@ -1,8 +1,8 @@
 import { CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { reportError } from '../../src/cli/report-error.js';
-import { exitCodeFor, WafctlError } from '../../src/errors.js';
-import { registerSecret } from '../../src/secrets.js';
+import { exitCodeFor, WafctlError } from '../../src/core/errors.js';
+import { registerSecret } from '../../src/core/secrets.js';
 
 let written: string;
 

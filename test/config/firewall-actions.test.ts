@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatProblem } from '../../src/config/problems.js';
 import { type SourceFile, validateSources } from '../../src/config/validate-sources.js';
-import { DEFAULT_FIREWALL_ACTIONS } from '../../src/plan/firewall-actions.js';
+import { DEFAULT_FIREWALL_ACTIONS } from '../../src/core/firewall-actions.js';
 
 function validate(files: SourceFile[]) {
   return validateSources(files, { env: {} });

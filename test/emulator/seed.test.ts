@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WafctlError } from '../../src/core/errors.js';
+import { redact } from '../../src/core/secrets.js';
 import { loadSeedFile, startEmulator } from '../../src/emulator/index.js';
-import { WafctlError } from '../../src/errors.js';
-import { redact } from '../../src/secrets.js';
 import { makeTempDir, startTestEmulator } from './helpers.js';
 
 let dir: string;

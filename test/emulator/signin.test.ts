@@ -2,8 +2,8 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redact } from '../../src/core/secrets.js';
 import { loadSeedFile, type RunningEmulator } from '../../src/emulator/index.js';
-import { redact } from '../../src/secrets.js';
 import { type Client, makeTempDir, startTestEmulator, type WireGroup } from './helpers.js';
 
 const PASSWORDS = { carol: 'carol-pass-0001', dan: 'dan-pass-0002' } as const;

@@ -1,8 +1,8 @@
 /** Helpers for the `--state` tests: crash images, failing disks, and what a restart sees. */
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { WafctlError } from '../../src/core/errors.js';
 import { type EmulatorOptions, startEmulator } from '../../src/emulator/index.js';
-import { WafctlError } from '../../src/errors.js';
 import type { Client, WireApplicationRule } from './helpers.js';
 
 /**

@@ -6,9 +6,9 @@ import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, stat, symlink, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { FileFaultHook, FileOperation } from '../../src/durable-files.js';
 import { EXPORT_MARKER, hasExportMarker } from '../../src/export/document.js';
 import { writeExportDirectory } from '../../src/export/write-directory.js';
+import type { FileFaultHook, FileOperation } from '../../src/files/durable-files.js';
 
 const tempDir = () => mkdtemp(join(tmpdir(), 'wafctl-export-dir-'));
 

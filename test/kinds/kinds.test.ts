@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ApplicationRule } from '../../src/api/index.js';
+import { sameJson } from '../../src/core/fingerprint.js';
 import { applicationRulesKind } from '../../src/kinds/application-rules.js';
 import { groupsKind } from '../../src/kinds/groups.js';
 import { notificationsKind } from '../../src/kinds/notifications.js';
 import { schedulesKind } from '../../src/kinds/schedules.js';
-import { sameJson } from '../../src/plan/fingerprint.js';
 import { fakeApi } from './fake-api.js';
 
 const options = { concurrency: 4 };

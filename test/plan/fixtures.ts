@@ -1,6 +1,7 @@
 /** A small plan with one change of every action, built through the real planner. */
+
+import type { KindName, Plan } from '../../src/core/model.js';
 import { KINDS } from '../../src/kinds/index.js';
-import type { KindName, Plan } from '../../src/plan/model.js';
 import { type PlanOptions, planChanges } from '../../src/plan/planner.js';
 
 /** The kind's real security impact rules, so that rendered plans show what users will see. */

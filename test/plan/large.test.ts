@@ -3,13 +3,13 @@
  * (spreading them into a call once overflowed the stack, see test/source/no-spread-arguments.test.ts).
  */
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SCOPE } from '../../src/core/scope.js';
 import { renderTable } from '../../src/export/get/table.js';
 import { planChanges } from '../../src/plan/planner.js';
 import { renderMarkdownDrift, renderTextDrift } from '../../src/plan/render/drift.js';
 import { renderJsonPlan } from '../../src/plan/render/json.js';
 import { renderMarkdownPlan } from '../../src/plan/render/markdown.js';
 import { renderTextPlan } from '../../src/plan/render/text.js';
-import { DEFAULT_SCOPE } from '../../src/plan/scope.js';
 
 const CHANGES = 130_000;
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Change, KindName } from '../../src/plan/model.js';
+import type { Change, KindName } from '../../src/core/model.js';
+import { DEFAULT_SCOPE, type ManageScope } from '../../src/core/scope.js';
 import {
   type DesiredObject,
   type KindPlanInput,
   planChanges,
   type RemoteObject,
 } from '../../src/plan/planner.js';
-import { DEFAULT_SCOPE, type ManageScope } from '../../src/plan/scope.js';
 import { seededRandom } from '../helpers/random.js';
 
 const want = (

@@ -1,9 +1,9 @@
 /** What pull changes, decided without files: the plan, where objects are declared, literal or not. */
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { Attributes, KindName } from '../../src/plan/model.js';
+import type { Attributes, KindName } from '../../src/core/model.js';
+import { DEFAULT_SCOPE } from '../../src/core/scope.js';
 import { planChanges } from '../../src/plan/planner.js';
-import { DEFAULT_SCOPE } from '../../src/plan/scope.js';
 import {
   type DeclaredObject,
   decidePull,

@@ -1,6 +1,6 @@
 /** /api/v1/groups: administrators only. Members must exist in the user directory. */
 import { z } from 'zod';
-import { permissionById } from '../../domain.js';
+import { permissionById } from '../../core/domain.js';
 import type { Group, StoredPermission } from '../records.js';
 import { changed, fail, ok, type Route, type RouteContext, type RouteResult } from '../router.js';
 import type { Store } from '../store.js';

@@ -1,6 +1,6 @@
 /** /api/v1/settings/notifications: administrators only; the name is the path key and never changes. */
 import { z } from 'zod';
-import { NOTIFICATION_FORMATS, NOTIFICATION_PROTOCOLS, NOTIFICATION_TYPES } from '../../domain.js';
+import { NOTIFICATION_FORMATS, NOTIFICATION_PROTOCOLS, NOTIFICATION_TYPES } from '../../core/domain.js';
 import type { Notification } from '../records.js';
 import { changed, fail, ok, type Route, type RouteContext, type RouteResult } from '../router.js';
 import { ipAddress, nameText, paramProblems, parseWith, port } from '../validation.js';

@@ -1,7 +1,7 @@
 /** The KIND argument of `wafctl get`: the API's listing names, plus their singulars and underscores. */
 import type { ListKind } from '../../api/index.js';
 import { didYouMean } from '../../config/suggest.js';
-import { WafctlError } from '../../errors.js';
+import { WafctlError } from '../../core/errors.js';
 
 export const GET_KINDS: readonly ListKind[] = [
   'groups',

@@ -6,7 +6,7 @@
  */
 import type { RawFilters } from '../../api/filters.js';
 import type { ApiClient, ListKind, RecordsByKind } from '../../api/index.js';
-import { usageError } from '../../errors.js';
+import { usageError } from '../../core/errors.js';
 import { mapLimited } from '../../kinds/normalize.js';
 
 /**

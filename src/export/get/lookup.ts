@@ -6,7 +6,7 @@
  * own words in the message.
  */
 import { type ApiClient, ApiError, type ListKind, type RecordsByKind } from '../../api/index.js';
-import { WafctlError } from '../../errors.js';
+import { WafctlError } from '../../core/errors.js';
 import { GET_NOUNS } from './kinds.js';
 
 function isNotFound(error: unknown): error is ApiError {

@@ -1,5 +1,5 @@
 /** A plain aligned table: two spaces between columns, no trailing blanks, long or odd cells tamed. */
-import { printable } from '../../text.js';
+import { printable } from '../../core/text.js';
 
 /** Wider cells are cut with an ellipsis: the table is for reading; JSON and YAML carry full values. */
 export const MAX_CELL_WIDTH = 60;

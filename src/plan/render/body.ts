@@ -18,9 +18,9 @@
 
 import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
-import { printable } from '../../text.js';
-import { canonicalJson } from '../fingerprint.js';
-import type { Change } from '../model.js';
+import { canonicalJson } from '../../core/fingerprint.js';
+import type { Change } from '../../core/model.js';
+import { printable } from '../../core/text.js';
 
 type DiffLibrary = typeof import('diff');
 let diffLibrary: DiffLibrary | undefined;

@@ -2,8 +2,9 @@
  * Drift reports: the same comparison as a plan, worded for a nightly job ("3 objects differ from
  * the configuration") rather than as actions to approve.
  */
-import { printable } from '../../text.js';
-import type { Change, Plan } from '../model.js';
+
+import type { Change, Plan } from '../../core/model.js';
+import { printable } from '../../core/text.js';
 import { planToJson } from './json.js';
 import { DRIFT_MARKDOWN_MARKER, type MarkdownOptions, renderMarkdownPlan } from './markdown.js';
 import { DRIFT_IMPACT_TITLE, textImpactSection } from './security.js';

@@ -4,7 +4,7 @@
  * `warnings`) are additions the contract allows, and are what `apply --plan` needs to apply exactly
  * this plan.
  */
-import type { Change, Plan } from '../model.js';
+import type { Change, Plan } from '../../core/model.js';
 
 export const PLAN_FORMAT_VERSION = 1;
 

@@ -8,8 +8,9 @@
  * any backtick run inside, and message text (HTML and inline markdown syntax escaped). Everything is
  * `printable` first, so no `\n` or control character from data ever reaches the output raw.
  */
-import { printable } from '../../text.js';
-import type { Change, Plan } from '../model.js';
+
+import type { Change, Plan } from '../../core/model.js';
+import { printable } from '../../core/text.js';
 import { type BodyLine, changeBody } from './body.js';
 import { impactEntries, impactSummary } from './security.js';
 import { address, headline, NO_CHANGES, planLine, SYMBOL, unmanagedLine, warningLine } from './summary.js';

@@ -3,8 +3,9 @@
  * reviewer reads after the summary, one line per classified change and reason. The classification
  * itself is the planner's (src/plan/impact.ts); this only words it.
  */
-import { printable } from '../../text.js';
-import { type Change, IMPACT_CLASSES, type ImpactClass, type Plan } from '../model.js';
+
+import { type Change, IMPACT_CLASSES, type ImpactClass, type Plan } from '../../core/model.js';
+import { printable } from '../../core/text.js';
 import { address } from './summary.js';
 
 /** Singular and plural verb phrases: "1 change weakens protection", "2 changes weaken protection". */

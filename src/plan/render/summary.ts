@@ -3,8 +3,9 @@
  * key and id from configuration or the API goes through `printable` here, where it is put into a
  * line: a `\n` in a name must not forge a line of the plan, nor an ESC recolour or erase one.
  */
-import { printable } from '../../text.js';
-import type { Action, Change, Plan, PlanProblem, SafetyWarning } from '../model.js';
+
+import type { Action, Change, Plan, PlanProblem, SafetyWarning } from '../../core/model.js';
+import { printable } from '../../core/text.js';
 
 export const SYMBOL: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+' };
 

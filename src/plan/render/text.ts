@@ -1,7 +1,7 @@
 /** Terraform-style text plan. Returns a string; colour only when asked (the CLI decides). */
 import { styleText } from 'node:util';
-import { printable } from '../../text.js';
-import type { Action, Change, ImpactClass, Plan } from '../model.js';
+import type { Action, Change, ImpactClass, Plan } from '../../core/model.js';
+import { printable } from '../../core/text.js';
 import { type BodyLine, changeBody } from './body.js';
 import { textImpactSection } from './security.js';
 import {

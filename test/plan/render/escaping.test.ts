@@ -3,7 +3,7 @@
  * plan or drift report, recolour or erase one, nor inject markdown or HTML into a comment.
  */
 import { describe, expect, it } from 'vitest';
-import type { Plan } from '../../../src/plan/model.js';
+import type { Plan } from '../../../src/core/model.js';
 import { planChanges } from '../../../src/plan/planner.js';
 import { renderMarkdownDrift, renderTextDrift } from '../../../src/plan/render/drift.js';
 import { renderJsonPlan } from '../../../src/plan/render/json.js';

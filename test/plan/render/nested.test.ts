@@ -3,7 +3,7 @@
  * blocks at every depth, lists as sets (members removed and added), never as a line of inline JSON.
  */
 import { describe, expect, it } from 'vitest';
-import type { Attributes, KindName, Plan } from '../../../src/plan/model.js';
+import type { Attributes, KindName, Plan } from '../../../src/core/model.js';
 import { planChanges } from '../../../src/plan/planner.js';
 import { renderMarkdownPlan } from '../../../src/plan/render/markdown.js';
 import { renderTextPlan } from '../../../src/plan/render/text.js';

@@ -1,13 +1,13 @@
 /** The Security impact section (text, markdown, drift), the markdown budget and the --fail-on gate. */
 import { describe, expect, it } from 'vitest';
-import { exitCodeFor } from '../../../src/errors.js';
-import type { Impact, Plan } from '../../../src/plan/model.js';
+import { exitCodeFor } from '../../../src/core/errors.js';
+import type { Impact, Plan } from '../../../src/core/model.js';
+import { DEFAULT_SCOPE } from '../../../src/core/scope.js';
 import { planChanges } from '../../../src/plan/planner.js';
 import { failOnMatches, failOnRefusal } from '../../../src/plan/policy.js';
 import { renderMarkdownDrift, renderTextDrift } from '../../../src/plan/render/drift.js';
 import { MARKDOWN_MAX_CHARS, renderMarkdownPlan } from '../../../src/plan/render/markdown.js';
 import { renderTextPlan } from '../../../src/plan/render/text.js';
-import { DEFAULT_SCOPE } from '../../../src/plan/scope.js';
 
 /** `n` notification creates, the i-th with `impacts(i)` (set by hand: the classifier is tested apart). */
 function plan(n: number, impacts: (i: number) => Impact[] = () => []): Plan {

@@ -4,14 +4,14 @@
  * is a create, `undefined` after a delete (pruned).
  */
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_FIREWALL_ACTIONS, type FirewallActions } from '../../src/core/firewall-actions.js';
+import { classifyChange, type ImpactRule, listed } from '../../src/core/impact.js';
+import type { Attributes, Change } from '../../src/core/model.js';
 import { applicationRulesKind } from '../../src/kinds/application-rules.js';
 import { groupsKind } from '../../src/kinds/groups.js';
 import { KINDS, type Kind } from '../../src/kinds/index.js';
 import { notificationsKind } from '../../src/kinds/notifications.js';
 import { schedulesKind } from '../../src/kinds/schedules.js';
-import { DEFAULT_FIREWALL_ACTIONS, type FirewallActions } from '../../src/plan/firewall-actions.js';
-import { classifyChange, type ImpactRule, listed } from '../../src/plan/impact.js';
-import type { Attributes, Change } from '../../src/plan/model.js';
 import { planChanges } from '../../src/plan/planner.js';
 
 const PRUNE = { prune: true, match: {} };

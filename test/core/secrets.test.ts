@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
-import { containsSecret, REDACTED, redact, registerSecret } from '../src/secrets.js';
+import { containsSecret, REDACTED, redact, registerSecret } from '../../src/core/secrets.js';
 
 const base64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 const base64url = (text: string): string => base64(text).replaceAll('+', '-').replaceAll('/', '_');

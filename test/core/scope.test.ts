@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KIND_NAMES, KIND_SCHEMAS, type KindName, matchableFields } from '../../src/config/schema.js';
+import { globToRegExp, inScope, type ManageScope, scopeMismatch } from '../../src/core/scope.js';
 import { KINDS } from '../../src/kinds/index.js';
-import { globToRegExp, inScope, type ManageScope, scopeMismatch } from '../../src/plan/scope.js';
 
 const matchesGlob = (glob: string, value: string) => globToRegExp(glob).test(value);
 const within = (scope: ManageScope, fields: Record<string, unknown>) => inScope(fields, scope);

@@ -3,6 +3,7 @@ import type { Attributes } from './model.js';
 
 export interface ManageScope {
   prune: boolean;
+  /** Field name -> globs; an object is in scope when every listed field matches one of its globs. */
   match: Readonly<Record<string, readonly string[]>>;
 }
 

@@ -12,7 +12,7 @@ import {
   redact,
   registerSecret,
   shortSecretWarning,
-} from '../src/secrets.js';
+} from '../../src/core/secrets.js';
 
 const base64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 const jsonEscaped = (text: string): string => JSON.stringify(text).slice(1, -1);
