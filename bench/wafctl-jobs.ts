@@ -12,7 +12,7 @@ export async function planJob(job: { url: string; configDir: string }): Promise<
   const clock = phaseClock();
   const { loadDesiredState } = await import('../src/config/load.js');
   const { withApiClient } = await import('../src/cli/connection.js');
-  const { refreshAndPlan } = await import('../src/plan/refresh.js');
+  const { refreshAndPlan } = await import('../src/ops/refresh.js');
   const { renderTextPlan } = await import('../src/plan/render/text.js');
   clock.lap('modules');
   const config = await loadDesiredState([job.configDir]);
@@ -33,10 +33,10 @@ export async function applyJob(job: { url: string; configDir: string }): Promise
   const clock = phaseClock();
   const { loadDesiredState } = await import('../src/config/load.js');
   const { withApiClient } = await import('../src/cli/connection.js');
-  const { refreshAndPlan } = await import('../src/plan/refresh.js');
+  const { refreshAndPlan } = await import('../src/ops/refresh.js');
   const { renderTextPlan } = await import('../src/plan/render/text.js');
-  const { applyPlan } = await import('../src/apply/applier.js');
-  const { renderApplyReport } = await import('../src/apply/report.js');
+  const { applyPlan } = await import('../src/ops/apply/applier.js');
+  const { renderApplyReport } = await import('../src/ops/apply/report.js');
   clock.lap('modules');
   const config = await loadDesiredState([job.configDir]);
   clock.lap('config');

@@ -78,14 +78,14 @@ export function applyCommand(): Command {
     const { withApiClient } = await import('./connection.js');
     const { baseUrlInUse } = await import('./planning.js');
     const { loadDesiredState } = await import('../config/load.js');
-    const { refreshAndPlan } = await import('../plan/refresh.js');
+    const { refreshAndPlan } = await import('../ops/refresh.js');
     const { renderTextPlan } = await import('../plan/render/text.js');
-    const { readSavedPlan, assertMadeAgainst } = await import('../apply/saved-plan.js');
-    const { replanSavedPlan } = await import('../apply/replan.js');
-    const { secretRefusal, safetyRefusal } = await import('../apply/gate.js');
-    const { applyPlan } = await import('../apply/applier.js');
-    const { renderApplyReport } = await import('../apply/report.js');
-    const { applySucceeded } = await import('../apply/model.js');
+    const { readSavedPlan, assertMadeAgainst } = await import('../ops/apply/saved-plan.js');
+    const { replanSavedPlan } = await import('../ops/apply/replan.js');
+    const { secretRefusal, safetyRefusal } = await import('../ops/apply/gate.js');
+    const { applyPlan } = await import('../ops/apply/applier.js');
+    const { renderApplyReport } = await import('../ops/apply/report.js');
+    const { applySucceeded } = await import('../ops/apply/model.js');
     const { progressReporter } = await import('./progress.js');
     const { interruptOnSignals } = await import('./interrupt.js');
 

@@ -46,13 +46,13 @@ export function exportCommand(): Command {
       ),
   ).action(async (_flags: ExportFlags, command: Command) => {
     const flags = command.optsWithGlobals<ExportFlags>();
-    const { resolveKinds } = await import('../export/kind-names.js');
+    const { resolveKinds } = await import('../ops/export/kind-names.js');
     const { readLiveExport, exportToDirectory, exportToStream, assertLoadable } = await import(
-      '../export/export.js'
+      '../ops/export/export.js'
     );
-    const { schemaReference } = await import('../export/schema-reference.js');
-    const { countOf } = await import('../export/document.js');
-    const { writeExportDirectory } = await import('../export/write-directory.js');
+    const { schemaReference } = await import('../ops/export/schema-reference.js');
+    const { countOf } = await import('../ops/export/document.js');
+    const { writeExportDirectory } = await import('../ops/export/write-directory.js');
     const { withApiClient } = await import('./connection.js');
 
     // A bad --kind is reported before any network call.

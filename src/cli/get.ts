@@ -40,11 +40,11 @@ export function getCommand(): Command {
       ),
   ).action(async (kindName: string, idOrName: string | undefined, _flags: GetFlags, command: Command) => {
     const flags = command.optsWithGlobals<GetFlags>();
-    const { resolveGetKind } = await import('../export/get/kinds.js');
-    const { parseFilterArgs, listRecords } = await import('../export/get/listing.js');
+    const { resolveGetKind } = await import('../ops/get/kinds.js');
+    const { parseFilterArgs, listRecords } = await import('../ops/get/listing.js');
     const { parseFilterStrings } = await import('../api/filters.js');
-    const { getRecord } = await import('../export/get/lookup.js');
-    const { renderRecord, renderRecords } = await import('../export/get/render.js');
+    const { getRecord } = await import('../ops/get/lookup.js');
+    const { renderRecord, renderRecords } = await import('../ops/get/render.js');
     const { withApiClient } = await import('./connection.js');
 
     // Usage errors come before any connection.

@@ -1,6 +1,6 @@
 /**
  * SIGINT/SIGTERM while apply writes. The first one aborts the applier's signal: it starts no new
- * call, lets the calls in flight finish and completes started replacements (src/apply/order.ts
+ * call, lets the calls in flight finish and completes started replacements (src/ops/apply/order.ts
  * says what stopping means); the command then prints its report and exits 130 (SIGINT) or 143
  * (SIGTERM), the codes a shell gives a process killed by them. A second signal exits at once.
  */

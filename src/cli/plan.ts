@@ -29,7 +29,7 @@ export function planCommand(): Command {
     const { renderTextPlan } = await import('../plan/render/text.js');
     const { renderMarkdownPlan } = await import('../plan/render/markdown.js');
     const { renderJsonPlan } = await import('../plan/render/json.js');
-    const { renderSavedPlan } = await import('../apply/saved-plan.js');
+    const { renderSavedPlan } = await import('../ops/apply/saved-plan.js');
     const { failOnRefusal } = await import('../plan/policy.js');
 
     const { plan, config } = await loadAndPlan(paths, flags);

@@ -2,13 +2,13 @@
  * What plan, drift and apply share: load the configuration, refresh the live state, plan. Loaded
  * lazily by those commands (it pulls in zod, yaml and the client), so `--version` stays fast.
  */
-import { normalizeBaseUrl, type SavedPlanContext, scopesByKind } from '../apply/saved-plan.js';
 import { loadDesiredState } from '../config/load.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { WafctlError } from '../core/errors.js';
 import type { ImpactDirection } from '../core/impact.js';
 import type { Plan } from '../core/model.js';
-import { refreshAndPlan } from '../plan/refresh.js';
+import { normalizeBaseUrl, type SavedPlanContext, scopesByKind } from '../ops/apply/saved-plan.js';
+import { refreshAndPlan } from '../ops/refresh.js';
 import { EMBEDDED, withApiClient } from './connection.js';
 import type { ConnectionFlags } from './options.js';
 import { HYDRATION_CONCURRENCY } from './options.js';

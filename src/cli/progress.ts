@@ -1,5 +1,5 @@
 /** Apply progress on stderr: a live line on a terminal, otherwise one line per finished call. */
-import type { CallEvent } from '../apply/model.js';
+import type { CallEvent } from '../ops/apply/model.js';
 
 export interface ProgressReporter {
   onCall(event: CallEvent): void;

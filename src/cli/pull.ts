@@ -25,9 +25,9 @@ export function pullCommand(): Command {
       .option('--dry-run', 'print a unified diff of every file that would change, and write nothing'),
   ).action(async (paths: string[], _flags: PullFlags, command: Command) => {
     const flags = command.optsWithGlobals<PullFlags>();
-    const { resolveKinds } = await import('../export/kind-names.js');
+    const { resolveKinds } = await import('../ops/export/kind-names.js');
     const { loadDesiredState } = await import('../config/load.js');
-    const { preparePull, assertUnchanged } = await import('../pull/pull.js');
+    const { preparePull, assertUnchanged } = await import('../ops/pull/pull.js');
     const { withApiClient } = await import('./connection.js');
     const { createTwoFilesPatch } = await import('diff');
 

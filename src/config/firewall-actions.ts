@@ -1,6 +1,6 @@
 /**
  * `settings.firewall_actions`: which `firewall_action` values block, observe or allow traffic, for
- * the security impact of plans (src/plan/firewall-actions.ts holds the defaults and the matching).
+ * the security impact of plans (src/core/firewall-actions.ts holds the defaults and the matching).
  *
  * - A list given replaces that list's default; the others keep theirs. Lists are leaves of the
  *   `settings` merge, so `blocking` may come from one file and `allowing` from another.

@@ -9,7 +9,7 @@ export type KindName = (typeof KIND_NAMES)[number];
 /** A comparable record: the desired shape of one object, server fields dropped, sets sorted. */
 export type Attributes = Record<string, unknown>;
 
-/** The security consequences a reviewer must see, worst first (see src/plan/impact.ts). */
+/** The security consequences a reviewer must see, worst first (see src/core/impact.ts). */
 export const IMPACT_CLASSES = ['weakens_protection', 'broadens_access', 'reduces_audit'] as const;
 export type ImpactClass = (typeof IMPACT_CLASSES)[number];
 

@@ -94,7 +94,7 @@ export interface Kind<S extends Section = Section> {
   keyOf(attributes: Attributes): string;
   /**
    * What a change of this family does to security: a small table of rows, each a class and the
-   * reasons it finds (src/plan/impact.ts runs them; the planner attaches the result).
+   * reasons it finds (src/core/impact.ts runs them; the planner attaches the result).
    */
   impact: readonly ImpactRule[];
   writer: Writer;

@@ -1,7 +1,7 @@
 /**
  * What a plan's changes are judged by: their security impact, the safety threshold on deletes, and
  * the summary counts. Pure, and shared: the planner calls these for a fresh plan, and `apply --plan`
- * calls them again for a saved one (src/apply/replan.ts), so a saved plan is judged at apply time by
+ * calls them again for a saved one (src/ops/apply/replan.ts), so a saved plan is judged at apply time by
  * exactly the rules a fresh one is, never by what its file says.
  */
 import {

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApplicationRuleInput } from '../../src/api/index.js';
-import { EXPORT_MARKER } from '../../src/export/document.js';
-import { SCHEMA_FILE } from '../../src/export/schema-reference.js';
+import { EXPORT_MARKER } from '../../src/ops/export/document.js';
+import { SCHEMA_FILE } from '../../src/ops/export/schema-reference.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall, unreachableUrl } from '../helpers/firewall.js';
 

@@ -1,5 +1,4 @@
 /** A small plan with one change of every action, built through the real planner. */
-
 import type { KindName, Plan } from '../../src/core/model.js';
 import { KINDS } from '../../src/kinds/index.js';
 import { type PlanOptions, planChanges } from '../../src/plan/planner.js';

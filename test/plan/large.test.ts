@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCOPE } from '../../src/core/scope.js';
-import { renderTable } from '../../src/export/get/table.js';
+import { renderTable } from '../../src/ops/get/table.js';
 import { planChanges } from '../../src/plan/planner.js';
 import { renderMarkdownDrift, renderTextDrift } from '../../src/plan/render/drift.js';
 import { renderJsonPlan } from '../../src/plan/render/json.js';

@@ -2,7 +2,6 @@
  * Drift reports: the same comparison as a plan, worded for a nightly job ("3 objects differ from
  * the configuration") rather than as actions to approve.
  */
-
 import type { Change, Plan } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 import { planToJson } from './json.js';

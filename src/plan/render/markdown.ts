@@ -8,7 +8,6 @@
  * any backtick run inside, and message text (HTML and inline markdown syntax escaped). Everything is
  * `printable` first, so no `\n` or control character from data ever reaches the output raw.
  */
-
 import type { Change, Plan } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 import { type BodyLine, changeBody } from './body.js';

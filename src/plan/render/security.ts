@@ -1,9 +1,8 @@
 /**
  * The Security impact section, shared by the text, markdown and drift renderers: the first thing a
  * reviewer reads after the summary, one line per classified change and reason. The classification
- * itself is the planner's (src/plan/impact.ts); this only words it.
+ * itself is the planner's (src/core/impact.ts); this only words it.
  */
-
 import { type Change, IMPACT_CLASSES, type ImpactClass, type Plan } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 import { address } from './summary.js';

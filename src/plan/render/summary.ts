@@ -3,7 +3,6 @@
  * key and id from configuration or the API goes through `printable` here, where it is put into a
  * line: a `\n` in a name must not forge a line of the plan, nor an ESC recolour or erase one.
  */
-
 import type { Action, Change, Plan, PlanProblem, SafetyWarning } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 

@@ -1,0 +1,199 @@
+/**
+ * The applier: runs a Plan against the API in the order `order.ts` writes down, with the fewest
+ * calls the API allows (bulk creates, updates and deletes where it has them), at most
+ * `parallelism` requests in flight, and safe recovery from ambiguous failures (`recovery.ts`).
+ *
+ * An operation that fails does not stop independent ones; operations that depend on it are skipped
+ * with the reason (the old half of a replacement whose successor could not be created stays).
+ *
+ * This run loop is also the one place that decides what stopping means (`options.signal`): see
+ * "Interruption" in `order.ts`.
+ */
+import pLimit from 'p-limit';
+import type { ApiClient } from '../../api/index.js';
+import type { Change, Plan } from '../../core/model.js';
+import { KINDS } from '../../kinds/index.js';
+import type { Kind, WriteContext } from '../../kinds/kind.js';
+import {
+  type ApplyReport,
+  type CallEvent,
+  INTERRUPTED,
+  type Operation,
+  type OperationResult,
+  type Outcome,
+  worstStatus,
+} from './model.js';
+import { type CreateItem, chunks, type DeleteItem, type DependentDelete, kindWork } from './order.js';
+import {
+  createWithRecovery,
+  deleteWithRecovery,
+  type RecoveryContext,
+  updateWithRecovery,
+} from './recovery.js';
+
+export interface ApplyOptions {
+  /** Requests in flight at once, across all kinds. */
+  parallelism: number;
+  /** Objects per bulk call (application rule creates and deletes, schedule deletes). */
+  batchSize: number;
+  username: string;
+  onCall?: (event: CallEvent) => void;
+  /**
+   * Aborting it stops the apply gracefully (the CLI does on the first SIGINT/SIGTERM): calls in
+   * flight finish, replacements whose new half exists are completed, nothing else is started.
+   */
+  signal?: AbortSignal;
+}
+
+/** Operations of a plan: one per change, two for a replacement. */
+export const operationCount = (plan: Plan): number =>
+  plan.changes.reduce((n, c) => n + (c.action === 'replace' ? 2 : 1), 0);
+
+export async function applyPlan(plan: Plan, api: ApiClient, options: ApplyOptions): Promise<ApplyReport> {
+  const ctx: WriteContext = { api, username: options.username };
+  const limit = pLimit(options.parallelism);
+  const results: OperationResult[] = [];
+  const total = operationCount(plan);
+
+  const record = (kind: Kind, operation: Operation, entries: readonly [Change, Outcome][]) => {
+    if (entries.length === 0) return;
+    for (const [change, outcome] of entries) results.push({ change, operation, outcome });
+    options.onCall?.({
+      kind: kind.name,
+      operation,
+      objects: entries.length,
+      status: worstStatus(entries.map(([, outcome]) => outcome)),
+      finished: results.length,
+      total,
+    });
+  };
+
+  await Promise.all(
+    KINDS.map((kind) => {
+      const changes = plan.changes.filter((c) => c.kind === kind.name);
+      return changes.length === 0 ? undefined : applyKind(kind, changes, { ctx, limit, options, record });
+    }),
+  );
+  return { results, refused: plan.problems };
+}
+
+interface KindRun {
+  ctx: WriteContext;
+  limit: ReturnType<typeof pLimit>;
+  options: ApplyOptions;
+  record: (kind: Kind, operation: Operation, entries: readonly [Change, Outcome][]) => void;
+}
+
+type Outcomes = ReadonlyMap<Change, Outcome>;
+
+async function applyKind(kind: Kind, changes: readonly Change[], run: KindRun): Promise<void> {
+  const { writer } = kind;
+  const { batchSize, signal } = run.options;
+  const work = kindWork(changes, writer.bulkUpdate);
+  const recovery: RecoveryContext = {
+    writer,
+    ctx: run.ctx,
+    keyOf: (item) => kind.keyOf(item.attributes),
+    signal,
+  };
+  // Completing a replacement whose new half exists is not new work: it runs even once interrupted.
+  const completion: RecoveryContext = { ...recovery, signal: undefined };
+  // Ids that held these keys when planned are never taken for a new object by a re-read.
+  const preexisting = new Set(changes.flatMap((c) => (c.action === 'create' ? [] : [c.id])));
+
+  /** Sends `calls` (each a list of objects for one call) under the shared limit; records outcomes. */
+  const runCalls = async <I extends { change: Change }>(
+    operation: Operation,
+    calls: readonly (readonly I[])[],
+    send: (items: readonly I[]) => Promise<ReadonlyMap<I, Outcome>>,
+  ): Promise<Outcomes> => {
+    const outcomes = new Map<Change, Outcome>();
+    await Promise.all(
+      calls.map((items) =>
+        run.limit(async () => {
+          const entries = [...(await send(items))].map(([item, o]): [Change, Outcome] => [item.change, o]);
+          for (const [change, outcome] of entries) outcomes.set(change, outcome);
+          run.record(kind, operation, entries);
+        }),
+      ),
+    );
+    return outcomes;
+  };
+  const keep = (items: readonly { change: Change }[], outcome: Outcome) =>
+    run.record(
+      kind,
+      'delete',
+      items.map((i) => [i.change, outcome]),
+    );
+
+  const createAll = (items: readonly CreateItem[]) =>
+    runCalls('create', chunks(items, writer.bulkCreate ? batchSize : 1), (chunk) =>
+      createWithRecovery(recovery, chunk, preexisting),
+    );
+  const updateAll = () =>
+    runCalls('update', work.updateGroups, (items) => updateWithRecovery(recovery, items));
+  const deleteAll = (items: readonly DeleteItem[], context = recovery) =>
+    runCalls('delete', chunks(items, writer.bulkDelete ? batchSize : 1), (chunk) =>
+      deleteWithRecovery(context, chunk),
+    );
+
+  /**
+   * The deletes whose prerequisite (`after`) is done, or that have none. The others are kept: as
+   * interrupted when the prerequisite never started, else skipped with `why`.
+   */
+  const once = (
+    items: readonly DependentDelete[],
+    settled: Outcomes,
+    why: (item: DependentDelete) => string,
+  ) => {
+    const ready: DeleteItem[] = [];
+    for (const item of items) {
+      const status = item.after === undefined ? 'done' : settled.get(item.after)?.status;
+      if (status === 'done') ready.push(item);
+      else if (status === 'interrupted') keep([item], INTERRUPTED);
+      else keep([item], { status: 'skipped', reason: why(item) });
+    }
+    return ready;
+  };
+  const replacedOlds = (settled: Outcomes) =>
+    once(
+      work.replacements,
+      settled,
+      () => 'kept: its replacement could not be created, so deleting it would leave nothing in its place',
+    );
+  // Until the survivor matches the configuration, a duplicate may be the copy that does.
+  const duplicates = (settled: Outcomes) =>
+    once(
+      work.duplicates,
+      settled,
+      ({ change, after }) =>
+        `kept: the copy that survives (id ${change.action === 'delete' ? change.duplicateOf : ''}) could not be ${after?.action === 'replace' ? 'replaced' : 'updated'} first, and until it matches the configuration this one may be the copy that does; apply again`,
+    );
+
+  /**
+   * Pruned objects, unless a create of this kind failed: a rename is a create under the new key and
+   * a delete of the old one, and nothing links the two, so any pruned object may be the old version
+   * of one that could not be created. Deleting it could leave requests unprotected.
+   */
+  const prunable = (created: Outcomes): DeleteItem[] => {
+    const failed = work.creates.filter((c) => created.get(c.change)?.status === 'failed').length;
+    if (failed === 0) return work.deletes;
+    const reason = `kept: ${failed} new ${kind.name}${failed === 1 ? '' : 's'} could not be created, and this may be the old version of one of them (a rename); apply again once the creates succeed`;
+    keep(work.deletes, { status: 'skipped', reason });
+    return [];
+  };
+
+  if (writer.deletesFirst) {
+    await deleteAll(work.deletes);
+    const [created, updated] = await Promise.all([createAll(work.creates), updateAll()]);
+    const settled = new Map([...created, ...updated]);
+    await Promise.all([deleteAll(replacedOlds(settled), completion), deleteAll(duplicates(settled))]);
+  } else {
+    const created = await createAll(work.creates);
+    const settled = new Map([...created, ...(await updateAll())]);
+    await Promise.all([
+      deleteAll(replacedOlds(settled), completion),
+      deleteAll([...prunable(created), ...duplicates(settled)]),
+    ]);
+  }
+}

@@ -1,0 +1,276 @@
+/**
+ * Calls that may fail ambiguously, made safe. An answer is ambiguous when the server may have done
+ * the work although it did not say so: no answer (reset, timeout), a 5xx, or a 2xx whose body is not
+ * the documented JSON (a proxy's HTML page, a cut-off body, `"status": "error"`).
+ *
+ * A create (POST) answered ambiguously is never simply sent again: the objects are re-read by
+ * natural key first, and only those still missing are created again. A delete that failed is
+ * re-read by id: what is gone is deleted, whatever the error said. An update answered ambiguously is
+ * re-read too: what already holds the planned values is done, the rest is sent again (a PUT is
+ * idempotent). Outcomes settled this way are marked `ambiguous`, so the report can say so.
+ *
+ * A 2xx that does not confirm every object sent (`rule_ids: []` to a bulk delete) is such an
+ * ambiguous answer too (the client's UnconfirmedWriteError, an InvalidResponseError): the objects are
+ * re-read, and only those found written are done. So is a body too large to read.
+ *
+ * A batch refused whole without naming a culprit (a 400 to a create) or for its size (a 413 to any
+ * write) is halved, each half sent on its own, until the bad objects fail alone.
+ *
+ * Zero duplicates, zero lost changes: every object ends done, failed with the API's message, or —
+ * once the context's signal is aborted — interrupted before a call for it was (re)started.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isDeepStrictEqual } from 'node:util';
+import { ApiError, ApiNetworkError, InvalidResponseError, RedirectError } from '../../api/index.js';
+import type { Attributes } from '../../core/model.js';
+import type { WriteContext, Writer } from '../../kinds/kind.js';
+import { INTERRUPTED, type Outcome } from './model.js';
+import type { CreateItem, DeleteItem, UpdateItem } from './order.js';
+
+/** Attempts of one call (the client has already retried idempotent calls on transient errors). */
+export const MAX_ATTEMPTS = 3;
+/** Longest wait honoured for a 429's Retry-After before trying a call again. */
+const MAX_RATE_LIMIT_WAIT_MS = 30_000;
+
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The server may have done the work: no answer, a server error, an answer we cannot read, or a
+ * "303 See Other" (which answers a write that was carried out with where to see the result).
+ */
+function ambiguous(error: unknown): boolean {
+  return (
+    error instanceof ApiNetworkError ||
+    error instanceof InvalidResponseError ||
+    (error instanceof ApiError && error.status >= 500) ||
+    (error instanceof RedirectError && error.status === 303)
+  );
+}
+
+/** "413 Content Too Large": the batch, not any object in it, is what the server refused. */
+const tooLarge = (error: unknown): boolean => error instanceof ApiError && error.status === 413;
+
+/**
+ * Sends `items` in two halves, one after the other (`send` recovers each as a batch of its own), and
+ * adds their outcomes to `outcomes`.
+ */
+async function inHalves<I>(
+  items: readonly I[],
+  outcomes: Map<I, Outcome>,
+  send: (part: readonly I[]) => Promise<Map<I, Outcome>>,
+): Promise<Map<I, Outcome>> {
+  const half = Math.ceil(items.length / 2);
+  for (const part of [items.slice(0, half), items.slice(half)]) {
+    for (const [item, outcome] of await send(part)) outcomes.set(item, outcome);
+  }
+  return outcomes;
+}
+
+/** The server refused before doing anything; waiting (unless interrupted) and trying again is safe. */
+async function waitIfRateLimited(error: unknown, signal: AbortSignal | undefined): Promise<boolean> {
+  if (!(error instanceof ApiError) || error.status !== 429) return false;
+  const ms = Math.min(error.retryAfterMs ?? 1000, MAX_RATE_LIMIT_WAIT_MS);
+  // An interruption ends the wait; the caller's loop then sees the signal and starts nothing.
+  await sleep(ms, undefined, signal ? { signal } : {}).catch(() => {});
+  return true;
+}
+
+export interface RecoveryContext {
+  writer: Writer;
+  ctx: WriteContext;
+  keyOf: (item: CreateItem) => string;
+  /** Once aborted, no write call is started, retries included; what is left ends `interrupted`. */
+  signal?: AbortSignal | undefined;
+}
+
+const settle = <I>(outcomes: Map<I, Outcome>, items: readonly I[], outcome: Outcome) => {
+  for (const item of items) outcomes.set(item, outcome);
+  return outcomes;
+};
+
+const DONE: Outcome = { status: 'done' };
+const VERIFIED: Outcome = { status: 'done', ambiguous: true };
+
+const rereadFailed = (error: unknown, readError: unknown): Outcome => ({
+  status: 'failed',
+  message: `${message(error)}; re-reading to check whether it was applied also failed: ${message(readError)}`,
+});
+
+/**
+ * After `error`, re-reads the `remaining` objects by id (Writer.current): those `applied` says are
+ * done get `outcome`; the others are returned, to be sent again. When the re-read fails too, every
+ * one of them is settled as failed with both messages, and undefined is returned.
+ */
+async function rereadById<I>(
+  writer: Writer,
+  ctx: WriteContext,
+  failure: { error: unknown; remaining: readonly I[]; outcomes: Map<I, Outcome> },
+  idOf: (item: I) => string,
+  applied: (live: Attributes | undefined, item: I) => boolean,
+  outcome: Outcome,
+): Promise<I[] | undefined> {
+  const { error, remaining, outcomes } = failure;
+  let live: ReadonlyMap<string, Attributes>;
+  try {
+    live = await writer.current(ctx, remaining.map(idOf));
+  } catch (readError) {
+    settle(outcomes, remaining, rereadFailed(error, readError));
+    return undefined;
+  }
+  return remaining.filter((item) => {
+    const done = applied(live.get(idOf(item)), item);
+    if (done) outcomes.set(item, outcome);
+    return !done;
+  });
+}
+
+/** Creates `items` in one call, recovering from ambiguous failures; one outcome per item. */
+export async function createWithRecovery(
+  recovery: RecoveryContext,
+  items: readonly CreateItem[],
+  /** Ids that already had these keys when planned (replaced or duplicate objects): not new objects. */
+  preexisting: ReadonlySet<string>,
+): Promise<Map<CreateItem, Outcome>> {
+  const { writer, ctx, keyOf, signal } = recovery;
+  const outcomes = new Map<CreateItem, Outcome>();
+  let remaining = [...items];
+  let lastError: unknown;
+  let wasAmbiguous = false;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS && remaining.length > 0; attempt++) {
+    if (signal?.aborted) return settle(outcomes, remaining, INTERRUPTED);
+    try {
+      await writer.create(
+        ctx,
+        remaining.map((item) => item.attributes),
+      );
+      return settle(outcomes, remaining, wasAmbiguous ? VERIFIED : DONE);
+    } catch (error) {
+      lastError = error;
+      if (await waitIfRateLimited(error, signal)) continue;
+      if (!ambiguous(error)) {
+        // A refused batch names no culprit (400), or is too large (413): halve it until the invalid
+        // objects fail on their own, so that one bad rule does not take a hundred good ones down.
+        const refusedWhole = error instanceof ApiError && (error.status === 400 || error.status === 413);
+        if (remaining.length > 1 && refusedWhole) {
+          return inHalves(remaining, outcomes, (part) => createWithRecovery(recovery, part, preexisting));
+        }
+        break;
+      }
+      wasAmbiguous = true;
+      let live: Map<string, string[]>;
+      try {
+        live = await writer.idsByKey(
+          ctx,
+          remaining.map((item) => item.attributes),
+        );
+      } catch (readError) {
+        return settle(outcomes, remaining, rereadFailed(error, readError));
+      }
+      remaining = remaining.filter((item) => {
+        const created = (live.get(keyOf(item)) ?? []).find((id) => !preexisting.has(id));
+        if (created !== undefined) outcomes.set(item, { status: 'done', id: created, ambiguous: true });
+        return created === undefined;
+      });
+    }
+  }
+  return settle(outcomes, remaining, { status: 'failed', message: message(lastError) });
+}
+
+/** Deletes `items` in one call; whatever is gone afterwards counts as deleted. */
+export async function deleteWithRecovery(
+  recovery: Omit<RecoveryContext, 'keyOf'>,
+  items: readonly DeleteItem[],
+): Promise<Map<DeleteItem, Outcome>> {
+  const { writer, ctx, signal } = recovery;
+  const outcomes = new Map<DeleteItem, Outcome>();
+  let remaining = [...items];
+  let lastError: unknown;
+  let wasAmbiguous = false;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS && remaining.length > 0; attempt++) {
+    if (signal?.aborted) return settle(outcomes, remaining, INTERRUPTED);
+    try {
+      await writer.delete(
+        ctx,
+        remaining.map((item) => item.id),
+      );
+      // Sent again after a failure whose re-read found them still there: a clean answer now.
+      return settle(outcomes, remaining, DONE);
+    } catch (error) {
+      lastError = error;
+      if (error instanceof ApiError && error.status === 403) break;
+      if (await waitIfRateLimited(error, signal)) continue;
+      if (tooLarge(error) && remaining.length > 1) {
+        return inHalves(remaining, outcomes, (part) => deleteWithRecovery(recovery, part));
+      }
+      wasAmbiguous ||= ambiguous(error);
+      // A DELETE retried after a reset that came once the work was done answers 400 for ids that
+      // are already gone: only a re-read tells what happened.
+      const before = remaining.length;
+      const left = await rereadById(
+        writer,
+        ctx,
+        { error, remaining, outcomes },
+        (item) => item.id,
+        (live) => live === undefined,
+        wasAmbiguous ? VERIFIED : DONE,
+      );
+      if (left === undefined) return outcomes;
+      remaining = left;
+      // A bulk delete is all-or-nothing on the server: refused because some ids were already gone,
+      // it deleted none of the others, which are sent again. A refusal that gone ids do not explain
+      // is final.
+      if (!ambiguous(error) && remaining.length === before) break;
+    }
+  }
+  return settle(outcomes, remaining, { status: 'failed', message: message(lastError) });
+}
+
+/** Whether the live object already holds every planned value of an update. */
+const holds = (live: Attributes | undefined, after: Attributes): boolean =>
+  live !== undefined &&
+  Object.entries(after).every(([field, value]) => isDeepStrictEqual(live[field], value));
+
+/**
+ * Updates `items` in one call. A PUT is idempotent, but after an ambiguous answer the objects are
+ * re-read first, so that an update that was carried out is reported done (and verified) even when
+ * every answer is unreadable, and only the others are sent again.
+ */
+export async function updateWithRecovery(
+  recovery: Omit<RecoveryContext, 'keyOf'>,
+  items: readonly UpdateItem[],
+): Promise<Map<UpdateItem, Outcome>> {
+  const { writer, ctx, signal } = recovery;
+  const outcomes = new Map<UpdateItem, Outcome>();
+  let remaining = [...items];
+  let lastError: unknown;
+  let wasAmbiguous = false;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS && remaining.length > 0; attempt++) {
+    if (signal?.aborted) return settle(outcomes, remaining, INTERRUPTED);
+    try {
+      await writer.update(
+        ctx,
+        remaining.map((item) => item.change),
+      );
+      return settle(outcomes, remaining, wasAmbiguous ? VERIFIED : DONE);
+    } catch (error) {
+      lastError = error;
+      if (await waitIfRateLimited(error, signal)) continue;
+      if (tooLarge(error) && remaining.length > 1) {
+        return inHalves(remaining, outcomes, (part) => updateWithRecovery(recovery, part));
+      }
+      if (!ambiguous(error)) break;
+      wasAmbiguous = true;
+      const left = await rereadById(
+        writer,
+        ctx,
+        { error, remaining, outcomes },
+        (item) => item.change.id,
+        (live, item) => holds(live, item.change.after),
+        VERIFIED,
+      );
+      if (left === undefined) return outcomes;
+      remaining = left;
+    }
+  }
+  return settle(outcomes, remaining, { status: 'failed', message: message(lastError) });
+}

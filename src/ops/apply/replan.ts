@@ -1,0 +1,207 @@
+/**
+ * `apply --plan`: a saved plan's changes rebuilt from the live objects and the plan's intent, so what
+ * is shown, what is sent, the security impact `--fail-on` judges and the safety threshold all come
+ * from the same data, at apply time.
+ *
+ * Every live object the plan touches is re-read first. The plan applies only as it was made, or not
+ * at all: an object whose fingerprint changed, that is gone, or a planned create whose key now exists
+ * makes it stale; a change the planner could not have made (an update of an immutable field, a prune
+ * outside the recorded scope, a "duplicate" without a live twin, one object changed twice) makes it
+ * inconsistent. Then, for each change:
+ *
+ * - create: the object sent is the saved `after`; its key is derived from it.
+ * - update: `before` is the live record (its fingerprint verified); the object sent is `target`;
+ *   `fields`, `before` and `after` are the differences between the two.
+ * - replace: the live record, and the saved `after` as the new object.
+ * - delete: the live record.
+ *
+ * Impact and safety warnings are then computed by src/plan/assess.ts, as the planner does, with the
+ * settings the plan recorded and the live in-scope counts.
+ */
+import type { ApiClient } from '../../api/index.js';
+import { WafctlError } from '../../core/errors.js';
+import { fingerprint, sameJson } from '../../core/fingerprint.js';
+import type {
+  Attributes,
+  Change,
+  DeleteChange,
+  Plan,
+  ReplaceChange,
+  SafetyWarning,
+  UpdateChange,
+} from '../../core/model.js';
+import { inScope, type ManageScope } from '../../core/scope.js';
+import { KINDS, type Kind, type RemoteRecord } from '../../kinds/index.js';
+import { attachImpact, safetyWarning, summarize } from '../../plan/assess.js';
+import type { SavedChange, SavedPlan } from './saved-plan.js';
+
+/** What was found wrong with a saved plan against the live state. */
+interface Findings {
+  stale: string[];
+  inconsistent: string[];
+}
+
+export async function replanSavedPlan(saved: SavedPlan, api: ApiClient, concurrency: number): Promise<Plan> {
+  const kinds = KINDS.filter((kind) => saved.changes.some((c) => c.kind === kind.name));
+  const remote = await Promise.all(kinds.map((kind) => kind.fetchAll(api, { concurrency })));
+  const findings: Findings = { stale: [], inconsistent: [] };
+  const changes: Change[] = [];
+  const warnings: SafetyWarning[] = [];
+  kinds.forEach((kind, i) => {
+    const records = remote[i] ?? [];
+    const scope = saved.scopes[kind.name];
+    const intents = saved.changes.filter((c) => c.kind === kind.name);
+    const rebuilt = rebuildKind(kind, intents, records, scope, findings);
+    attachImpact(rebuilt, kind.impact, { firewallActions: saved.firewallActions });
+    for (const change of rebuilt) changes.push(change);
+    const deletes = rebuilt.filter((c) => c.action === 'delete');
+    const existing = records.filter((r) => inScope(r.attributes, scope)).length;
+    const duplicates = deletes.filter((c) => c.duplicateOf !== undefined).length;
+    const warning = safetyWarning(kind.name, { deletes: deletes.length, duplicates, existing }, saved.safety);
+    if (warning) warnings.push(warning);
+  });
+  refuseIf(findings.stale, `Saved plan is stale; nothing was applied. Run plan again.`);
+  refuseIf(
+    findings.inconsistent,
+    `Saved plan ${saved.path} does not agree with itself or the live state (was it edited?); nothing was applied. Run plan again.`,
+  );
+  // Only the changes are known: what a plan leaves alone (unchanged, unmanaged) needs the configuration.
+  const summary = summarize(changes, { unchanged: 0, unmanaged: 0 });
+  return { summary, changes, problems: saved.problems, warnings };
+}
+
+function refuseIf(reasons: readonly string[], headline: string): void {
+  if (reasons.length === 0) return;
+  throw new WafctlError('PLAN_REFUSED', `${headline}\n${reasons.map((r) => `  ${r}`).join('\n')}`, {
+    userFault: true,
+  });
+}
+
+function rebuildKind(
+  kind: Kind,
+  intents: readonly SavedChange[],
+  records: readonly RemoteRecord[],
+  scope: ManageScope,
+  findings: Findings,
+): Change[] {
+  const byId = new Map(records.map((r) => [r.id, r]));
+  const keys = new Set(records.map((r) => r.key));
+  const deleted = new Set(intents.flatMap((c) => (c.action === 'delete' ? [c.id] : [])));
+  const seen = new Set<string>();
+  const changes: Change[] = [];
+  const outside = (what: string) => `${what} is outside the manage scope the plan records`;
+  for (const intent of intents) {
+    if (intent.action === 'create') {
+      const { after } = intent;
+      const key = kind.keyOf(after);
+      const where = `${kind.name}.${key}`;
+      if (keys.has(key)) findings.stale.push(`${where} was planned as a create but now exists`);
+      else if (!inScope(after, scope)) findings.inconsistent.push(outside(`${where} (a create)`));
+      changes.push({
+        kind: kind.name,
+        key,
+        action: 'create',
+        fields: Object.keys(after),
+        before: null,
+        after,
+        impact: [],
+      });
+      continue;
+    }
+    const live = byId.get(intent.id);
+    if (live === undefined) {
+      findings.stale.push(`${kind.name}.${intent.key} (id ${intent.id}) no longer exists`);
+      continue;
+    }
+    const where = `${kind.name}.${live.key} (id ${live.id})`;
+    if (fingerprint(live.id, live.attributes) !== intent.fingerprint) {
+      findings.stale.push(`${where} changed since the plan was made`);
+      continue;
+    }
+    const problem = (reason: string) => findings.inconsistent.push(`${where}${reason}`);
+    if (seen.has(live.id)) problem(' is changed more than once');
+    seen.add(live.id);
+    if (!inScope(live.attributes, scope)) findings.inconsistent.push(outside(where));
+    const existing = { kind, live, problem };
+    if (intent.action === 'update') changes.push(updateOf(existing, intent.target));
+    else if (intent.action === 'replace') changes.push(replaceOf(existing, intent.after));
+    else changes.push(deleteOf(existing, intent.duplicateOf, { byId, deleted, prune: scope.prune }));
+  }
+  return changes;
+}
+
+/** A live object a saved change touches, and where to report what the planner could not have made. */
+interface Existing {
+  kind: Kind;
+  live: RemoteRecord;
+  problem(reason: string): void;
+}
+
+const baseOf = ({ kind, live }: Existing) => ({
+  kind: kind.name,
+  key: live.key,
+  id: live.id,
+  fingerprint: fingerprint(live.id, live.attributes),
+  impact: [],
+});
+
+/** From the live object to `target`: the fields that differ are what is shown and judged. */
+function updateOf(existing: Existing, target: Attributes): UpdateChange {
+  const { kind, live, problem } = existing;
+  const fields = differences(live.attributes, target);
+  const immutable = fields.filter((field) => kind.immutable.includes(field));
+  if (immutable.length > 0)
+    problem(`: an update cannot change ${immutable.join(', ')} (it would replace the object)`);
+  if (kind.keyOf(target) !== live.key) problem(': an update cannot change its key');
+  const before = pick(live.attributes, fields);
+  return { ...baseOf(existing), action: 'update', fields, before, after: pick(target, fields), target };
+}
+
+function replaceOf(existing: Existing, after: Attributes): ReplaceChange {
+  const { kind, live, problem } = existing;
+  const fields = differences(live.attributes, after);
+  const forcedBy = fields.filter((field) => kind.immutable.includes(field));
+  if (forcedBy.length === 0) problem(': a replacement must change an immutable field');
+  if (kind.keyOf(after) !== live.key) problem(': a replacement cannot change its key');
+  return { ...baseOf(existing), action: 'replace', fields, forcedBy, before: live.attributes, after };
+}
+
+function deleteOf(
+  existing: Existing,
+  duplicateOf: string | undefined,
+  context: { byId: ReadonlyMap<string, RemoteRecord>; deleted: ReadonlySet<string>; prune: boolean },
+): DeleteChange {
+  const { kind, live, problem } = existing;
+  const change: DeleteChange = {
+    ...baseOf(existing),
+    action: 'delete',
+    fields: Object.keys(live.attributes),
+    before: live.attributes,
+    after: null,
+  };
+  if (duplicateOf === undefined) {
+    if (!context.prune) problem(` is deleted, but the plan records prune: false for ${kind.section}`);
+    return change;
+  }
+  // A duplicate's delete has no security impact (a copy survives): only when a copy really does.
+  const twin = context.byId.get(duplicateOf);
+  if (twin === undefined || twin.id === live.id || twin.key !== live.key || context.deleted.has(twin.id)) {
+    problem(` is deleted as a duplicate of id ${duplicateOf}, which is not a surviving object with its key`);
+  }
+  return { ...change, duplicateOf };
+}
+
+/** Fields whose values differ between two records of one kind (a field missing on one side differs). */
+function differences(before: Attributes, after: Attributes): string[] {
+  const fields = [
+    ...Object.keys(after),
+    ...Object.keys(before).filter((field) => !Object.hasOwn(after, field)),
+  ];
+  return fields.filter((field) => !sameJson(before[field], after[field]));
+}
+
+function pick(attributes: Attributes, fields: readonly string[]): Attributes {
+  return Object.fromEntries(
+    fields.filter((f) => Object.hasOwn(attributes, f)).map((f) => [f, attributes[f]]),
+  );
+}

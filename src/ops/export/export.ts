@@ -1,0 +1,77 @@
+/**
+ * `wafctl export`: the live state -> configuration files. Built on the kinds' `fetchAll` and their
+ * normalised attributes, the very records `plan` compares against, so an export can only plan to
+ * "No changes." Every text produced is loaded back with the configuration loader before anyone sees
+ * it: a file wafctl itself could not load would be a bug, and is reported as one.
+ */
+import type { ApiClient } from '../../api/index.js';
+import { MAX_FILE_BYTES } from '../../config/parse-yaml.js';
+import { formatProblem } from '../../config/problems.js';
+import { KIND_SCHEMAS } from '../../config/schema.js';
+import { validateSources } from '../../config/validate-sources.js';
+import type { Kind } from '../../kinds/index.js';
+import { type ExportSection, renderExportFile } from './document.js';
+import { type LeftOut, selectExportable } from './select.js';
+
+export interface LiveExport {
+  /** In registry order. */
+  sections: ExportSection[];
+  leftOut: LeftOut[];
+}
+
+export interface ExportFile {
+  /** A file name in `--dir` mode, `-` for stdout. */
+  name: string;
+  text: string;
+}
+
+export async function readLiveExport(
+  api: ApiClient,
+  kinds: readonly Kind[],
+  options: { concurrency: number },
+): Promise<LiveExport> {
+  const remote = await Promise.all(kinds.map((kind) => kind.fetchAll(api, options)));
+  const sections: ExportSection[] = [];
+  const leftOut: LeftOut[] = [];
+  kinds.forEach((kind, i) => {
+    const selected = selectExportable(kind, KIND_SCHEMAS[kind.section], remote[i] ?? []);
+    sections.push({ section: kind.section, objects: selected.objects, leftOut: selected.leftOut.length });
+    for (const entry of selected.leftOut) leftOut.push(entry);
+  });
+  return { sections, leftOut };
+}
+
+/** `groups.yaml`, `application-rules.yaml`, ...: one file per kind in `--dir` mode. */
+export function fileNameOf(section: ExportSection['section']): string {
+  return `${section.replaceAll('_', '-')}.yaml`;
+}
+
+export function exportToDirectory(live: LiveExport, schemaReference: string): ExportFile[] {
+  return live.sections.map((section) => ({
+    name: fileNameOf(section.section),
+    text: renderExportFile([section], schemaReference, { marker: true }),
+  }));
+}
+
+export function exportToStream(live: LiveExport, schemaReference: string): ExportFile {
+  return { name: '-', text: renderExportFile(live.sections, schemaReference) };
+}
+
+/**
+ * Loads the texts as `validate` would (no environment: every `${` was escaped) and throws on any
+ * problem. Files over the loader's size limit cannot be loaded at all: they are returned, not
+ * checked, so the caller can say so (the export still holds the user's data).
+ */
+export function assertLoadable(files: readonly ExportFile[]): ExportFile[] {
+  const oversized = files.filter((file) => Buffer.byteLength(file.text, 'utf8') > MAX_FILE_BYTES);
+  const checked = files.filter((file) => !oversized.includes(file));
+  const result = validateSources(
+    checked.map((file) => ({ file: file.name, text: file.text })),
+    { env: {} },
+  );
+  if (!result.ok) {
+    const problems = result.problems.map(formatProblem).join('\n');
+    throw new Error(`the exported configuration does not load:\n${problems}`);
+  }
+  return oversized;
+}

@@ -1,0 +1,33 @@
+/**
+ * `--kind` values: a kind may be named by its YAML key (`application_rules`), its plan name
+ * (`application_rule`), or either with dashes (`application-rules`, as `wafctl get` spells it).
+ */
+import { didYouMean } from '../../config/suggest.js';
+import { WafctlError } from '../../core/errors.js';
+import { KINDS, type Kind } from '../../kinds/index.js';
+
+function spellings(kind: Kind): string[] {
+  const names = [kind.section, kind.name];
+  return [...names, ...names.map((name) => name.replaceAll('_', '-'))];
+}
+
+/** The kinds named (comma-separated lists allowed), in registry order; every kind when none is named. */
+export function resolveKinds(names: readonly string[] | undefined): Kind[] {
+  const wanted = (names ?? []).flatMap((name) => name.split(',')).map((name) => name.trim());
+  if (wanted.every((name) => name === '')) return [...KINDS];
+  const chosen = new Set<Kind>();
+  for (const name of wanted) {
+    if (name === '') continue;
+    const kind = KINDS.find((candidate) => spellings(candidate).includes(name));
+    if (kind === undefined) {
+      const valid = KINDS.map((k) => k.section.replaceAll('_', '-'));
+      const suggestion = didYouMean(name, KINDS.flatMap(spellings));
+      const hint = suggestion ? ` (did you mean "${suggestion}"?)` : '';
+      throw new WafctlError('USAGE', `unknown kind "${name}"${hint}; expected one of ${valid.join(', ')}`, {
+        userFault: true,
+      });
+    }
+    chosen.add(kind);
+  }
+  return KINDS.filter((kind) => chosen.has(kind));
+}

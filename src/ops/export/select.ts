@@ -1,0 +1,95 @@
+/**
+ * Which remote objects of a kind can be written as configuration, in which order, and which must be
+ * left out (with the reason). An object is left out when it cannot be keyed (an empty natural-key
+ * field, or a key it shares with another object: the planner would refuse to touch either) or when
+ * the server holds a value the configuration format refuses (the file would not load).
+ */
+import type * as z from 'zod';
+import { NATURAL_KEY_FIELDS } from '../../config/natural-keys.js';
+import type { Attributes, KindName } from '../../core/model.js';
+import type { Kind, RemoteRecord } from '../../kinds/index.js';
+import { omitDefaults } from './defaults.js';
+
+export interface LeftOut {
+  kind: KindName;
+  id: string;
+  key: string;
+  reason: string;
+}
+
+export interface SelectedObjects {
+  /** Ordered by natural key, default values omitted: exactly what the file declares. */
+  objects: Attributes[];
+  leftOut: LeftOut[];
+}
+
+function compareKeys(a: RemoteRecord, b: RemoteRecord): number {
+  // Code-unit order, not locale order: the same bytes on every machine.
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+function emptyKeyField(kind: Kind, record: RemoteRecord): string | undefined {
+  return NATURAL_KEY_FIELDS[kind.section].find((field) => {
+    const value = record.attributes[field];
+    return value === undefined || value === null || value === '';
+  });
+}
+
+function describeKey(kind: Kind, record: RemoteRecord): string {
+  return NATURAL_KEY_FIELDS[kind.section]
+    .map((field) => `${field} ${JSON.stringify(record.attributes[field] ?? '')}`)
+    .join(' and ');
+}
+
+function invalidValues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`)
+    .join('; ');
+}
+
+export function selectExportable(
+  kind: Kind,
+  schema: z.ZodType,
+  records: readonly RemoteRecord[],
+): SelectedObjects {
+  const leftOut: LeftOut[] = [];
+  const leave = (record: RemoteRecord, reason: string) =>
+    leftOut.push({ kind: kind.name, id: record.id, key: record.key, reason });
+  const keyFields = NATURAL_KEY_FIELDS[kind.section].join(' and ');
+
+  const byKey = new Map<string, RemoteRecord[]>();
+  for (const record of records) {
+    const same = byKey.get(record.key);
+    if (same) same.push(record);
+    else byKey.set(record.key, [record]);
+  }
+
+  const objects: Attributes[] = [];
+  for (const record of [...records].sort(compareKeys)) {
+    const empty = emptyKeyField(kind, record);
+    if (empty !== undefined) {
+      leave(record, `it has no ${empty}, and ${kind.section.replaceAll('_', ' ')} are keyed by ${keyFields}`);
+      continue;
+    }
+    const twins = (byKey.get(record.key) ?? []).filter((other) => other.id !== record.id);
+    if (twins.length > 0) {
+      const ids = twins.map((other) => other.id).join(', ');
+      leave(
+        record,
+        `it has the same ${describeKey(kind, record)} as ${ids}: objects sharing a key cannot be told apart`,
+      );
+      continue;
+    }
+    const object = omitDefaults(record.attributes, schema) as Attributes;
+    const checked = schema.safeParse(object);
+    if (!checked.success) {
+      leave(
+        record,
+        `the server holds values the configuration format refuses: ${invalidValues(checked.error)}`,
+      );
+      continue;
+    }
+    objects.push(object);
+  }
+  return { objects, leftOut };
+}

@@ -1,0 +1,276 @@
+/**
+ * `wafctl pull`, the I/O half: refresh the live state, plan (configuration -> live), decide the
+ * edits (decide.ts, pure), apply them to the files' texts (yaml-edit.ts), and check that the edited
+ * configuration still loads. Nothing is written here: the command shows or writes the result.
+ */
+
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import type { ApiClient } from '../../api/index.js';
+import type { Environment } from '../../config/env.js';
+import { parseYamlFile } from '../../config/parse-yaml.js';
+import { formatProblem } from '../../config/problems.js';
+import { KIND_SCHEMAS } from '../../config/schema.js';
+import { type LoadedConfig, textDigest, validateSources } from '../../config/validate-sources.js';
+import { WafctlError } from '../../core/errors.js';
+import type { Attributes, KindName } from '../../core/model.js';
+import { inScope } from '../../core/scope.js';
+import type { Kind } from '../../kinds/index.js';
+import { planChanges } from '../../plan/planner.js';
+import { omitDefaults } from '../export/defaults.js';
+import { fileNameOf } from '../export/export.js';
+import { schemaReference } from '../export/schema-reference.js';
+import { type LeftOut, selectExportable } from '../export/select.js';
+import { planOptions, refreshInputs } from '../refresh.js';
+import {
+  type AdoptCandidate,
+  type AdoptTarget,
+  type DeclaredObject,
+  decidePull,
+  declaredKey,
+  type PullDecision,
+  type PullRules,
+} from './decide.js';
+import { editYaml, valueOrigin } from './yaml-edit.js';
+
+export interface PullOptions {
+  /** The PATHs the configuration was loaded from (the first one receives new files). */
+  paths: readonly string[];
+  kinds: readonly Kind[];
+  adopt: boolean;
+  concurrency: number;
+  env: Environment;
+}
+
+export interface FileChange {
+  file: string;
+  before: string;
+  after: string;
+  /** The file did not exist: `--adopt` creates it. */
+  created: boolean;
+}
+
+export interface PullResult {
+  decision: PullDecision;
+  files: FileChange[];
+  leftOut: LeftOut[];
+}
+
+function rulesOf(kind: Kind): PullRules {
+  const schema = KIND_SCHEMAS[kind.section];
+  return {
+    fileValue(field, value) {
+      const kept = omitDefaults({ [field]: value }, schema) as Record<string, unknown>;
+      return Object.hasOwn(kept, field) ? kept[field] : value;
+    },
+    sameMember(field, raw, member, live) {
+      const parsed = schema.safeParse({ ...raw, [field]: [member] });
+      if (!parsed.success) return false;
+      const members = kind.attributes(parsed.data)[field];
+      return Array.isArray(members) && members.length === 1 && isDeepStrictEqual(members[0], live);
+    },
+  };
+}
+
+function valueAt(data: unknown, path: readonly (string | number)[]): unknown {
+  let current = data;
+  for (const step of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string | number, unknown>)[step];
+  }
+  return current;
+}
+
+/** The refusal when a file is not the text pull planned on: its positions would point at other values. */
+function changedSinceRead(file: string): WafctlError {
+  const message = `${file} changed since pull read it; nothing was written, run pull again`;
+  return new WafctlError('PLAN_REFUSED', message, { userFault: true });
+}
+
+async function readIfExists(file: string): Promise<string | undefined> {
+  return readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw new WafctlError('USAGE', `cannot read ${file}: ${error.code ?? String(error)}`, {
+      userFault: true,
+    });
+  });
+}
+
+/**
+ * Reads each file once; a file that does not exist reads as undefined. A configuration file must
+ * still be the text the configuration was loaded from (`digests`): the plan and every node path come
+ * from that text, and applied to an edited file they would land on other objects.
+ */
+function fileCache(digests: ReadonlyMap<string, string>) {
+  const texts = new Map<string, string | undefined>();
+  return async (file: string): Promise<string | undefined> => {
+    if (!texts.has(file)) {
+      const text = await readIfExists(file);
+      const digest = digests.get(file);
+      if (digest !== undefined && (text === undefined || textDigest(text) !== digest)) {
+        throw changedSinceRead(file);
+      }
+      texts.set(file, text);
+    }
+    return texts.get(file);
+  };
+}
+
+/**
+ * Immediately before writing: every file still holds the text the edits were made on (a created
+ * file still does not exist), or nothing is written at all.
+ */
+export async function assertUnchanged(files: readonly FileChange[]): Promise<void> {
+  for (const file of files) {
+    const now = await readIfExists(file.file);
+    if (now !== (file.created ? undefined : file.before)) throw changedSinceRead(file.file);
+  }
+}
+
+/** The file that holds most of `kind` (the first such file on a tie), or `<kind>.yaml` in the first PATH. */
+async function adoptTargetOf(
+  kind: Kind,
+  config: LoadedConfig,
+  options: PullOptions,
+  read: (file: string) => Promise<string | undefined>,
+): Promise<AdoptTarget & { fresh: boolean }> {
+  const counts = new Map<string, Map<number, number>>();
+  for (const location of config.sources[kind.section].values()) {
+    const documents = counts.get(location.file) ?? new Map<number, number>();
+    documents.set(location.document, (documents.get(location.document) ?? 0) + 1);
+    counts.set(location.file, documents);
+  }
+  const total = (file: string) => [...(counts.get(file)?.values() ?? [])].reduce((a, b) => a + b, 0);
+  const best = config.files.filter((file) => counts.has(file)).sort((a, b) => total(b) - total(a))[0];
+  if (best !== undefined) {
+    const documents = [...(counts.get(best) ?? new Map<number, number>())].sort((a, b) => b[1] - a[1]);
+    return { file: best, document: documents[0]?.[0] ?? 0, path: [kind.section], fresh: false };
+  }
+  const first = options.paths[0] ?? '.';
+  const isDirectory = await stat(first).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+  const dir = isDirectory ? first : dirname(first);
+  const file = join(dir, fileNameOf(kind.section));
+  const existing = await read(file);
+  if (existing === undefined) return { file, document: 0, path: [kind.section], fresh: true };
+  // An existing file that declares none of the kind: the key goes into its last document.
+  const documents = parseYamlFile(file, existing, options.env).documents;
+  return { file, document: documents.at(-1)?.index ?? 0, path: [kind.section], fresh: false };
+}
+
+export async function preparePull(
+  config: LoadedConfig,
+  api: ApiClient,
+  requested: PullOptions,
+): Promise<PullResult> {
+  // Without --adopt, a kind no file declares has nothing to pull: it is not even read.
+  const kinds = requested.adopt
+    ? requested.kinds
+    : requested.kinds.filter((kind) => config.state[kind.section].length > 0);
+  const options = { ...requested, kinds };
+  const inputs = await refreshInputs(config, api, { concurrency: options.concurrency }, kinds);
+  const plan = planChanges(inputs, planOptions(config));
+  const read = fileCache(config.digests);
+
+  const declared = new Map<string, DeclaredObject>();
+  const parsed = new Map<string, ReturnType<typeof parseYamlFile>>();
+  // The declared objects as refreshInputs made them (one per object of config.state, keyed).
+  for (const [i, kind] of options.kinds.entries()) {
+    for (const object of inputs[i]?.desired ?? []) {
+      const { key } = object;
+      const location = config.sources[kind.section].get(key);
+      if (location === undefined) continue;
+      if (!parsed.has(location.file)) {
+        parsed.set(
+          location.file,
+          parseYamlFile(location.file, (await read(location.file)) ?? '', options.env, config.variables),
+        );
+      }
+      const document = parsed.get(location.file)?.documents.find((d) => d.index === location.document);
+      const raw = valueAt(document?.data, location.nodePath);
+      if (raw === null || typeof raw !== 'object') continue;
+      declared.set(declaredKey(kind.name, key), {
+        kind: kind.name,
+        key,
+        location,
+        raw: raw as Record<string, unknown>,
+        protect: object.protect,
+      });
+    }
+  }
+
+  const adopt: AdoptCandidate[] = [];
+  const leftOut: LeftOut[] = [];
+  const targets = new Map<KindName, AdoptTarget & { fresh: boolean }>();
+  if (options.adopt) {
+    for (const [i, kind] of options.kinds.entries()) {
+      const input = inputs[i];
+      if (input === undefined) continue;
+      const keys = new Set(input.desired.map((d) => d.key));
+      const undeclared = input.remote.filter((r) => !keys.has(r.key) && inScope(r.attributes, input.scope));
+      if (undeclared.length === 0) continue;
+      const selected = selectExportable(kind, KIND_SCHEMAS[kind.section], undeclared);
+      for (const entry of selected.leftOut) leftOut.push(entry);
+      for (const object of selected.objects) {
+        adopt.push({ kind: kind.name, key: kind.keyOf(object as Attributes), object });
+      }
+      if (selected.objects.length > 0)
+        targets.set(kind.name, await adoptTargetOf(kind, config, options, read));
+    }
+  }
+
+  const texts = new Map<string, string>();
+  for (const file of config.files) texts.set(file, (await read(file)) ?? '');
+  const decision = decidePull({
+    plan,
+    declared,
+    rules: Object.fromEntries(options.kinds.map((kind) => [kind.name, rulesOf(kind)])) as Record<
+      KindName,
+      PullRules
+    >,
+    adopt,
+    adoptTarget: (kind) => {
+      const target = targets.get(kind);
+      if (target === undefined) throw new Error(`no adopt target for ${kind}`);
+      return target;
+    },
+    origin: (file, document, path) => valueOrigin(texts.get(file) ?? '', document, path),
+  });
+
+  const files: FileChange[] = [];
+  for (const [file, edits] of decision.edits) {
+    const existing = texts.get(file) ?? (await read(file));
+    const fresh = [...targets.values()].find((t) => t.file === file)?.fresh ?? false;
+    const before = existing ?? '';
+    const start = fresh ? `# yaml-language-server: $schema=${schemaReference(dirname(file))}\n` : before;
+    const after = editYaml(start, edits);
+    if (after !== before) files.push({ file, before, after, created: existing === undefined });
+  }
+  assertLoads(texts, files, options.env);
+  return { decision, files, leftOut };
+}
+
+/**
+ * The edited configuration must load, or nothing is written: a live value the configuration format
+ * cannot hold would otherwise leave the user with files that no command can read.
+ */
+function assertLoads(
+  texts: ReadonlyMap<string, string>,
+  files: readonly FileChange[],
+  env: Environment,
+): void {
+  if (files.length === 0) return;
+  const changed = new Map(files.map((f) => [f.file, f.after]));
+  const sources = [...texts].map(([file, text]) => ({ file, text: changed.get(file) ?? text }));
+  for (const f of files) if (!texts.has(f.file)) sources.push({ file: f.file, text: f.after });
+  const result = validateSources(sources, { env });
+  if (result.ok) return;
+  const problems = result.problems.slice(0, 5).map(formatProblem).join('\n');
+  throw new WafctlError(
+    'CONFIG_INVALID',
+    `pull would write files that do not load, so nothing was written:\n${problems}`,
+  );
+}
