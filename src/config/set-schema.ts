@@ -4,7 +4,7 @@
  * mapper can name its FILE:LINE:COL.
  */
 import * as z from 'zod';
-import { keyJson, sortedKeys } from '../core/fingerprint.js';
+import { keyJson, sortedKeys } from '../core/canonical.js';
 
 /**
  * Order-independent identity of a value. Every list nested inside a set element is itself a set in

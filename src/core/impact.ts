@@ -6,7 +6,7 @@
  * The planner attaches the result; renderers and `--fail-on` only read it.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { canonicalJson } from './fingerprint.js';
+import { canonicalJson } from './canonical.js';
 import { DEFAULT_FIREWALL_ACTIONS, type FirewallActions } from './firewall-actions.js';
 import {
   type Action,

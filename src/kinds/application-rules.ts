@@ -9,7 +9,7 @@ import type {
   ApplicationRuleInput,
   ApplicationRuleUpdate,
 } from '../api/index.js';
-import { canonicalJson } from '../core/fingerprint.js';
+import { canonicalJson } from '../core/canonical.js';
 import { actionClass } from '../core/firewall-actions.js';
 import {
   added,

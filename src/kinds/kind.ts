@@ -5,7 +5,7 @@
  */
 import type { ApiClient } from '../api/index.js';
 import type { DesiredState, KindName as Section } from '../config/schema.js';
-import { sameJson } from '../core/fingerprint.js';
+import { sameJson } from '../core/canonical.js';
 import type { ImpactRule } from '../core/impact.js';
 import type { Attributes, KindName, UpdateChange } from '../core/model.js';
 

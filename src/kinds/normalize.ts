@@ -1,6 +1,6 @@
 /** Helpers that put set-like lists into one canonical order, so equal sets compare equal. */
 import pLimit from 'p-limit';
-import { canonicalJson } from '../core/fingerprint.js';
+import { canonicalJson } from '../core/canonical.js';
 
 /** Sorted by canonical JSON and de-duplicated: the order and repetition of a set carry no meaning. */
 export function sortedSet<T>(values: readonly T[]): T[] {

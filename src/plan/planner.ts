@@ -5,7 +5,7 @@
  * shape (server fields dropped, defaults applied, set-like lists sorted), so "equal" is plain deep
  * equality and the planner stays a few map look-ups per object: O(n) overall.
  */
-import { fingerprint, sameJson } from '../core/fingerprint.js';
+import { fingerprint, sameJson } from '../core/canonical.js';
 import { DEFAULT_FIREWALL_ACTIONS, type FirewallActions } from '../core/firewall-actions.js';
 import type { ImpactContext, ImpactDirection, ImpactRule } from '../core/impact.js';
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApplicationRule } from '../../src/api/index.js';
-import { sameJson } from '../../src/core/fingerprint.js';
+import { sameJson } from '../../src/core/canonical.js';
 import { applicationRulesKind } from '../../src/kinds/application-rules.js';
 import { groupsKind } from '../../src/kinds/groups.js';
 import { notificationsKind } from '../../src/kinds/notifications.js';

@@ -240,7 +240,7 @@ describe('layers', () => {
       ['cli/plan.ts', "const { refreshAndPlan } = await import('../ops/refresh.js');"],
       [
         'plan/planner.ts',
-        "import { readFile } from 'node:fs/promises';\nimport { sameJson } from '../core/fingerprint.js';",
+        "import { readFile } from 'node:fs/promises';\nimport { sameJson } from '../core/canonical.js';",
       ],
       ['ops/refresh.ts', "import { run } from '../cli/main.js';"],
       ['stray.ts', ''],

@@ -28,7 +28,7 @@
  * deletes that complete a replacement whose new half exists: stopping never, by itself, leaves a
  * key doubled (a delete that fails does; the next plan heals it).
  */
-import { canonicalJson } from '../../core/fingerprint.js';
+import { canonicalJson } from '../../core/canonical.js';
 import type { Attributes, Change, UpdateChange } from '../../core/model.js';
 
 export interface CreateItem {

@@ -20,7 +20,7 @@
  */
 import type { ApiClient } from '../../api/index.js';
 import { WafctlError } from '../../core/errors.js';
-import { fingerprint, sameJson } from '../../core/fingerprint.js';
+import { fingerprint, sameJson } from '../../core/canonical.js';
 import type {
   Attributes,
   Change,

@@ -18,7 +18,7 @@
 
 import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
-import { canonicalJson } from '../../core/fingerprint.js';
+import { canonicalJson } from '../../core/canonical.js';
 import type { Change } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 

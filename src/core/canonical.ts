@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 /**
  * JSON with object keys sorted at every level, so equal records always serialise identically. The
  * same text as `JSON.stringify` with a key-sorting replacer (saved plans' fingerprints depend on it;
- * test/core/fingerprint.test.ts compares the two), written out because it runs for every member of
+ * test/core/canonical.test.ts compares the two), written out because it runs for every member of
  * every set of every record, and the replacer copies each object into sorted entries first.
  */
 export function canonicalJson(value: unknown): string {

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, sameJson } from '../../src/core/fingerprint.js';
+import { canonicalJson, sameJson } from '../../src/core/canonical.js';
 import { seededRandom } from '../helpers/random.js';
 
 /** The definition canonicalJson is written out from (and saved plans' fingerprints were made with). */
