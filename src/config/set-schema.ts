@@ -4,27 +4,7 @@
  * mapper can name its FILE:LINE:COL.
  */
 import * as z from 'zod';
-import { keyJson, sortedKeys } from '../core/canonical.js';
-
-/**
- * Order-independent identity of a value. Every list nested inside a set element is itself a set in
- * this format (expressions, targets), so nested arrays are compared as sets too.
- */
-export function canonicalKey(value: unknown): string {
-  if (Array.isArray(value)) {
-    const members = value.map(canonicalKey);
-    return `[${(members.length < 2 ? members : members.sort()).join(',')}]`;
-  }
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    let out = '{';
-    for (const key of sortedKeys(record)) {
-      out += `${out === '{' ? '' : ','}${keyJson(key)}:${canonicalKey(record[key])}`;
-    }
-    return `${out}}`;
-  }
-  return JSON.stringify(value) ?? 'undefined';
-}
+import { canonicalKey } from '../core/canonical.js';
 
 export interface SetOptions<T> {
   /** Minimum number of items (e.g. 1: a rule needs at least one condition). */

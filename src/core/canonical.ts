@@ -7,15 +7,20 @@ import { createHash } from 'node:crypto';
  * every set of every record, and the replacer copies each object into sorted entries first.
  */
 export function canonicalJson(value: unknown): string {
+  return writeCanonical(value, false) as string;
+}
+
+/** The one writer of the canonical form; `setArrays` sorts array members (`canonicalKey`). */
+function writeCanonical(value: unknown, setArrays: boolean): string | undefined {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) {
-    let out = '[';
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
-      // As JSON.stringify: a member that has no JSON (undefined, a function) is written null.
-      const json = item === undefined || typeof item === 'function' ? 'null' : canonicalJson(item);
-      out += i === 0 ? json : `,${json}`;
+    if (setArrays) {
+      const members = value.map((item: unknown) => memberJson(item, true));
+      return `[${(members.length < 2 ? members : members.sort()).join(',')}]`;
     }
+    let out = '[';
+    for (let i = 0; i < value.length; i++)
+      out += i === 0 ? memberJson(value[i], false) : `,${memberJson(value[i], false)}`;
     return `${out}]`;
   }
   const record = value as Record<string, unknown>;
@@ -24,10 +29,14 @@ export function canonicalJson(value: unknown): string {
     const field = record[key];
     // As JSON.stringify: a field that has no JSON is left out.
     if (field === undefined || typeof field === 'function') continue;
-    out += `${out === '{' ? '' : ','}${keyJson(key)}:${canonicalJson(field)}`;
+    out += `${out === '{' ? '' : ','}${keyJson(key)}:${writeCanonical(field, setArrays)}`;
   }
   return `${out}}`;
 }
+
+/** As JSON.stringify: an array member that has no JSON (undefined, a function) is written null. */
+const memberJson = (item: unknown, setArrays: boolean): string =>
+  item === undefined || typeof item === 'function' ? 'null' : (writeCanonical(item, setArrays) as string);
 
 /**
  * The record's keys in the order the replacer's sorted copy is written in: integer-like keys
@@ -68,29 +77,65 @@ export function keyJson(key: string): string {
 }
 
 /**
- * Deep equality of JSON data (records as the kinds normalise them: objects, arrays, strings,
- * numbers, booleans, null), as `isDeepStrictEqual` decides it for such data (`Object.is` for
- * scalars, own keys for objects) at a fraction of its cost: the planner asks it for every field of
- * every declared object.
+ * THE equality of JSON data: two values are equal iff their canonical JSON (`canonicalJson`) is
+ * equal. Everything that compares records (the planner, recovery, impact, pull, export's defaults,
+ * the renderers) asks this. Consequences, each decided by that definition:
+ * - key order does not matter, array order does; an array never equals an object;
+ * - `-0` equals `0` (both are written `0`);
+ * - a field set to `undefined` equals a missing field (JSON leaves it out), but not `null`; an
+ *   `undefined` array member equals `null` (JSON writes it so);
+ * - beyond JSON data, `NaN` and the infinities equal `null` and each other, as JSON writes them.
+ *
+ * This is the fast implementation of that definition, with no string built: the planner asks it
+ * for every field of every declared object. test/core/canonical.test.ts checks it against the
+ * definition on random values.
  */
 export function sameJson(a: unknown, b: unknown): boolean {
-  if (Object.is(a, b)) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (a === b) return true; // 0 === -0, as the canonical form has it
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return sameScalarJson(a, b);
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) {
     const other = b as unknown[];
     if (a.length !== other.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], other[i])) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i] ?? null, other[i] ?? null)) return false;
     return true;
   }
   const left = a as Record<string, unknown>;
   const right = b as Record<string, unknown>;
-  const keys = Object.keys(left);
-  if (keys.length !== Object.keys(right).length) return false;
-  for (const key of keys) {
-    if (!Object.hasOwn(right, key) || !sameJson(left[key], right[key])) return false;
+  const rightKeys = Object.keys(right);
+  let defined = 0; // left's fields that are written, each found in right
+  for (const key of Object.keys(left)) {
+    const field = left[key];
+    if (field === undefined) continue;
+    defined++;
+    if (!Object.hasOwn(right, key) || !sameJson(field, right[key])) return false;
   }
-  return true;
+  if (rightKeys.length === defined) return true; // the usual case: right has those fields and no other
+  let written = 0;
+  for (const key of rightKeys) if (right[key] !== undefined) written++;
+  return written === defined;
+}
+
+/**
+ * Two scalars (or a scalar and an object) that are not `===`: equal only if both are written
+ * `null` (null, NaN, the infinities).
+ */
+function sameScalarJson(a: unknown, b: unknown): boolean {
+  return writtenNull(a) && writtenNull(b);
+}
+
+const writtenNull = (value: unknown): boolean =>
+  value === null || (typeof value === 'number' && !Number.isFinite(value));
+
+/**
+ * The canonical form's one variant, for set identity (a duplicate in a set-like list): the
+ * canonical JSON of the value with the members of every nested array sorted by their own canonical
+ * form, since every list nested inside a set element is itself a set in this format (expressions,
+ * targets). Two values have the same key iff they are equal (`sameJson`) once every array is read
+ * as a set. A string, so it serves as a Map key.
+ */
+export function canonicalKey(value: unknown): string {
+  return writeCanonical(value, true) ?? 'undefined';
 }
 
 /** A short digest of a remote record as the planner saw it (saved plans compare it before applying). */

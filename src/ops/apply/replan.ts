@@ -19,8 +19,8 @@
  * settings the plan recorded and the live in-scope counts.
  */
 import type { ApiClient } from '../../api/index.js';
-import { WafctlError } from '../../core/errors.js';
 import { fingerprint, sameJson } from '../../core/canonical.js';
+import { WafctlError } from '../../core/errors.js';
 import type {
   Attributes,
   Change,
