@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApplicationRule } from '../../src/api/index.js';
 import { sameJson } from '../../src/core/canonical.js';
-import { applicationRulesKind } from '../../src/kinds/application-rules.js';
+import { applicationRulesKind, matchesRow } from '../../src/kinds/application-rules.js';
 import { groupsKind } from '../../src/kinds/groups.js';
 import { notificationsKind } from '../../src/kinds/notifications.js';
 import { schedulesKind } from '../../src/kinds/schedules.js';
@@ -183,9 +183,42 @@ describe('kinds normalise desired and remote objects into one comparable shape',
         sharing: equal,
       });
       expect(sharing?.attributes).toEqual(plain?.attributes);
+      const inPlace = matchesRow(desired as Parameters<typeof matchesRow>[0], row);
+      expect({ name, inPlace }).toEqual({
+        name,
+        inPlace: name === 'canonical' || name === 'not_op left out',
+      });
       expect(equal).toBe(
         name === 'canonical' || name === 'listed in another order' || name === 'not_op left out',
       );
+    }
+  });
+
+  it('application rules: the in-place match agrees with the one equality on -0 and 0', async () => {
+    for (const [want, live] of [
+      [0, -0],
+      [-0, 0],
+    ] as const) {
+      const desired = { ...rule1Desired(), duration: want, start_time: want };
+      // The row in canonical order, so that it is matched in place, not normalised first.
+      const listed = remoteRule('1', true);
+      const row: ApplicationRule = {
+        ...listed,
+        duration: live,
+        start_time: live,
+        conditions: listed.conditions.map((c) => ({
+          ...c,
+          expressions: [...c.expressions].sort((x, y) => x.expression.localeCompare(y.expression)),
+          targets: [...c.targets].sort((x, y) => x.target.localeCompare(y.target)),
+        })),
+        actions: [...listed.actions].sort((x, y) => x.firewall_name.localeCompare(y.firewall_name)),
+      };
+      expect(matchesRow(desired as Parameters<typeof matchesRow>[0], row)).toBe(true);
+      const { api } = fakeApi({ applicationRules: [row] });
+      const [plain] = await applicationRulesKind.fetchAll(api, options);
+      const [sharing] = await applicationRulesKind.fetchAll(api, { ...options, desired: () => desired });
+      expect(sameJson(plain?.attributes, desired)).toBe(true);
+      expect(sharing?.attributes).toBe(desired);
     }
   });
 
