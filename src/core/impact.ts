@@ -5,8 +5,7 @@
  * helpers rows are written with (field transitions, set members added or removed, bounded lists).
  * The planner attaches the result; renderers and `--fail-on` only read it.
  */
-import { isDeepStrictEqual } from 'node:util';
-import { canonicalJson } from './canonical.js';
+import { canonicalJson, sameJson } from './canonical.js';
 import { DEFAULT_FIREWALL_ACTIONS, type FirewallActions } from './firewall-actions.js';
 import {
   type Action,
@@ -123,10 +122,7 @@ export function countImpacts(changes: readonly Change[]): Record<ImpactClass, nu
 export function turned(subject: ImpactSubject, field: string, from: unknown, to: unknown): boolean {
   const { before, after } = subject;
   return (
-    before !== undefined &&
-    after !== undefined &&
-    isDeepStrictEqual(before[field], from) &&
-    isDeepStrictEqual(after[field], to)
+    before !== undefined && after !== undefined && sameJson(before[field], from) && sameJson(after[field], to)
   );
 }
 
@@ -135,15 +131,15 @@ export function becomes(subject: ImpactSubject, field: string, value: unknown): 
   const { before, after } = subject;
   return (
     after !== undefined &&
-    isDeepStrictEqual(after[field], value) &&
-    (before === undefined || !isDeepStrictEqual(before[field], value))
+    sameJson(after[field], value) &&
+    (before === undefined || !sameJson(before[field], value))
   );
 }
 
 /** Both sides exist and `read` differs between them (`read` may reach into nested objects). */
 export function differs(subject: ImpactSubject, read: (attributes: Attributes) => unknown): boolean {
   const { before, after } = subject;
-  return before !== undefined && after !== undefined && !isDeepStrictEqual(read(before), read(after));
+  return before !== undefined && after !== undefined && !sameJson(read(before), read(after));
 }
 
 /** The set's members after the change that were not in it before (all of them on a create). */

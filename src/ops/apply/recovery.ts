@@ -20,8 +20,8 @@
  * once the context's signal is aborted — interrupted before a call for it was (re)started.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isDeepStrictEqual } from 'node:util';
 import { ApiError, ApiNetworkError, InvalidResponseError, RedirectError } from '../../api/index.js';
+import { sameJson } from '../../core/canonical.js';
 import type { Attributes } from '../../core/model.js';
 import type { WriteContext, Writer } from '../../kinds/kind.js';
 import { INTERRUPTED, type Outcome } from './model.js';
@@ -227,8 +227,7 @@ export async function deleteWithRecovery(
 
 /** Whether the live object already holds every planned value of an update. */
 const holds = (live: Attributes | undefined, after: Attributes): boolean =>
-  live !== undefined &&
-  Object.entries(after).every(([field, value]) => isDeepStrictEqual(live[field], value));
+  live !== undefined && Object.entries(after).every(([field, value]) => sameJson(live[field], value));
 
 /**
  * Updates `items` in one call. A PUT is idempotent, but after an ambiguous answer the objects are

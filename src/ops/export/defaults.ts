@@ -4,9 +4,9 @@
  * drops every field whose value equals its schema default, at any depth (`service_id: ""` inside a
  * permission, `not_op: false` inside a condition), so an exported file says only what is not implied.
  */
-import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod';
 import { unwrapSchema } from '../../config/schema-lookup.js';
+import { sameJson } from '../../core/canonical.js';
 
 /** The schema under wrappers that do not change the shape of the value (optional, defaults, pipes). */
 const shapeOf = (schema: z.ZodType): z.ZodType => unwrapSchema(schema).schema;
@@ -38,7 +38,7 @@ export function omitDefaults(value: unknown, schema: z.ZodType): unknown {
       continue;
     }
     const fallback = defaultOf(field);
-    if (fallback !== undefined && isDeepStrictEqual(fieldValue, fallback.value)) continue;
+    if (fallback !== undefined && sameJson(fieldValue, fallback.value)) continue;
     kept[name] = omitDefaults(fieldValue, field);
   }
   return kept;

@@ -11,8 +11,8 @@
  * - A value that the file does not write literally (from `${VAR}`, an alias, or an anchored node
  *   used elsewhere) is a conflict: nothing is written for that object, and the reason names the place.
  */
-import { isDeepStrictEqual } from 'node:util';
 import type { SourceLocation } from '../../config/natural-keys.js';
+import { sameJson } from '../../core/canonical.js';
 import type { Attributes, Change, KindName, Plan } from '../../core/model.js';
 import type { NodePath, ValueOrigin, YamlEdit } from './model.js';
 
@@ -136,9 +136,7 @@ function fieldEdits(
   if (isPlainObject(file) && isPlainObject(live)) {
     const value = rules.fileValue(field, live) as Record<string, unknown>;
     return Object.keys(live)
-      .filter(
-        (key) => !isDeepStrictEqual(file[key], live[key]) && !(file[key] === undefined && !(key in value)),
-      )
+      .filter((key) => !sameJson(file[key], live[key]) && !(file[key] === undefined && !(key in value)))
       .map((key) => set([...path, key], value[key] ?? live[key]));
   }
   return [set(path, rules.fileValue(field, live) ?? live)];

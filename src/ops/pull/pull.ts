@@ -6,13 +6,13 @@
 
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
 import type { ApiClient } from '../../api/index.js';
 import type { Environment } from '../../config/env.js';
 import { parseYamlFile } from '../../config/parse-yaml.js';
 import { formatProblem } from '../../config/problems.js';
 import { KIND_SCHEMAS } from '../../config/schema.js';
 import { type LoadedConfig, textDigest, validateSources } from '../../config/validate-sources.js';
+import { sameJson } from '../../core/canonical.js';
 import { WafctlError } from '../../core/errors.js';
 import type { Attributes, KindName } from '../../core/model.js';
 import { inScope } from '../../core/scope.js';
@@ -68,7 +68,7 @@ function rulesOf(kind: Kind): PullRules {
       const parsed = schema.safeParse({ ...raw, [field]: [member] });
       if (!parsed.success) return false;
       const members = kind.attributes(parsed.data)[field];
-      return Array.isArray(members) && members.length === 1 && isDeepStrictEqual(members[0], live);
+      return Array.isArray(members) && members.length === 1 && sameJson(members[0], live);
     },
   };
 }

@@ -17,8 +17,7 @@
  */
 
 import { createRequire } from 'node:module';
-import { isDeepStrictEqual } from 'node:util';
-import { canonicalJson } from '../../core/canonical.js';
+import { canonicalJson, sameJson } from '../../core/canonical.js';
 import type { Change } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 
@@ -172,8 +171,8 @@ function changedValue(
  */
 function changedObject(out: Lines, depth: number, label: string, before: Fields, after: Fields) {
   const keys = [...new Set([...Object.keys(after), ...Object.keys(before)])];
-  const changed = (key: string) =>
-    !Object.hasOwn(before, key) || !Object.hasOwn(after, key) || !isDeepStrictEqual(before[key], after[key]);
+  // A missing field reads undefined, which the one equality tells from every written value.
+  const changed = (key: string) => !sameJson(before[key], after[key]);
   const shown = keys.filter((key) => changed(key) || (keys.length <= SMALL_OBJECT && isInline(after[key])));
   const pad = padLabels(shown);
   out.push({ sign: '~', depth, text: `${label} = {` });
@@ -262,7 +261,7 @@ export function changeBody(change: Change): BodyLine[] {
     }
     case 'replace': {
       const fields = Object.keys(change.after);
-      const changed = fields.filter((f) => !isDeepStrictEqual(change.before[f], change.after[f]));
+      const changed = fields.filter((f) => !sameJson(change.before[f], change.after[f]));
       const pad = padLabels(['id', ...changed]);
       out.push({ sign: ' ', depth: 0, text: `${pad('id')} = ${json(change.id)} -> (known after apply)` });
       for (const field of changed) {
