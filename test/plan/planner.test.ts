@@ -62,6 +62,16 @@ describe('planChanges', () => {
     });
   });
 
+  it('compares by the one equality: -0 is 0 and key order does not matter, so nothing changes', () => {
+    const plan = planChanges([
+      input(
+        [want('a', { name: 'a', port: -0, settings: { y: 1, x: [0] } })],
+        [have('1', 'a', { settings: { x: [-0], y: 1 }, port: 0, name: 'a' })],
+      ),
+    ]);
+    expect(plan.changes).toEqual([]);
+  });
+
   it('replaces an object whose immutable field changed and names the field', () => {
     const plan = planChanges([
       input(

@@ -1,6 +1,7 @@
 /** What pull changes, decided without files: the plan, where objects are declared, literal or not. */
-import { isDeepStrictEqual } from 'node:util';
+
 import { describe, expect, it } from 'vitest';
+import { sameJson } from '../../../src/core/canonical.js';
 import type { Attributes, KindName } from '../../../src/core/model.js';
 import { DEFAULT_SCOPE } from '../../../src/core/scope.js';
 import {
@@ -16,7 +17,7 @@ import { planChanges } from '../../../src/plan/planner.js';
 /** Identity rules: values are written as they are; members are the same when equal. */
 const RULES: PullRules = {
   fileValue: (_field, value) => value,
-  sameMember: (_field, _raw, member, live) => isDeepStrictEqual(member, live),
+  sameMember: (_field, _raw, member, live) => sameJson(member, live),
 };
 
 interface Fixture {
