@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 
 /**
- * JSON with object keys sorted at every level, so equal records always serialise identically. The
- * same text as `JSON.stringify` with a key-sorting replacer (saved plans' fingerprints depend on it;
- * test/core/canonical.test.ts compares the two), written out because it runs for every member of
- * every set of every record, and the replacer copies each object into sorted entries first.
+ * THE canonical form of JSON data (plain objects, arrays, strings, finite numbers, booleans, null,
+ * and fields set to undefined, which it leaves out; functions, symbols, dates and the like are not
+ * JSON data): JSON with object keys sorted at every level, so equal records always serialise
+ * identically, and array order kept. The same text as `JSON.stringify` with a key-sorting replacer
+ * (saved plans' fingerprints depend on it; test/core/canonical.test.ts compares the two), written
+ * out because it runs for every member of every set of every record, and the replacer copies each
+ * object into sorted entries first.
  */
 export function canonicalJson(value: unknown): string {
   return writeCanonical(value, false) as string;
