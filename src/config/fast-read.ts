@@ -272,7 +272,7 @@ function fastDocument(
     file,
     index,
     data,
-    substitutionPaths: new Set(),
+    reportedPaths: new Set(),
     locate(path: YamlPath) {
       const [key, item] = path;
       const offset =

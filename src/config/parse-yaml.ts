@@ -42,8 +42,11 @@ export interface ParsedDocument {
   index: number;
   /** The document as plain data. */
   data: unknown;
-  /** Paths whose values had substitution problems: schema complaints about them would be noise. */
-  substitutionPaths: Set<string>;
+  /**
+   * Paths whose values were already reported (a substitution problem, a character the API cannot
+   * store): schema complaints about them would be noise.
+   */
+  reportedPaths: Set<string>;
   /** Where the node at `path` starts (the deepest node on it that exists). */
   locate(path: YamlPath): LineAndColumn;
   /** yaml's tree of the document, to place schema problems in it. */
@@ -181,16 +184,18 @@ export function parseYamlFile(
     }
     if (problems.length > before) continue;
     if (isEmptyDocument(doc)) continue;
+    const reportedPaths = new Set<string>();
     // Escapes make in values what raw text cannot hold (`"\0"`, `"\uD800"`).
-    const refusedPaths = new Set<string>();
     forEachStringValue(doc, (scalar, path) => {
       const refused = valueProblem(scalar.value);
       if (refused === undefined) return;
       at(offsetOf(scalar), path, refused);
-      refusedPaths.add(formatPath(path));
+      reportedPaths.add(formatPath(path));
     });
-    const substitution = substituteInDocument(doc, text, { env, declared });
-    for (const problem of substitution) at(problem.offset, problem.path, problem.message);
+    for (const problem of substituteInDocument(doc, text, { env, declared })) {
+      at(problem.offset, problem.path, problem.message);
+      reportedPaths.add(formatPath(problem.path));
+    }
     let data: unknown;
     try {
       data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -205,13 +210,11 @@ export function parseYamlFile(
       );
       continue;
     }
-    const substitutionPaths = new Set(substitution.map((p) => formatPath(p.path)));
-    for (const path of refusedPaths) substitutionPaths.add(path);
     documents.push({
       file,
       index,
       data,
-      substitutionPaths,
+      reportedPaths,
       locate: (path) => lineCounter.linePos(offsetOf(nodeAt(doc, path))),
       tree: () => ({ doc, lineCounter }),
     });

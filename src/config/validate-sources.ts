@@ -70,7 +70,7 @@ function validateDocument(document: ParsedDocument): { output?: DesiredDocument;
   const placed = result.issues.slice(0, MAX_PROBLEMS_PER_FILE);
   const problems = placed
     .flatMap((issue) => problemsFromIssue(issue, context))
-    .filter((problem) => !document.substitutionPaths.has(problem.path));
+    .filter((problem) => !document.reportedPaths.has(problem.path));
   let unplaced = 0;
   for (const issue of result.issues.slice(MAX_PROBLEMS_PER_FILE)) {
     unplaced += issue.code === 'unrecognized_keys' ? issue.keys.length : 1;

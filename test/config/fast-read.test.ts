@@ -602,7 +602,7 @@ describe('a fast-read document', () => {
     const [document] = readFast('doc.yaml', text) ?? [];
     expect(document).toBeDefined();
     expect(document?.file).toBe('doc.yaml');
-    expect(document?.substitutionPaths).toEqual(new Set());
+    expect(document?.reportedPaths).toEqual(new Set());
     expect(document?.locate(['groups', 0])).toEqual({ line: 4, col: 5 });
     expect(document?.locate(['groups', 1])).toEqual({ line: 5, col: 5 });
     expect(() => document?.locate(['settings', 'username'])).toThrow(YamlNeeded);
