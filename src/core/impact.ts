@@ -38,10 +38,7 @@ const REVERSE: Record<Action, Action> = {
   replace: 'replace',
 };
 
-/**
- * A change seen whole, whatever its action: the object before and after it. An update's `before`
- * and `after` hold only the changed fields, so rows would otherwise each rebuild the whole object.
- */
+/** A change seen whole, whatever its action: the object before and after it. */
 export interface ImpactSubject {
   action: Action;
   /** The whole object before the change; undefined for a create. */
@@ -57,17 +54,8 @@ export interface ImpactRule {
 }
 
 export function subjectOf(change: Change): ImpactSubject {
-  switch (change.action) {
-    case 'create':
-      return { action: change.action, before: undefined, after: change.after };
-    case 'update':
-      // `target` is the whole object after; its unchanged fields equal the remote ones.
-      return { action: change.action, before: { ...change.target, ...change.before }, after: change.target };
-    case 'replace':
-      return { action: change.action, before: change.before, after: change.after };
-    case 'delete':
-      return { action: change.action, before: change.before, after: undefined };
-  }
+  // Every change holds its whole objects; only the missing side of a create or a delete is null.
+  return { action: change.action, before: change.before ?? undefined, after: change.after ?? undefined };
 }
 
 /**

@@ -12,13 +12,10 @@ import {
   type ImpactRule,
 } from '../core/impact.js';
 import type { Change, KindName, PlanSummary, SafetyWarning } from '../core/model.js';
+import type { SafetySettings } from '../core/safety.js';
 
-export interface SafetySettings {
-  maxDeletePercent: number;
-  minExisting: number;
-}
-
-export const DEFAULT_SAFETY: SafetySettings = { maxDeletePercent: 30, minExisting: 10 };
+/** The threshold's settings and defaults live in src/core/safety.ts (the configuration reads them there). */
+export { DEFAULT_SAFETY, type SafetySettings } from '../core/safety.js';
 
 /** One kind's pure deletes (duplicates included) and its existing in-scope remote objects. */
 export interface DeleteCounts {

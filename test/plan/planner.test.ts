@@ -105,7 +105,7 @@ describe('planChanges', () => {
     ]);
   });
 
-  it('honours ignore_changes, also on immutable fields, and keeps ignored values in the update target', () => {
+  it('honours ignore_changes, also on immutable fields, and keeps ignored values in the update after', () => {
     const plan = planChanges([
       input(
         [
@@ -118,11 +118,13 @@ describe('planChanges', () => {
         [have('5', 'g', { users: ['u1', 'u2'], conditions: ['old'], description: 'd1' })],
       ),
     ]);
+    // Whole objects on both sides; `fields` says which of their fields changed.
     expect(plan.changes).toEqual([
       expect.objectContaining({
         action: 'update',
         fields: ['description'],
-        target: { users: ['u1', 'u2'], conditions: ['old'], description: 'd2' },
+        before: { users: ['u1', 'u2'], conditions: ['old'], description: 'd1' },
+        after: { users: ['u1', 'u2'], conditions: ['old'], description: 'd2' },
       }),
     ]);
   });
@@ -328,7 +330,7 @@ function applyEffect(remote: RemoteObject[], changes: Change[], nextId: () => st
   for (const change of changes) {
     if (change.action === 'create') byId.set(nextId(), { id: '', key: change.key, attributes: change.after });
     if (change.action === 'update')
-      byId.set(change.id, { id: change.id, key: change.key, attributes: change.target });
+      byId.set(change.id, { id: change.id, key: change.key, attributes: change.after });
     if (change.action === 'replace') {
       byId.delete(change.id);
       byId.set(nextId(), { id: '', key: change.key, attributes: change.after });

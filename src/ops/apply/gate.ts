@@ -11,18 +11,11 @@ function refusal(message: string): WafctlError {
   return new WafctlError('PLAN_REFUSED', message, { userFault: true });
 }
 
-/** The whole object a change sends to the API: an update's `target` (some kinds send only part of it). */
-function objectSent(change: Change): Attributes | undefined {
-  switch (change.action) {
-    case 'create':
-    case 'replace':
-      return change.after;
-    case 'update':
-      return change.target;
-    case 'delete':
-      return undefined;
-  }
-}
+/**
+ * The whole object a change sends to the API, `after` (some kinds send only an update's changed
+ * fields, but all of it is checked); none for a delete.
+ */
+const objectSent = (change: Change): Attributes | null => change.after;
 
 const SHOWN = 5;
 
@@ -35,7 +28,7 @@ export function secretRefusal(plan: Plan, username: string): WafctlError | undef
   const found: string[] = [];
   for (const change of plan.changes) {
     const sent = objectSent(change);
-    if (sent === undefined) continue;
+    if (sent === null) continue;
     for (const [field, value] of Object.entries(sent)) {
       if (containsSecret(JSON.stringify(value) ?? '')) found.push(`${redact(address(change))} ${field}`);
     }

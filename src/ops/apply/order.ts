@@ -29,7 +29,8 @@
  * key doubled (a delete that fails does; the next plan heals it).
  */
 import { canonicalJson } from '../../core/canonical.js';
-import type { Attributes, Change, UpdateChange } from '../../core/model.js';
+import type { Attributes, Change, ChangeOf } from '../../core/model.js';
+import { changedView } from '../../core/plan-document.js';
 
 export interface CreateItem {
   change: Change;
@@ -42,7 +43,7 @@ export interface DeleteItem {
 }
 
 export interface UpdateItem {
-  change: UpdateChange;
+  change: ChangeOf<'update'>;
 }
 
 /** A delete that must wait until another operation is done. */
@@ -86,7 +87,8 @@ export function kindWork(changes: readonly Change[], bulkUpdate: boolean): KindW
           work.updateGroups.push([{ change }]);
           break;
         }
-        const key = canonicalJson(change.after);
+        // One body serves a bulk call: the changed fields' new values must be the same.
+        const key = canonicalJson(changedView(change).after);
         const group = byAttrs.get(key);
         if (group) group.push({ change });
         else byAttrs.set(key, [{ change }]);

@@ -23,6 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, ApiNetworkError, InvalidResponseError, RedirectError } from '../../api/index.js';
 import { sameJson } from '../../core/canonical.js';
 import type { Attributes } from '../../core/model.js';
+import { changedView } from '../../core/plan-document.js';
 import type { WriteContext, Writer } from '../../kinds/kind.js';
 import { INTERRUPTED, type Outcome } from './model.js';
 import type { CreateItem, DeleteItem, UpdateItem } from './order.js';
@@ -225,7 +226,7 @@ export async function deleteWithRecovery(
   return settle(outcomes, remaining, { status: 'failed', message: message(lastError) });
 }
 
-/** Whether the live object already holds every planned value of an update. */
+/** Whether the live object already holds every planned value of an update (its changed fields). */
 const holds = (live: Attributes | undefined, after: Attributes): boolean =>
   live !== undefined && Object.entries(after).every(([field, value]) => sameJson(live[field], value));
 
@@ -264,7 +265,7 @@ export async function updateWithRecovery(
         ctx,
         { error, remaining, outcomes },
         (item) => item.change.id,
-        (live, item) => holds(live, item.change.after),
+        (live, item) => holds(live, changedView(item.change).after),
         VERIFIED,
       );
       if (left === undefined) return outcomes;

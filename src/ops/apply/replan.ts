@@ -10,8 +10,8 @@
  * inconsistent. Then, for each change:
  *
  * - create: the object sent is the saved `after`; its key is derived from it.
- * - update: `before` is the live record (its fingerprint verified); the object sent is `target`;
- *   `fields`, `before` and `after` are the differences between the two.
+ * - update: `before` is the live record (its fingerprint verified), `after` the saved whole object
+ *   (the file's `target`), sent as it is; `fields` are the differences between the two.
  * - replace: the live record, and the saved `after` as the new object.
  * - delete: the live record.
  *
@@ -24,16 +24,16 @@ import { WafctlError } from '../../core/errors.js';
 import type {
   Attributes,
   Change,
+  ChangeOf,
   DeleteChange,
   Plan,
   ReplaceChange,
   SafetyWarning,
-  UpdateChange,
 } from '../../core/model.js';
 import { inScope, type ManageScope } from '../../core/scope.js';
 import { KINDS, type Kind, type RemoteRecord } from '../../kinds/index.js';
 import { attachImpact, safetyWarning, summarize } from '../../plan/assess.js';
-import type { SavedChange, SavedPlan } from './saved-plan.js';
+import { type SavedChange, type SavedPlan, scopeIn } from './saved-plan.js';
 
 /** What was found wrong with a saved plan against the live state. */
 interface Findings {
@@ -49,7 +49,7 @@ export async function replanSavedPlan(saved: SavedPlan, api: ApiClient, concurre
   const warnings: SafetyWarning[] = [];
   kinds.forEach((kind, i) => {
     const records = remote[i] ?? [];
-    const scope = saved.scopes[kind.name];
+    const scope = scopeIn(saved.scopes, kind);
     const intents = saved.changes.filter((c) => c.kind === kind.name);
     const rebuilt = rebuildKind(kind, intents, records, scope, findings);
     attachImpact(rebuilt, kind.impact, { firewallActions: saved.firewallActions });
@@ -123,7 +123,7 @@ function rebuildKind(
     seen.add(live.id);
     if (!inScope(live.attributes, scope)) findings.inconsistent.push(outside(where));
     const existing = { kind, live, problem };
-    if (intent.action === 'update') changes.push(updateOf(existing, intent.target));
+    if (intent.action === 'update') changes.push(updateOf(existing, intent.after));
     else if (intent.action === 'replace') changes.push(replaceOf(existing, intent.after));
     else changes.push(deleteOf(existing, intent.duplicateOf, { byId, deleted, prune: scope.prune }));
   }
@@ -145,16 +145,15 @@ const baseOf = ({ kind, live }: Existing) => ({
   impact: [],
 });
 
-/** From the live object to `target`: the fields that differ are what is shown and judged. */
-function updateOf(existing: Existing, target: Attributes): UpdateChange {
+/** From the live object to the saved one: the fields that differ are what is shown and judged. */
+function updateOf(existing: Existing, after: Attributes): ChangeOf<'update'> {
   const { kind, live, problem } = existing;
-  const fields = differences(live.attributes, target);
+  const fields = differences(live.attributes, after);
   const immutable = fields.filter((field) => kind.immutable.includes(field));
   if (immutable.length > 0)
     problem(`: an update cannot change ${immutable.join(', ')} (it would replace the object)`);
-  if (kind.keyOf(target) !== live.key) problem(': an update cannot change its key');
-  const before = pick(live.attributes, fields);
-  return { ...baseOf(existing), action: 'update', fields, before, after: pick(target, fields), target };
+  if (kind.keyOf(after) !== live.key) problem(': an update cannot change its key');
+  return { ...baseOf(existing), action: 'update', fields, before: live.attributes, after };
 }
 
 function replaceOf(existing: Existing, after: Attributes): ReplaceChange {
@@ -198,10 +197,4 @@ function differences(before: Attributes, after: Attributes): string[] {
     ...Object.keys(before).filter((field) => !Object.hasOwn(after, field)),
   ];
   return fields.filter((field) => !sameJson(before[field], after[field]));
-}
-
-function pick(attributes: Attributes, fields: readonly string[]): Attributes {
-  return Object.fromEntries(
-    fields.filter((f) => Object.hasOwn(attributes, f)).map((f) => [f, attributes[f]]),
-  );
 }

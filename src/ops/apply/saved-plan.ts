@@ -3,119 +3,30 @@
  *
  * The file is the JSON plan, plus what applying it needs and nothing can be trusted to recompute: the
  * base URL it was made against (never a secret), the username rules are created with, and the
- * settings the plan was judged by (`settings.safety`, `settings.firewall_actions`, `manage`).
+ * settings the plan was judged by (`settings.safety`, `settings.firewall_actions`, `manage`). It is
+ * written and read by one codec: the plan document's (src/core/plan-document.ts), extended by these
+ * fields.
  *
  * The file is hostile input. Reading it keeps only the *intent* of each change: what to create, the
  * whole object an update leaves (`target`), what a replacement creates, what to delete; with the id
  * and fingerprint of the live object each was planned from. Everything a reviewer is shown and
- * judged by (fields, before/after, impact, warnings, summary) is rebuilt at apply time from the live
- * objects and that intent (src/ops/apply/replan.ts); what the file says of them is validated, never read.
+ * judged by (fields, before/after, objects, impact, warnings, summary) is rebuilt at apply time from
+ * the live objects and that intent (src/ops/apply/replan.ts); what the file says of them is
+ * validated, never read.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { WafctlError } from '../../core/errors.js';
 import type { FirewallActions } from '../../core/firewall-actions.js';
-import {
-  type Attributes,
-  IMPACT_CLASSES,
-  KIND_NAMES,
-  type KindName,
-  type Plan,
-  type PlanProblem,
-} from '../../core/model.js';
+import type { Attributes, Change, KindName, Plan, PlanProblem } from '../../core/model.js';
+import { PLAN_FORMAT_VERSION, planDocumentSchema } from '../../core/plan-document.js';
+import { type SafetySettings, safetyCodec } from '../../core/safety.js';
 import type { ManageScope } from '../../core/scope.js';
-import { KINDS, type Kind } from '../../kinds/index.js';
-import type { SafetySettings } from '../../plan/assess.js';
-import { planToJson } from '../../plan/render/json.js';
+import { KIND_NAMES, KINDS, type Kind } from '../../kinds/index.js';
 
 /** A saved plan larger than this is refused before it is parsed. */
 export const MAX_SAVED_PLAN_BYTES = 256 * 1024 * 1024;
-
-const attributes = z.record(z.string(), z.unknown());
-const impact = z.array(z.strictObject({ class: z.enum(IMPACT_CLASSES), reason: z.string() }));
-const base = { kind: z.enum(KIND_NAMES), key: z.string(), fields: z.array(z.string()), impact };
-const changeSchema = z.discriminatedUnion('action', [
-  z.strictObject({ ...base, action: z.literal('create'), before: z.null(), after: attributes }),
-  z.strictObject({
-    ...base,
-    action: z.literal('update'),
-    id: z.string(),
-    before: attributes,
-    after: attributes,
-    target: attributes,
-    fingerprint: z.string(),
-  }),
-  z.strictObject({
-    ...base,
-    action: z.literal('replace'),
-    id: z.string(),
-    forced_by: z.array(z.string()),
-    before: attributes,
-    after: attributes,
-    fingerprint: z.string(),
-  }),
-  z.strictObject({
-    ...base,
-    action: z.literal('delete'),
-    id: z.string(),
-    before: attributes,
-    after: z.null(),
-    fingerprint: z.string(),
-    reason: z.literal('duplicate').optional(),
-    duplicate_of: z.string().optional(),
-  }),
-]);
-const count = z.number().int().min(0);
-/** The JSON plan of `plan --format json` (the contract's format_version 1, with wafctl's additions). */
-export const planDocumentSchema = z.object({
-  format_version: z.literal(1),
-  summary: z.strictObject({
-    create: count,
-    update: count,
-    replace: count,
-    delete: count,
-    unchanged: count,
-    unmanaged: count,
-    impact: z.strictObject({ weakens_protection: count, broadens_access: count, reduces_audit: count }),
-  }),
-  changes: z.array(changeSchema),
-  problems: z.array(z.strictObject({ kind: z.enum(KIND_NAMES), key: z.string(), message: z.string() })),
-  warnings: z.array(
-    z.strictObject({
-      kind: z.enum(KIND_NAMES),
-      deletes: count,
-      duplicates: count.optional(),
-      existing: count,
-      max_delete_percent: z.number(),
-    }),
-  ),
-});
-
-const actionList = z.array(z.string());
-const scopeSchema = z.strictObject({ prune: z.boolean(), match: z.record(z.string(), z.array(z.string())) });
-/** `manage`, by section as in the configuration (`application_rules: {prune, match}`). */
-const manageSchema = z.strictObject(
-  Object.fromEntries(KINDS.map((kind) => [kind.section, scopeSchema])) as Record<
-    (typeof KINDS)[number]['section'],
-    typeof scopeSchema
-  >,
-);
-/** `plan --out`: the JSON plan plus where it was made and what it was judged by. */
-const savedPlanSchema = planDocumentSchema
-  .extend({
-    base_url: z.string().min(1),
-    username: z.string().min(1),
-    settings: z.strictObject({
-      safety: z.strictObject({
-        max_delete_percent: z.number().min(0).max(100),
-        min_existing: z.number().int().min(0),
-      }),
-      firewall_actions: z.strictObject({ blocking: actionList, observing: actionList, allowing: actionList }),
-    }),
-    manage: manageSchema,
-  })
-  .strict();
 
 /** What a saved plan records besides its changes: all of it is used by `apply --plan`. */
 export interface SavedPlanContext {
@@ -129,13 +40,85 @@ export interface SavedPlanContext {
   scopes: Record<KindName, ManageScope>;
 }
 
+const strings = z.array(z.string()).readonly();
+const scopeSchema = z.strictObject({ prune: z.boolean(), match: z.record(z.string(), strings) });
+
+/** `manage`, by section as in the configuration (`application_rules: {prune, match}`) <-> by kind name. */
+const manageCodec = z.codec(
+  z.strictObject(Object.fromEntries(KINDS.map((kind) => [kind.section, scopeSchema]))),
+  z.record(z.string(), scopeSchema),
+  {
+    decode: (manage) => scopesByKind((kind) => manage[kind.section]!),
+    encode: (scopes) => Object.fromEntries(KINDS.map((kind) => [kind.section, scopeIn(scopes, kind)])),
+  },
+);
+
+/** A plan made by this wafctl names only its families. */
+function registeredKinds(
+  doc: {
+    changes: readonly { kind: string }[];
+    problems: readonly { kind: string }[];
+    warnings: readonly { kind: string }[];
+  },
+  ctx: z.RefinementCtx,
+): void {
+  for (const list of ['changes', 'problems', 'warnings'] as const) {
+    doc[list].forEach(({ kind }, i) => {
+      if (KIND_NAMES.includes(kind)) return;
+      const expected = KIND_NAMES.map((name) => JSON.stringify(name)).join('|');
+      ctx.addIssue({
+        code: 'custom',
+        path: [list, i, 'kind'],
+        message: `Invalid option: expected one of ${expected}`,
+      });
+    });
+  }
+}
+
+/** `plan --out`: the JSON plan plus where it was made and what it was judged by. */
+const savedPlanJson = planDocumentSchema
+  .extend({
+    base_url: z.string().min(1),
+    username: z.string().min(1),
+    settings: z.strictObject({
+      safety: safetyCodec,
+      firewall_actions: z.strictObject({ blocking: strings, observing: strings, allowing: strings }),
+    }),
+    manage: manageCodec,
+  })
+  .strict()
+  .superRefine(registeredKinds);
+
+/** The saved plan file <-> the plan and its context, both ways. */
+const savedPlanCodec = z.codec(savedPlanJson, z.custom<{ plan: Plan; context: SavedPlanContext }>(), {
+  decode: ({ format_version: _, base_url, username, settings, manage, ...plan }) => ({
+    plan,
+    context: {
+      baseUrl: base_url,
+      username,
+      safety: settings.safety,
+      firewallActions: settings.firewall_actions,
+      scopes: manage,
+    },
+  }),
+  encode: ({ plan, context }) => ({
+    format_version: PLAN_FORMAT_VERSION,
+    ...plan,
+    base_url: context.baseUrl,
+    username: context.username,
+    settings: { safety: context.safety, firewall_actions: context.firewallActions },
+    manage: context.scopes,
+  }),
+});
+
 /**
  * The intent of one saved change. `key` only names the object in a message when its live object is
  * gone; every other key is derived from the objects themselves.
  */
 export type SavedChange =
   | { action: 'create'; kind: KindName; key: string; after: Attributes }
-  | { action: 'update'; kind: KindName; key: string; id: string; fingerprint: string; target: Attributes }
+  /** `after`: the whole object the update leaves (the file's `target`). */
+  | { action: 'update'; kind: KindName; key: string; id: string; fingerprint: string; after: Attributes }
   | { action: 'replace'; kind: KindName; key: string; id: string; fingerprint: string; after: Attributes }
   | {
       action: 'delete';
@@ -155,21 +138,7 @@ export interface SavedPlan extends SavedPlanContext {
 }
 
 export function renderSavedPlan(plan: Plan, context: SavedPlanContext): string {
-  const manage = Object.fromEntries(KINDS.map((kind) => [kind.section, context.scopes[kind.name]]));
-  const document = {
-    ...planToJson(plan),
-    base_url: context.baseUrl,
-    username: context.username,
-    settings: {
-      safety: {
-        max_delete_percent: context.safety.maxDeletePercent,
-        min_existing: context.safety.minExisting,
-      },
-      firewall_actions: context.firewallActions,
-    },
-    manage,
-  };
-  return `${JSON.stringify(document, null, 2)}\n`;
+  return `${JSON.stringify(z.encode(savedPlanCodec, { plan, context }), null, 2)}\n`;
 }
 
 function unreadable(path: string, reason: string): WafctlError {
@@ -197,18 +166,20 @@ async function readBounded(path: string, maxBytes: number): Promise<string> {
 }
 
 /** What applying a saved change needs: its intent, without what the file says it does. */
-function intentOf(c: z.output<typeof changeSchema>): SavedChange {
-  const { kind, key } = c;
-  switch (c.action) {
+function intentOf(change: Change): SavedChange {
+  const { kind, key } = change;
+  switch (change.action) {
     case 'create':
-      return { action: c.action, kind, key, after: c.after };
+      return { action: change.action, kind, key, after: change.after };
     case 'update':
-      return { action: c.action, kind, key, id: c.id, fingerprint: c.fingerprint, target: c.target };
-    case 'replace':
-      return { action: c.action, kind, key, id: c.id, fingerprint: c.fingerprint, after: c.after };
+    case 'replace': {
+      const { action, id, fingerprint, after } = change;
+      return { action, kind, key, id, fingerprint, after };
+    }
     case 'delete': {
-      const intent = { action: c.action, kind, key, id: c.id, fingerprint: c.fingerprint };
-      return c.duplicate_of === undefined ? intent : { ...intent, duplicateOf: c.duplicate_of };
+      const { action, id, fingerprint, duplicateOf } = change;
+      const intent = { action, kind, key, id, fingerprint };
+      return duplicateOf === undefined ? intent : { ...intent, duplicateOf };
     }
   }
 }
@@ -221,7 +192,7 @@ export async function readSavedPlan(path: string, options: { maxBytes?: number }
   } catch {
     throw new WafctlError('USAGE', `${path} is not a saved plan: it is not JSON`, { userFault: true });
   }
-  const parsed = savedPlanSchema.safeParse(json);
+  const parsed = savedPlanCodec.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.join('.') || '(root)';
@@ -231,19 +202,15 @@ export async function readSavedPlan(path: string, options: { maxBytes?: number }
       { userFault: true },
     );
   }
-  const doc = parsed.data;
-  const changes = doc.changes.map(intentOf);
-  const { safety, firewall_actions } = doc.settings;
-  return {
-    path,
-    baseUrl: doc.base_url,
-    username: doc.username,
-    safety: { maxDeletePercent: safety.max_delete_percent, minExisting: safety.min_existing },
-    firewallActions: firewall_actions,
-    scopes: scopesByKind((kind) => doc.manage[kind.section]),
-    changes,
-    problems: doc.problems,
-  };
+  const { plan, context } = parsed.data;
+  return { path, ...context, changes: plan.changes.map(intentOf), problems: plan.problems };
+}
+
+/** The scope recorded for `kind` (a saved plan records one for every kind). */
+export function scopeIn(scopes: Readonly<Record<KindName, ManageScope>>, kind: Kind): ManageScope {
+  const scope = scopes[kind.name];
+  if (scope === undefined) throw new Error(`no manage scope recorded for ${kind.name}`);
+  return scope;
 }
 
 /** Each kind's `manage` scope, read by `scopeOf`. */

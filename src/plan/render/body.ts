@@ -254,8 +254,9 @@ export function changeBody(change: Change): BodyLine[] {
     case 'update': {
       const pad = padLabels(['id', ...change.fields]);
       out.push({ sign: ' ', depth: 0, text: `${pad('id')} = ${json(change.id)}` });
+      // The whole objects, read at the changed fields only; the others are counted.
       for (const field of change.fields) fieldLines(out, 0, pad(field), change.before, change.after, field);
-      const hidden = Object.keys(change.target).length - change.fields.length;
+      const hidden = Object.keys(change.after).length - change.fields.length;
       if (hidden > 0) out.push(hiddenLine(0, hidden, 'attribute'));
       return out;
     }

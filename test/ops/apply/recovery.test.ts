@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, ApiNetworkError, InvalidResponseError, RedirectError } from '../../../src/api/index.js';
-import type { Attributes, Change, UpdateChange } from '../../../src/core/model.js';
+import type { Attributes, Change, ChangeOf } from '../../../src/core/model.js';
 import type { WriteContext, Writer } from '../../../src/kinds/kind.js';
 import type { CreateItem, DeleteItem, UpdateItem } from '../../../src/ops/apply/order.js';
 import {
@@ -70,6 +70,9 @@ function fakeWriter(script: Array<{ when: 'before' | 'after'; error: Error }>) {
 }
 
 const item = (key: string): CreateItem => ({ change: { key } as Change, attributes: { key } });
+/** An update of every field of `after` (what the fake writers read). */
+const updateChange = (id: string, after: Attributes): ChangeOf<'update'> =>
+  ({ id, before: {}, after, fields: Object.keys(after) }) as ChangeOf<'update'>;
 const recovery = (writer: Writer) => ({ writer, ctx, keyOf: (i: CreateItem) => String(i.attributes.key) });
 const statuses = (outcomes: Map<unknown, { status: string }>) => [...outcomes.values()].map((o) => o.status);
 
@@ -171,7 +174,26 @@ describe('deleteWithRecovery', () => {
 });
 
 describe('updateWithRecovery', () => {
-  const update = (id: string, after: Attributes): UpdateItem => ({ change: { id, after } as UpdateChange });
+  const update = (id: string, after: Attributes): UpdateItem => ({ change: updateChange(id, after) });
+
+  it('judges a re-read by the changed fields only: another field changed meanwhile does not undo it', async () => {
+    const { writer, live, attributes, calls } = fakeWriter([]);
+    live.set('a', '1');
+    writer.update = async (_ctx, changes) => {
+      calls.push('update');
+      // The server takes the change, another client disables the object, the answer is garbled.
+      for (const { id } of changes) attributes.set(id, { name: 'a', priority: 'high', enabled: false });
+      throw garbled();
+    };
+    const change = {
+      ...updateChange('1', { name: 'a', priority: 'high', enabled: true }),
+      before: { name: 'a', priority: 'low', enabled: true },
+      fields: ['priority'],
+    };
+    const outcomes = await updateWithRecovery(recovery(writer), [{ change }]);
+    expect([...outcomes.values()]).toEqual([{ status: 'done', ambiguous: true }]);
+    expect(calls).toEqual(['update', 'reread']);
+  });
 
   it('re-reads after an ambiguous answer: a carried-out update is done and verified, never sent again', async () => {
     const { writer, live, calls } = fakeWriter([{ when: 'after', error: garbled() }]);
@@ -239,9 +261,9 @@ describe('interruption', () => {
     expect(statuses(await deleteWithRecovery(context, [{ change: {} as Change, id: '1' }]))).toEqual([
       'interrupted',
     ]);
-    expect(
-      statuses(await updateWithRecovery(context, [{ change: { id: '1', after: {} } as UpdateChange }])),
-    ).toEqual(['interrupted']);
+    expect(statuses(await updateWithRecovery(context, [{ change: updateChange('1', {}) }]))).toEqual([
+      'interrupted',
+    ]);
     expect(calls).toEqual([]);
   });
 
@@ -330,7 +352,7 @@ describe('a batch refused as too large (413)', () => {
     const { writer, live, attributes, sizes } = capped(1);
     for (const [key, id] of Object.entries({ a: '1', b: '2', c: '3' })) live.set(key, id);
     const after: Attributes = { v: 2 };
-    const updates = ['1', '2', '3'].map((id): UpdateItem => ({ change: { id, after } as UpdateChange }));
+    const updates = ['1', '2', '3'].map((id): UpdateItem => ({ change: updateChange(id, after) }));
 
     expect(statuses(await updateWithRecovery(recovery(writer), updates))).toEqual(['done', 'done', 'done']);
     expect(attributes.get('3')).toEqual({ v: 2 });

@@ -22,6 +22,7 @@ import {
 } from '../../../src/ops/apply/saved-plan.js';
 import { DEFAULT_SAFETY } from '../../../src/plan/assess.js';
 import { planChanges } from '../../../src/plan/planner.js';
+import { OLD_PLAN_DOCUMENT } from '../../core/old-plan.js';
 import { startTestFirewall, type TestFirewall } from '../../helpers/firewall.js';
 
 const group = (name: string, fields: Partial<Attributes> = {}): Attributes => ({
@@ -109,7 +110,7 @@ describe('the saved plan file', () => {
         key: 'ops',
         id: 'g-1',
         fingerprint: plan.changes[0]?.action === 'update' ? plan.changes[0].fingerprint : '',
-        target: group('ops', { is_admin: true }),
+        after: group('ops', { is_admin: true }),
       },
     ]);
   });
@@ -143,6 +144,64 @@ describe('the saved plan file', () => {
     delete doc.base_url;
     await writeFile(path, JSON.stringify(doc));
     await expect(readSavedPlan(path)).rejects.toThrow(/is not a saved plan of this wafctl: base_url: /);
+  });
+});
+
+describe('a saved plan written before changes carried `objects`', () => {
+  /** What the previous wafctl wrote besides the plan document (a literal, as it wrote it). */
+  const OLD_CONTEXT = {
+    base_url: 'embedded',
+    username: 'bot',
+    settings: {
+      safety: { max_delete_percent: 30, min_existing: 0 },
+      firewall_actions: {
+        blocking: ['block', 'deny', 'drop', 'reject', 'captcha'],
+        observing: ['log', 'monitor', 'alert', 'count'],
+        allowing: ['allow', 'bypass', 'whitelist'],
+      },
+    },
+    manage: {
+      groups: { prune: true, match: {} },
+      application_rules: { prune: true, match: {} },
+      notifications: { prune: false, match: {} },
+      schedules: { prune: false, match: {} },
+    },
+  };
+
+  it("is still read: an update's intent is its target", async () => {
+    const path = join(dir, 'old.json');
+    await writeFile(path, JSON.stringify({ ...OLD_PLAN_DOCUMENT, ...OLD_CONTEXT }, null, 2));
+    const saved = await readSavedPlan(path);
+    expect(saved.changes.map((c) => [c.action, c.key, 'after' in c ? c.after : c.duplicateOf])).toEqual([
+      ['create', 'new', { name: 'new', description: '', users: [] }],
+      ['update', 'ops', { name: 'ops', description: 'b', users: ['u2'] }],
+      ['delete', 'ops', 'g-1'],
+      ['replace', 'h/r', { rq_host: 'h', description: 'r', conditions: ['new'] }],
+    ]);
+    const { path: _path, changes: _changes, problems, ...read } = saved;
+    expect(problems).toEqual([]);
+    expect(read).toEqual({
+      baseUrl: 'embedded',
+      username: 'bot',
+      safety: { maxDeletePercent: 30, minExisting: 0 },
+      firewallActions: DEFAULT_FIREWALL_ACTIONS,
+      scopes: {
+        group: { prune: true, match: {} },
+        application_rule: { prune: true, match: {} },
+        notification: ALL,
+        schedule: ALL,
+      },
+    });
+  });
+
+  it('and a plan naming a family this wafctl does not know is refused', async () => {
+    const path = join(dir, 'unknown-kind.json');
+    const doc = structuredClone({ ...OLD_PLAN_DOCUMENT, ...OLD_CONTEXT });
+    (doc.changes[1] as { kind: string }).kind = 'firewall';
+    await writeFile(path, JSON.stringify(doc));
+    await expect(readSavedPlan(path)).rejects.toThrow(
+      /is not a saved plan of this wafctl: changes\.1\.kind: Invalid option: expected one of "group"\|/,
+    );
   });
 });
 
@@ -212,8 +271,8 @@ describe('replanSavedPlan', () => {
       expect.objectContaining({
         action: 'update',
         fields: ['description', 'is_admin'],
-        before: { description: 'a', is_admin: false },
-        after: { description: 'b', is_admin: true },
+        before: group('ops', { description: 'a' }),
+        after: group('ops', { description: 'b', is_admin: true }),
         impact: [{ class: 'broadens_access', reason: 'made administrator' }],
       }),
     ]);

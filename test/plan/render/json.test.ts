@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { planDocumentSchema } from '../../../src/core/plan-document.js';
 import { notificationsKind } from '../../../src/kinds/notifications.js';
-import { planDocumentSchema } from '../../../src/ops/apply/saved-plan.js';
 import { planChanges } from '../../../src/plan/planner.js';
 import { renderJsonPlan } from '../../../src/plan/render/json.js';
 import { samplePlan } from '../fixtures.js';

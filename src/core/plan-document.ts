@@ -1,0 +1,321 @@
+/**
+ * The plan document, once: the zod schema the plan's TypeScript types are derived from, and the one
+ * codec between the plan in memory and its JSON (`plan --format json`, the body of `plan --out`).
+ * src/plan/render/json.ts renders with it (`z.encode`), the saved-plan reader
+ * (src/ops/apply/saved-plan.ts) reads with it (`safeParse` decodes): the mapping between the two forms
+ * is written once, here.
+ *
+ * In memory every change is symmetric: the whole object `before` (null for a create) and `after`
+ * (null for a delete), plus `fields`, the names of the fields that differ. The JSON keeps the
+ * contract's meaning (format_version 1): an update's `before` and `after` hold its changed fields only
+ * and `target` the whole object after; every change also carries the whole objects as
+ * `objects: {before, after}` (an addition). A plan written before `objects` existed decodes too: an
+ * update's whole `before` is then rebuilt from `target` and its changed fields.
+ */
+import * as z from 'zod';
+import { type Attributes, IMPACT_CLASSES } from './model.js';
+
+export const PLAN_FORMAT_VERSION = 1 as const;
+
+/** The named fields of an object (those it has): an update's changed values. */
+export function pick<T extends Attributes>(object: T, fields: readonly string[]): Partial<T> {
+  const picked: Partial<T> = {};
+  for (const field of fields) {
+    if (Object.hasOwn(object, field)) picked[field as keyof T] = object[field as keyof T];
+  }
+  return picked;
+}
+
+function omit(object: Attributes, fields: readonly string[]): Attributes {
+  const left: Attributes = { ...object };
+  for (const field of fields) delete left[field];
+  return left;
+}
+
+/**
+ * An update's `before` and `after` narrowed to its changed fields: the contract's view of an update,
+ * derived where it is needed (the JSON, bulk update grouping, recovery's re-read).
+ */
+export function changedView(change: { before: Attributes; after: Attributes; fields: readonly string[] }): {
+  before: Attributes;
+  after: Attributes;
+} {
+  return { before: pick(change.before, change.fields), after: pick(change.after, change.fields) };
+}
+
+/** A family's plan name; the registry (src/kinds/) knows which exist, and the saved-plan reader checks. */
+const kind = z.string();
+/** An object of one kind, opaque here (each kind knows its fields): a JSON object, kept as it is. */
+const attributes = z.custom<Attributes>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  { error: 'expected an object' },
+);
+const names = z.array(z.string());
+const count = z.int().min(0);
+const impact = z.array(z.strictObject({ class: z.enum(IMPACT_CLASSES), reason: z.string() }));
+
+// --- The plan in memory.
+
+const changeBase = {
+  kind,
+  /** The natural key: the name, or `<rq_host>/<description>` for application rules. */
+  key: z.string(),
+  /** Names of the fields that differ (all fields of the object for create and delete). */
+  fields: names,
+  /** What this change does to the firewall's security, possibly nothing (attached by the planner). */
+  impact,
+};
+/** An existing object's id, and the fingerprint of the remote record it was planned from. */
+const existing = { id: z.string(), fingerprint: z.string() };
+
+const changeModel = z.discriminatedUnion('action', [
+  z.object({ ...changeBase, action: z.literal('create'), before: z.null(), after: attributes }),
+  z.object({
+    ...changeBase,
+    ...existing,
+    action: z.literal('update'),
+    /** The whole remote object. */
+    before: attributes,
+    /** The whole object as the update leaves it (ignored fields keep their remote value). */
+    after: attributes,
+  }),
+  z.object({
+    ...changeBase,
+    ...existing,
+    action: z.literal('replace'),
+    before: attributes,
+    after: attributes,
+    /** The immutable fields whose change forces the replacement. */
+    forcedBy: names,
+  }),
+  z.object({
+    ...changeBase,
+    ...existing,
+    action: z.literal('delete'),
+    before: attributes,
+    after: z.null(),
+    /**
+     * Set when the object is deleted as a duplicate: another in-scope remote object with the same
+     * natural key (this id) survives. Without it, the delete is a prune.
+     */
+    duplicateOf: z.string().optional(),
+  }),
+]);
+
+const warningModel = z.object({
+  kind,
+  /** Pure deletes, duplicates included. */
+  deletes: count,
+  /** How many of `deletes` are duplicates of a surviving object. */
+  duplicates: count,
+  existing: count,
+  maxDeletePercent: z.number(),
+});
+
+// --- The plan as JSON.
+
+const jsonBase = { kind, key: z.string() };
+/** The whole objects, an addition to the contract's fields (absent from plans written before it). */
+const objects = <B extends z.ZodType, A extends z.ZodType>(before: B, after: A) =>
+  z.strictObject({ before, after }).optional();
+
+const changeJson = z.discriminatedUnion('action', [
+  z.strictObject({
+    ...jsonBase,
+    action: z.literal('create'),
+    impact,
+    fields: names,
+    before: z.null(),
+    after: attributes,
+    objects: objects(z.null(), attributes),
+  }),
+  z.strictObject({
+    ...jsonBase,
+    action: z.literal('update'),
+    impact,
+    id: z.string(),
+    fields: names,
+    /** The changed fields only (the contract's meaning). */
+    before: attributes,
+    after: attributes,
+    /** The whole object after: what `apply --plan` sends. */
+    target: attributes,
+    fingerprint: z.string(),
+    objects: objects(attributes, attributes),
+  }),
+  z.strictObject({
+    ...jsonBase,
+    action: z.literal('replace'),
+    impact,
+    id: z.string(),
+    fields: names,
+    forced_by: names,
+    before: attributes,
+    after: attributes,
+    fingerprint: z.string(),
+    objects: objects(attributes, attributes),
+  }),
+  z.strictObject({
+    ...jsonBase,
+    action: z.literal('delete'),
+    impact,
+    id: z.string(),
+    fields: names,
+    before: attributes,
+    after: z.null(),
+    fingerprint: z.string(),
+    reason: z.literal('duplicate').optional(),
+    duplicate_of: z.string().optional(),
+    objects: objects(attributes, z.null()),
+  }),
+]);
+
+const warningJson = z.strictObject({
+  kind,
+  deletes: count,
+  duplicates: count.optional(),
+  existing: count,
+  max_delete_percent: z.number(),
+});
+
+const changeCodec = z.codec(changeJson, changeModel, {
+  decode: (json): z.input<typeof changeModel> => {
+    const { kind, key, fields, impact } = json;
+    const base = { kind, key, fields, impact };
+    switch (json.action) {
+      case 'create':
+        return { ...base, action: json.action, before: null, after: json.after };
+      case 'update': {
+        const { id, fingerprint, target } = json;
+        // Without `objects` (an older plan), the fields that did not change are those of `target`.
+        const before = json.objects?.before ?? { ...omit(target, fields), ...json.before };
+        return { ...base, action: json.action, id, fingerprint, before, after: target };
+      }
+      case 'replace': {
+        const { id, fingerprint, before, after } = json;
+        return { ...base, action: json.action, id, fingerprint, before, after, forcedBy: json.forced_by };
+      }
+      case 'delete': {
+        const { id, fingerprint, before } = json;
+        const change = { ...base, action: json.action, id, fingerprint, before, after: null };
+        return json.duplicate_of === undefined ? change : { ...change, duplicateOf: json.duplicate_of };
+      }
+    }
+  },
+  encode: (change): z.output<typeof changeJson> => {
+    const { kind, key, fields, impact } = change;
+    const base = { kind, key, impact };
+    switch (change.action) {
+      case 'create': {
+        const { action, before, after } = change;
+        return { ...base, action, fields, before, after, objects: { before, after } };
+      }
+      case 'update': {
+        const { action, id, fingerprint, before, after } = change;
+        const changed = changedView(change);
+        return {
+          ...base,
+          action,
+          id,
+          fields,
+          ...changed,
+          target: after,
+          fingerprint,
+          objects: { before, after },
+        };
+      }
+      case 'replace': {
+        const { action, id, fingerprint, before, after } = change;
+        const forced_by = change.forcedBy;
+        return {
+          ...base,
+          action,
+          id,
+          fields,
+          forced_by,
+          before,
+          after,
+          fingerprint,
+          objects: { before, after },
+        };
+      }
+      case 'delete': {
+        const { action, id, fingerprint, before, after, duplicateOf } = change;
+        const why =
+          duplicateOf === undefined ? {} : { reason: 'duplicate' as const, duplicate_of: duplicateOf };
+        return {
+          ...base,
+          action,
+          id,
+          fields,
+          before,
+          after,
+          fingerprint,
+          ...why,
+          objects: { before, after },
+        };
+      }
+    }
+  },
+});
+
+const warningCodec = z.codec(warningJson, warningModel, {
+  decode: ({ max_delete_percent, duplicates, ...counts }) => ({
+    ...counts,
+    duplicates: duplicates ?? 0,
+    maxDeletePercent: max_delete_percent,
+  }),
+  encode: ({ kind, deletes, duplicates, existing, maxDeletePercent }) => ({
+    kind,
+    deletes,
+    duplicates,
+    existing,
+    max_delete_percent: maxDeletePercent,
+  }),
+});
+
+/** Written the same in memory and in JSON. */
+const summarySchema = z.strictObject({
+  create: count,
+  update: count,
+  replace: count,
+  delete: count,
+  unchanged: count,
+  unmanaged: count,
+  /** Changes with at least one impact of each class. */
+  impact: z.strictObject({ weakens_protection: count, broadens_access: count, reduces_audit: count }),
+});
+
+/** Something that stops the plan for one object (the rest of the plan stands). */
+const problemSchema = z.strictObject({ kind, key: z.string(), message: z.string() });
+
+/**
+ * The plan document (the contract's format_version 1, with wafctl's additions). Its input is the JSON,
+ * its output the plan in memory: `safeParse` decodes a document, `z.encode` writes one.
+ */
+export const planDocumentSchema = z.object({
+  format_version: z.literal(PLAN_FORMAT_VERSION),
+  summary: summarySchema,
+  changes: z.array(changeCodec),
+  problems: z.array(problemSchema),
+  /** Kinds whose pure deletes are above the configured share of their existing objects. */
+  warnings: z.array(warningCodec),
+});
+
+type DocumentSchema = typeof planDocumentSchema;
+
+/** The document as JSON. */
+export type PlanJson = z.input<DocumentSchema>;
+/** The document in memory: the plan and its format version. */
+export type PlanDocument = z.output<DocumentSchema>;
+export type Plan = Omit<PlanDocument, 'format_version'>;
+export type PlanSummary = PlanDocument['summary'];
+export type PlanProblem = PlanDocument['problems'][number];
+export type SafetyWarning = PlanDocument['warnings'][number];
+export type Change = PlanDocument['changes'][number];
+export type Impact = Change['impact'][number];
+export type Action = Change['action'];
+export type ChangeOf<A extends Action> = Extract<Change, { action: A }>;
+export type CreateChange = ChangeOf<'create'>;
+export type ReplaceChange = ChangeOf<'replace'>;
+export type DeleteChange = ChangeOf<'delete'>;
