@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { usageError } from '../core/errors.js';
 import { containsSecret, REDACTED, redact } from '../core/secrets.js';
 import { plural, printable } from '../core/text.js';
-import { addConnectionOptions, type ConnectionFlags, HYDRATION_CONCURRENCY } from './options.js';
+import { addConnectionOptions, type ConnectionFlags, FAMILIES, HYDRATION_CONCURRENCY } from './options.js';
 import { writeErr, writeOut } from './output.js';
 
 interface ExportFlags extends ConnectionFlags {
@@ -35,7 +35,7 @@ export function exportCommand(): Command {
     new Command('export')
       .description('write the live state as YAML configuration that plans to no changes')
       .option('--dir <DIR>', 'write one file per kind into DIR instead of stdout')
-      .option('--kind <KIND...>', 'only these kinds: groups, application-rules, notifications, schedules')
+      .option('--kind <KIND...>', `only these kinds: ${FAMILIES}`)
       .option(
         '--force',
         'with --dir: also replace files there that export did not write (never symbolic links or directories)',

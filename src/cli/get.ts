@@ -7,6 +7,7 @@ import { usageError } from '../core/errors.js';
 import {
   addConnectionOptions,
   type ConnectionFlags,
+  FAMILIES,
   HYDRATION_CONCURRENCY,
   parsePositiveInt,
 } from './options.js';
@@ -27,12 +28,9 @@ const MAX_PAGE_SIZE = 1000;
 export function getCommand(): Command {
   return addConnectionOptions(
     new Command('get')
-      .description('list or show live objects: groups, rules, application-rules, notifications, schedules')
-      .argument('<KIND>', 'groups | rules | application-rules | notifications | schedules')
-      .argument(
-        '[ID_OR_NAME]',
-        'one object: by id; notifications by name; groups and schedules by id or name',
-      )
+      .description('list or show live objects of one kind (the read-only rules, or a family)')
+      .argument('<KIND>', `rules, or one of: ${FAMILIES}`)
+      .argument('[ID_OR_NAME]', 'one object: by id, or by name for a kind keyed by name')
       .option('--filter <NAME=VALUE...>', 'API filters (list filters take comma-separated values)')
       .option('--limit <N>', 'stop after N objects', parsePositiveInt('--limit'))
       .addOption(

@@ -1,8 +1,8 @@
 /** Option sets shared by several commands, declared once so their help text never drifts apart. */
 import { type Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../api/retry.js';
-import { didYouMean } from '../config/suggest.js';
 import { IMPACT_CLASSES, type ImpactClass } from '../core/model.js';
+import { didYouMean } from '../core/suggest.js';
 import { printable } from '../core/text.js';
 import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown.js';
 
@@ -134,4 +134,25 @@ export function addReviewOptions(command: Command): Command {
       `with --format markdown: the most characters the output may have (default ${MARKDOWN_MAX_CHARS}, GitHub's limit for a comment)`,
       parseMaxChars,
     );
+}
+
+/**
+ * Where a command's help lists the families: filled in from the registry (src/kinds/) when that
+ * command runs or shows its help, so the list is never written out here, and `wafctl --version` does
+ * not load the families' schemas.
+ */
+export const FAMILIES = '{families}';
+
+/** `groups, application-rules, ...`: the registry's sections as `--kind` and `get` spell them. */
+async function familyList(): Promise<string> {
+  const { KINDS } = await import('../kinds/index.js');
+  return KINDS.map((kind) => kind.section.replaceAll('_', '-')).join(', ');
+}
+
+/** Fills in `FAMILIES` in a command's option and argument texts. */
+export async function describeFamilies(command: Command): Promise<void> {
+  const texts = [...command.options, ...command.registeredArguments];
+  if (!texts.some((item) => item.description.includes(FAMILIES))) return;
+  const families = await familyList();
+  for (const item of texts) item.description = item.description.replaceAll(FAMILIES, families);
 }

@@ -2,11 +2,15 @@
  * What plan, drift and apply share: load the configuration, refresh the live state, plan. Loaded
  * lazily by those commands (it pulls in zod, yaml and the client), so `--version` stays fast.
  */
+
+import * as z from 'zod';
 import { loadDesiredState } from '../config/load.js';
+import { scopeOf } from '../config/schema.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { WafctlError } from '../core/errors.js';
 import type { ImpactDirection } from '../core/impact.js';
 import type { Plan } from '../core/model.js';
+import { safetyCodec } from '../core/safety.js';
 import { normalizeBaseUrl, type SavedPlanContext, scopesByKind } from '../ops/apply/saved-plan.js';
 import { refreshAndPlan } from '../ops/refresh.js';
 import { EMBEDDED, withApiClient } from './connection.js';
@@ -59,15 +63,12 @@ export function baseUrlInUse(
 
 /** What `plan --out` records besides the plan: where it was made, and the settings it was judged by. */
 export function savedPlanContext(config: LoadedConfig, baseUrl: string): SavedPlanContext {
-  const { settings, manage } = config.state;
+  const { settings } = config.state;
   return {
     baseUrl,
     username: settings.username,
-    safety: {
-      maxDeletePercent: settings.safety.max_delete_percent,
-      minExisting: settings.safety.min_existing,
-    },
+    safety: z.decode(safetyCodec, settings.safety),
     firewallActions: settings.firewall_actions,
-    scopes: scopesByKind((kind) => manage[kind.section]),
+    scopes: scopesByKind((kind) => scopeOf(config.state, kind)),
   };
 }

@@ -5,6 +5,7 @@ import { driftCommand } from './drift.js';
 import { emulatorCommand } from './emulator.js';
 import { exportCommand } from './export.js';
 import { getCommand } from './get.js';
+import { describeFamilies } from './options.js';
 import { planCommand } from './plan.js';
 import { pullCommand } from './pull.js';
 import { validateCommand } from './validate.js';
@@ -40,5 +41,20 @@ export function buildProgram(): Command {
   ]) {
     program.addCommand(reportUsageErrorsLikeWafctl(command));
   }
-  return program;
+  // `wafctl help CMD` shows CMD's help without running CMD: this one fills the families in first.
+  program.helpCommand(false).addCommand(
+    reportUsageErrorsLikeWafctl(
+      new Command('help')
+        .description('display help for command')
+        .argument('[command]')
+        .action(async (name?: string) => {
+          const command = program.commands.find((c) => c.name() === name || c.aliases().includes(name ?? ''));
+          if (command === undefined)
+            return name === undefined ? program.help() : program.help({ error: true });
+          await describeFamilies(command);
+          command.help();
+        }),
+    ),
+  );
+  return program.hook('preSubcommand', (_program, command) => describeFamilies(command));
 }

@@ -6,7 +6,7 @@
 import { Command } from 'commander';
 import { WafctlError } from '../core/errors.js';
 import { plural, printable } from '../core/text.js';
-import { addConnectionOptions, type ConnectionFlags, HYDRATION_CONCURRENCY } from './options.js';
+import { addConnectionOptions, type ConnectionFlags, FAMILIES, HYDRATION_CONCURRENCY } from './options.js';
 import { writeErr, writeOut, writeTextFile } from './output.js';
 
 interface PullFlags extends ConnectionFlags {
@@ -21,7 +21,7 @@ export function pullCommand(): Command {
       .description('write live changes back into the YAML files that declare the objects (comments kept)')
       .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
       .option('--adopt', 'also append in-scope live objects that no file declares')
-      .option('--kind <KIND...>', 'only these kinds: groups, application-rules, notifications, schedules')
+      .option('--kind <KIND...>', `only these kinds: ${FAMILIES}`)
       .option('--dry-run', 'print a unified diff of every file that would change, and write nothing'),
   ).action(async (paths: string[], _flags: PullFlags, command: Command) => {
     const flags = command.optsWithGlobals<PullFlags>();

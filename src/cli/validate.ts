@@ -18,22 +18,17 @@ export function validateCommand(): Command {
       const { ConfigError } = await import('../config/problems.js');
       try {
         const { state, files } = await loadDesiredState(paths);
-        const counts = {
-          files: files.length,
-          groups: state.groups.length,
-          application_rules: state.application_rules.length,
-          notifications: state.notifications.length,
-          schedules: state.schedules.length,
-        };
+        const { declaredObjects } = await import('../config/schema.js');
+        const { KINDS } = await import('../kinds/index.js');
+        const families = KINDS.map((kind) => ({ kind, count: declaredObjects(state, kind).length }));
         if (flags.format === 'json') {
-          writeOut(JSON.stringify({ valid: true, ...counts }));
+          const counts = families.map(({ kind, count }) => [kind.section, count]);
+          writeOut(JSON.stringify({ valid: true, files: files.length, ...Object.fromEntries(counts) }));
           return;
         }
-        writeOut(
-          `Configuration is valid: ${plural(counts.files, 'file')}, ${plural(counts.groups, 'group')}, ` +
-            `${plural(counts.application_rules, 'application rule')}, ` +
-            `${plural(counts.notifications, 'notification')}, ${plural(counts.schedules, 'schedule')}.`,
-        );
+        const { countOf } = await import('../ops/export/document.js');
+        const counts = families.map(({ kind, count }) => countOf(kind.section, count));
+        writeOut(`Configuration is valid: ${[plural(files.length, 'file'), ...counts].join(', ')}.`);
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         if (flags.format === 'json') writeOut(JSON.stringify({ valid: false, problems: error.problems }));

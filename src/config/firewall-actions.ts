@@ -15,9 +15,9 @@ import {
   DEFAULT_FIREWALL_ACTIONS,
   type FirewallActions,
 } from '../core/firewall-actions.js';
+import { setOf } from '../core/set-schema.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import type { ConfigProblem } from './problems.js';
-import { setOf } from './set-schema.js';
 import { formatPath, type YamlPath } from './yaml-path.js';
 
 function actionList(klass: ActionClass, what: string) {

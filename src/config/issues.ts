@@ -6,10 +6,10 @@
 
 import type { Document, LineCounter } from 'yaml';
 import * as z from 'zod';
+import { didYouMean } from '../core/suggest.js';
 import { describeType, describeValue } from './describe-value.js';
 import type { ConfigProblem } from './problems.js';
 import { allowedKeysAt, schemaAt } from './schema-lookup.js';
-import { didYouMean } from './suggest.js';
 import { formatPath, keyNodeAt, nodeAt, offsetOf, pairOf, type YamlPath } from './yaml-path.js';
 
 export interface IssueContext {

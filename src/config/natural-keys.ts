@@ -3,34 +3,19 @@
  * A key declared twice (in one file or across files) is an error naming both places.
  */
 
+import type { Kind } from '../kinds/index.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import type { ConfigProblem } from './problems.js';
-import type { KindName } from './schema.js';
 import { formatPath } from './yaml-path.js';
-
-export const NATURAL_KEY_FIELDS: Record<KindName, readonly string[]> = {
-  groups: ['name'],
-  application_rules: ['rq_host', 'description'],
-  notifications: ['name'],
-  schedules: ['name'],
-};
-
-/** Singular names, as used in messages and in the JSON plan's `kind`. */
-export const KIND_NOUNS: Record<KindName, string> = {
-  groups: 'group',
-  application_rules: 'application rule',
-  notifications: 'notification',
-  schedules: 'schedule',
-};
 
 /**
  * `name`, or `<rq_host>/<description>` for application rules; undefined if a key field is not a
  * string, or if a `/` in a field before the last would make the key ambiguous (the schema refuses
  * such an rq_host, and `a/b` + `c` must not be called a duplicate of `a` + `b/c`).
  */
-export function naturalKey(kind: KindName, item: unknown): string | undefined {
+export function naturalKey(kind: Kind, item: unknown): string | undefined {
   if (item === null || typeof item !== 'object' || Array.isArray(item)) return undefined;
-  const fields = NATURAL_KEY_FIELDS[kind];
+  const fields = kind.keyFields;
   const parts: string[] = [];
   for (const [index, field] of fields.entries()) {
     const value: unknown = Object.hasOwn(item, field) ? (item as Record<string, unknown>)[field] : undefined;
@@ -63,7 +48,7 @@ export function formatLocation(location: SourceLocation): string {
  * (Plain private fields, not `#` ones: tests compare two of them with toStrictEqual.)
  */
 export class DeclaredSources implements Iterable<SourceLocation> {
-  private readonly kind: KindName;
+  private readonly kind: Kind;
   private readonly byKey = new Map<string, number>();
   private readonly files: string[] = [];
   private readonly documents: number[] = [];
@@ -71,7 +56,7 @@ export class DeclaredSources implements Iterable<SourceLocation> {
   private readonly lines: number[] = [];
   private readonly cols: number[] = [];
 
-  constructor(kind: KindName) {
+  constructor(kind: Kind) {
     this.kind = kind;
   }
 
@@ -83,20 +68,21 @@ export class DeclaredSources implements Iterable<SourceLocation> {
   declare(document: ParsedDocument): ConfigProblem[] {
     const data = document.data;
     const kind = this.kind;
-    if (data === null || typeof data !== 'object' || !Object.hasOwn(data, kind)) return [];
-    const items: unknown = (data as Record<string, unknown>)[kind];
+    const section = kind.section;
+    if (data === null || typeof data !== 'object' || !Object.hasOwn(data, section)) return [];
+    const items: unknown = (data as Record<string, unknown>)[section];
     if (!Array.isArray(items)) return [];
     const problems: ConfigProblem[] = [];
     items.forEach((item: unknown, index) => {
       const key = naturalKey(kind, item);
       if (key === undefined) return;
-      const { line, col } = document.locate([kind, index]);
+      const { line, col } = document.locate([section, index]);
       const earlier = this.byKey.get(key);
       if (earlier !== undefined) {
         const here = this.location(document.file, document.index, index, line, col);
         problems.push({
           ...here,
-          message: `duplicate ${KIND_NOUNS[kind]} "${key}": also declared at ${formatLocation(this.at(earlier))}`,
+          message: `duplicate ${kind.noun} "${key}": also declared at ${formatLocation(this.at(earlier))}`,
         });
         return;
       }
@@ -138,7 +124,7 @@ export class DeclaredSources implements Iterable<SourceLocation> {
   }
 
   private location(file: string, document: number, item: number, line: number, col: number): SourceLocation {
-    const nodePath = [this.kind, item];
+    const nodePath = [this.kind.section, item];
     return { file, line, col, path: formatPath(nodePath), document, nodePath };
   }
 }

@@ -3,23 +3,24 @@
  * so tests call it with strings; `load.ts` does the reading.
  */
 import { createHash } from 'node:crypto';
+import type * as z from 'zod';
 import { type ManageScope, scopeMismatch } from '../core/scope.js';
+import { type DesiredObjects, KINDS, type Kind, type Section } from '../kinds/index.js';
 import { boundedSafeParse } from './bounded-parse.js';
 import type { Environment } from './env.js';
-import { readFast, YamlNeeded } from './fast-read.js';
+import { readFast } from './fast-read.js';
 import { firewallActionProblems } from './firewall-actions.js';
 import { problemsFromIssue } from './issues.js';
 import { mergeSection } from './merge.js';
-import { DeclaredSources, KIND_NOUNS } from './natural-keys.js';
+import { DeclaredSources } from './natural-keys.js';
 import { declaredVariablesIn, type ParsedDocument, type ParsedFile, parseYamlFile } from './parse-yaml.js';
 import { type ConfigProblem, hiddenProblems, MAX_PROBLEMS_PER_FILE, sortProblems } from './problems.js';
 import {
-  type DesiredDocument,
   type DesiredState,
   documentSchema,
-  KIND_NAMES,
-  type KindName,
+  documentSchemaFor,
   manageSchema,
+  manageSchemaFor,
   settingsSchema,
 } from './schema.js';
 import { formatPath } from './yaml-path.js';
@@ -30,8 +31,13 @@ export interface SourceFile {
   text: string;
 }
 
-/** Where each declared object is, by kind and natural key: the planner names it in its errors. */
-export type DesiredSources = Record<KindName, DeclaredSources>;
+/** Where each declared object is, by section and natural key: the planner names it in its errors. */
+export type DesiredSources = Record<Section, DeclaredSources>;
+
+/** Where a family's declared objects are (an empty index for a family the configuration does not know). */
+export function sourcesOf(config: Pick<LoadedConfig, 'sources'>, kind: Kind): DeclaredSources {
+  return (config.sources as Record<string, DeclaredSources>)[kind.section] ?? new DeclaredSources(kind);
+}
 
 export interface LoadedConfig {
   state: DesiredState;
@@ -57,14 +63,44 @@ export type ValidationResult =
 
 export interface ValidateOptions {
   env: Environment;
+  /** The families a configuration may declare: the registry's, unless a test registers its own. */
+  kinds?: readonly Kind[];
 }
 
 export const DEFAULT_USERNAME = 'wafctl';
 
-function validateDocument(document: ParsedDocument): { output?: DesiredDocument; problems: ConfigProblem[] } {
-  const result = boundedSafeParse(documentSchema, document.data);
+/**
+ * The schemas of a configuration of some families, made once: the registry's are the module's
+ * constants (`documentSchema`, typed section by section); a test's own families get theirs.
+ */
+interface Family {
+  kinds: readonly Kind[];
+  document: z.ZodType<ValidDocument>;
+  manage: z.ZodType<Record<string, ScopeInput | undefined>>;
+  /** One value per family, by section. */
+  bySection<T>(make: (kind: Kind) => T): Record<Section, T>;
+}
+
+function familyOf(kinds: readonly Kind[]): Family {
+  return {
+    kinds,
+    document: kinds === KINDS ? documentSchema : documentSchemaFor(kinds),
+    manage: kinds === KINDS ? manageSchema : manageSchemaFor(kinds),
+    bySection: <T>(make: (kind: Kind) => T) =>
+      Object.fromEntries(kinds.map((kind) => [kind.section, make(kind)])) as Record<Section, T>,
+  };
+}
+
+/** A document as its schema outputs it: each section's objects, `manage`, `settings`, `variables`. */
+type ValidDocument = Record<string, unknown>;
+
+function validateDocument(
+  document: ParsedDocument,
+  root: z.ZodType<ValidDocument>,
+): { output?: ValidDocument; problems: ConfigProblem[] } {
+  const result = boundedSafeParse(root, document.data);
   if (result.success) return { output: result.data, problems: [] };
-  const context = { file: document.file, ...document.tree(), root: documentSchema };
+  const context = { file: document.file, ...document.tree(), root };
   // Placing a problem costs a walk of the yaml tree: 200,000 would take a minute, and only
   // MAX_PROBLEMS_PER_FILE are shown. zod lists issues in document order; the rest are counted.
   const placed = result.issues.slice(0, MAX_PROBLEMS_PER_FILE);
@@ -83,9 +119,9 @@ function validateDocument(document: ParsedDocument): { output?: DesiredDocument;
 const manageAll = (): ManageScope => ({ prune: false, match: {} });
 
 /** The match fields a file left out are dropped, so every listed field really has globs. */
-function scopeOf(
-  parsed: { prune: boolean; match: Record<string, string[] | undefined> } | undefined,
-): ManageScope {
+type ScopeInput = { prune: boolean; match: Record<string, string[] | undefined> };
+
+function scopeOf(parsed: ScopeInput | undefined): ManageScope {
   if (parsed === undefined) return manageAll();
   const match = Object.entries(parsed.match).filter(
     (entry): entry is [string, string[]] => entry[1] !== undefined,
@@ -93,14 +129,9 @@ function scopeOf(
   return { prune: parsed.prune, match: Object.fromEntries(match) };
 }
 
-function finalManage(merged: unknown): Record<KindName, ManageScope> {
-  const parsed = manageSchema.parse(merged);
-  return {
-    groups: scopeOf(parsed.groups),
-    application_rules: scopeOf(parsed.application_rules),
-    notifications: scopeOf(parsed.notifications),
-    schedules: scopeOf(parsed.schedules),
-  };
+function finalManage(family: Family, merged: unknown): Record<Section, ManageScope> {
+  const parsed = family.manage.parse(merged);
+  return family.bySection((kind) => scopeOf(parsed[kind.section]));
 }
 
 function hasPath(data: unknown, path: readonly (string | number)[]): boolean {
@@ -118,39 +149,43 @@ function hasPath(data: unknown, path: readonly (string | number)[]): boolean {
  * its default), naming the glob list and where `manage` sets it, which may be another file.
  */
 function scopeProblems(
-  valid: readonly { document: ParsedDocument; output: DesiredDocument }[],
-  manage: Record<KindName, ManageScope>,
+  valid: readonly { document: ParsedDocument; output: ValidDocument }[],
+  manage: Record<string, ManageScope>,
+  kinds: readonly Kind[],
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  const matchSetAt = (kind: KindName, field: string): string => {
-    const path = ['manage', kind, 'match', field];
+  const matchSetAt = (section: string, field: string): string => {
+    const path = ['manage', section, 'match', field];
     const document = valid.find((entry) => hasPath(entry.document.data, path))?.document;
     if (document === undefined) return '';
     const { line, col } = document.locate(path);
     return ` (set at ${document.file}:${line}:${col})`;
   };
   for (const { document, output } of valid) {
-    for (const kind of KIND_NAMES) {
-      const scope = manage[kind];
-      if (Object.keys(scope.match).length === 0) continue;
-      (output[kind] ?? []).forEach((object, index) => {
+    for (const kind of kinds) {
+      const section = kind.section;
+      const scope = manage[section];
+      if (scope === undefined || Object.keys(scope.match).length === 0) continue;
+      const objects = output[section];
+      if (!Array.isArray(objects)) continue;
+      objects.forEach((object: Record<string, unknown>, index) => {
         const mismatch = scopeMismatch(object, scope);
         if (mismatch === undefined) return;
         const { field, value, globs } = mismatch;
-        const declared = hasPath(document.data, [kind, index, field]);
-        const path = declared ? [kind, index, field] : [kind, index];
+        const declared = document.has([section, index, field]);
+        const path = declared ? [section, index, field] : [section, index];
         const { line, col } = document.locate(path);
         const shown =
           value === undefined
             ? `${field} (not set)`
             : `${field} ${JSON.stringify(value)}${declared ? '' : ' (the default)'}`;
-        const listed = `manage.${kind}.match.${field} [${globs.map((glob) => JSON.stringify(glob)).join(', ')}]`;
+        const listed = `manage.${section}.match.${field} [${globs.map((glob) => JSON.stringify(glob)).join(', ')}]`;
         problems.push({
           file: document.file,
           line,
           col,
           path: formatPath(path),
-          message: `${shown} is outside the manage scope: it matches none of ${listed}${matchSetAt(kind, field)}, so wafctl would never create or update this ${KIND_NOUNS[kind]}`,
+          message: `${shown} is outside the manage scope: it matches none of ${listed}${matchSetAt(section, field)}, so wafctl would never create or update this ${kind.noun}`,
         });
       });
     }
@@ -158,20 +193,20 @@ function scopeProblems(
   return problems;
 }
 
-/** A file as read: `fast` when the fast reader read it (its documents can place list items only). */
+/** A file as read: `fast` when the fast reader read it. */
 type ReadFile = ParsedFile & { fast?: true };
 
 /**
  * The document without its object lists, once they are validated and declared: what is left
- * (`settings`, `manage`) is all the rest of a run needs of it. Only for fast-read documents: a run
- * with problems is redone with yaml, which keeps every list to place problems in.
+ * (`settings`, `manage`) is all the rest of a run needs of its data. Only for fast-read documents,
+ * whose positions need no data (`has`, `locate`); a yaml document's tree holds its data anyway.
  */
-function withoutObjects(document: ParsedDocument): ParsedDocument {
+function withoutObjects(document: ParsedDocument, kinds: readonly Kind[]): ParsedDocument {
   const data = document.data;
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return document;
   const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(data)) {
-    if (!(KIND_NAMES as readonly string[]).includes(key)) rest[key] = value;
+    if (!kinds.some((kind) => kind.section === key)) rest[key] = value;
   }
   return { ...document, data: rest };
 }
@@ -191,35 +226,17 @@ export function declaredVariables(sources: readonly SourceFile[]): ReadonlySet<s
 /**
  * Files are processed in the order given (the loader sorts them); problems come back sorted.
  *
- * Files are read by the fast reader where it can (`fast-read.ts`), by yaml otherwise. A run that
- * finds a problem is redone with yaml alone, so that problems are always placed by yaml.
+ * Each file is read once, by one reader: the fast reader where it takes the file (`fast-read.ts`),
+ * yaml otherwise. Whichever read a file places that file's problems.
  */
 export function validateSources(sources: readonly SourceFile[], options: ValidateOptions): ValidationResult {
-  let fastReads = 0;
   const variables = declaredVariables(sources);
-  // A file yaml read in the first run is not read again in the second.
-  const byYaml = new Map<SourceFile, ParsedFile>();
-  const readWithYaml = (source: SourceFile): ParsedFile => {
-    let parsed = byYaml.get(source);
-    if (parsed === undefined) {
-      parsed = parseYamlFile(source.file, source.text, options.env, variables);
-      byYaml.set(source, parsed);
-    }
-    return parsed;
-  };
-  const readQuickly = (source: SourceFile): ReadFile => {
+  const read = (source: SourceFile): ReadFile => {
     const documents = readFast(source.file, source.text);
-    if (documents === undefined) return readWithYaml(source);
-    fastReads++;
-    return { documents, problems: [], fast: true };
+    if (documents !== undefined) return { documents, problems: [], fast: true };
+    return parseYamlFile(source.file, source.text, options.env, variables);
   };
-  try {
-    const result = validateParsed(sources, readQuickly, options, variables);
-    if (result.ok || fastReads === 0) return result;
-  } catch (error) {
-    if (!(error instanceof YamlNeeded)) throw error;
-  }
-  return validateParsed(sources, readWithYaml, options, variables);
+  return validateParsed(sources, read, options, variables);
 }
 
 /**
@@ -234,24 +251,20 @@ function validateParsed(
 ): ValidationResult {
   const files = sources.map((source) => source.file);
   const problems: ConfigProblem[] = [];
-  const declared: DesiredSources = {
-    groups: new DeclaredSources('groups'),
-    application_rules: new DeclaredSources('application_rules'),
-    notifications: new DeclaredSources('notifications'),
-    schedules: new DeclaredSources('schedules'),
-  };
-  const valid: { document: ParsedDocument; output: DesiredDocument }[] = [];
+  const family = familyOf(options.kinds ?? KINDS);
+  const declared: DesiredSources = family.bySection((kind) => new DeclaredSources(kind));
+  const valid: { document: ParsedDocument; output: ValidDocument }[] = [];
   for (const source of sources) {
     const parsed = read(source);
     for (const problem of parsed.problems) problems.push(problem);
     for (const document of parsed.documents) {
-      const { output, problems: found } = validateDocument(document);
+      const { output, problems: found } = validateDocument(document, family.document);
       for (const problem of found) problems.push(problem);
-      for (const kind of KIND_NAMES) {
-        for (const problem of declared[kind].declare(document)) problems.push(problem);
+      for (const sources of Object.values<DeclaredSources>(declared)) {
+        for (const problem of sources.declare(document)) problems.push(problem);
       }
       if (output && found.length === 0) {
-        valid.push({ document: parsed.fast ? withoutObjects(document) : document, output });
+        valid.push({ document: parsed.fast ? withoutObjects(document, family.kinds) : document, output });
       }
     }
   }
@@ -262,8 +275,10 @@ function validateParsed(
   for (const problem of [...settings.problems, ...manage.problems]) problems.push(problem);
   // With a conflict, which glob list counts is unknown. Documents left out for their own problems
   // only ever widen the merged scope, so what is found here is never a false alarm.
-  const scopes = manage.problems.length === 0 ? finalManage(manage.merged) : undefined;
-  if (scopes !== undefined) for (const problem of scopeProblems(valid, scopes)) problems.push(problem);
+  const scopes = manage.problems.length === 0 ? finalManage(family, manage.merged) : undefined;
+  if (scopes !== undefined) {
+    for (const problem of scopeProblems(valid, scopes, family.kinds)) problems.push(problem);
+  }
   // Valid documents merged without conflict make valid settings; the action lists overlap or not
   // only once merged (two lists may be set in two files).
   const mergedSettings = settings.problems.length === 0 ? settingsSchema.parse(settings.merged) : undefined;
@@ -277,12 +292,15 @@ function validateParsed(
   }
 
   const envUsername = options.env.WAF_USERNAME;
+  const objects = family.bySection((kind) =>
+    valid.flatMap((entry) => {
+      const objects = entry.output[kind.section];
+      return Array.isArray(objects) ? objects : [];
+    }),
+  ) as DesiredObjects; // each section's schema made these objects
   const state: DesiredState = {
-    groups: valid.flatMap((entry) => entry.output.groups ?? []),
-    application_rules: valid.flatMap((entry) => entry.output.application_rules ?? []),
-    notifications: valid.flatMap((entry) => entry.output.notifications ?? []),
-    schedules: valid.flatMap((entry) => entry.output.schedules ?? []),
-    manage: scopes ?? finalManage(manage.merged),
+    ...objects,
+    manage: scopes ?? finalManage(family, manage.merged),
     settings: {
       username: mergedSettings.username ?? (envUsername ? envUsername : DEFAULT_USERNAME),
       safety: mergedSettings.safety,

@@ -3,6 +3,7 @@
  * Conditions and actions cannot be updated: a change to them replaces the rule. List rows that do
  * not carry the full `actions` array and `conditions` are hydrated with GET-one, and only those.
  */
+import * as z from 'zod';
 import type {
   ApiClient,
   ApplicationRule,
@@ -23,16 +24,89 @@ import {
   turned,
 } from '../core/impact.js';
 import type { Attributes } from '../core/model.js';
+import { setOf } from '../core/set-schema.js';
+import { flag, fromMicros, text } from './cells.js';
 import {
   attributesById,
+  changedValues,
   type DesiredLookup,
+  defineGet,
+  defineKind,
   indexIds,
-  type Kind,
+  kindObject,
+  nonEmptyString,
   REREAD_CONCURRENCY,
   type RemoteRecord,
   shared,
 } from './kind.js';
 import { mapLimited, sortedSet } from './normalize.js';
+
+const condition = z.strictObject({
+  operator: nonEmptyString,
+  not_op: z.boolean().default(false),
+  expressions: setOf(nonEmptyString, 'expression', { min: 1 }),
+  targets: setOf(nonEmptyString, 'target', { min: 1 }).meta({
+    description: 'e.g. path, query, request:<header>, request_body:x-www-form-urlencoded:<name>.',
+  }),
+});
+
+const action = z.strictObject({ firewall_action: nonEmptyString, firewall_name: nonEmptyString });
+
+/**
+ * Characters no host name (nor `host:port`, IP literal or IDN) can hold: `/`, which would also make
+ * the natural key `<rq_host>/<description>` ambiguous (`a/b` + `c` and `a` + `b/c`), whitespace and
+ * control characters. Globs (`*.example.com`) and ports stay allowed. The same pattern goes into the
+ * editor schema.
+ */
+const NOT_IN_HOST_CHARS = String.raw`/\s\x00-\x1f\x7f-\x9f`;
+const NOT_IN_HOST = new RegExp(`[${NOT_IN_HOST_CHARS}]`, 'u');
+/** Also the editor schema's `pattern`: its source reads the same with or without the `u` flag. */
+const HOST_PATTERN = new RegExp(`^[^${NOT_IN_HOST_CHARS}]*$`, 'u');
+
+const hex = (c: string) => (c.codePointAt(0) ?? 0).toString(16).padStart(4, '0');
+
+function notInHost(host: string): string {
+  const found = NOT_IN_HOST.exec(host)?.[0] ?? '';
+  const code = `U+${hex(found).toUpperCase()}`;
+  const what =
+    found === '/'
+      ? "'/'"
+      : found === ' '
+        ? 'spaces'
+        : /\s/u.test(found)
+          ? `whitespace (${code})`
+          : `control characters (${code})`;
+  // JSON.stringify leaves DEL, C1 controls and Unicode spaces as they are: invisible on a terminal.
+  const got = [...JSON.stringify(host)]
+    .map((c) => (c !== ' ' && c !== '/' && NOT_IN_HOST.test(c) ? `\\u${hex(c)}` : c))
+    .join('');
+  return `rq_host must be a host name: it cannot contain ${what}, got ${got}`;
+}
+
+const rqHost = nonEmptyString.regex(HOST_PATTERN, { error: (issue) => notInHost(String(issue.input)) }).meta({
+  description:
+    "Host header (natural key, with description): a host name, optionally with a port or * globs; no '/', whitespace or control characters.",
+});
+
+export const applicationRuleSchema = kindObject(
+  {
+    rq_host: rqHost,
+    description: nonEmptyString.meta({ description: 'Unique per rq_host (natural key, with rq_host).' }),
+  },
+  {
+    priority: nonEmptyString,
+    enabled: z.boolean().default(true),
+    duration: z.int().min(0).nullable().default(null),
+    start_time: z.int().min(0).nullable().default(null).meta({ description: 'UNIX microseconds.' }),
+    conditions: setOf(condition, 'condition', { min: 1 }).meta({
+      description: 'Immutable: a change replaces the rule.',
+    }),
+    actions: setOf(action, 'action', {
+      min: 1,
+      label: (a) => `"${a.firewall_action}" on "${a.firewall_name}"`,
+    }).meta({ description: 'Immutable: a change replaces the rule.' }),
+  },
+);
 
 export const applicationRuleKey = (rqHost: string, description: string | null): string =>
   `${rqHost}/${description ?? ''}`;
@@ -105,8 +179,7 @@ const fromRemote = (rule: ApplicationRule): RuleFields => ({
 
 type RuleAttributes = ReturnType<typeof attributesOf>;
 
-function toInput(attributes: Attributes, username: string): ApplicationRuleInput {
-  const a = attributes as RuleAttributes;
+function toInput(a: RuleAttributes, username: string): ApplicationRuleInput {
   return {
     rq_host: a.rq_host,
     description: a.description,
@@ -192,22 +265,20 @@ async function recordsOf(
   api: ApiClient,
   pages: AsyncIterable<readonly ApplicationRule[]> | Iterable<readonly ApplicationRule[]>,
   concurrency: number,
-  desired: DesiredLookup = () => undefined,
-): Promise<RemoteRecord[]> {
-  const recordOf = (rule: ApplicationRule): RemoteRecord => {
+  desired: DesiredLookup<RuleAttributes> = () => undefined,
+): Promise<RemoteRecord<RuleAttributes>[]> {
+  const recordOf = (rule: ApplicationRule): RemoteRecord<RuleAttributes> => {
     const key = applicationRuleKey(rule.rq_host, rule.description);
     const mine = desired(key);
     return {
       id: rule.id,
       key,
       attributes:
-        mine !== undefined && matchesRow(mine as RuleAttributes, rule)
-          ? mine
-          : shared(mine, attributesOf(fromRemote(rule))),
+        mine !== undefined && matchesRow(mine, rule) ? mine : shared(mine, attributesOf(fromRemote(rule))),
       createdAt: rule.timestamp_create,
     };
   };
-  const records: (RemoteRecord | ApplicationRule)[] = [];
+  const records: (RemoteRecord<RuleAttributes> | ApplicationRule)[] = [];
   // Only incomplete rows go through the limiter: queueing 10,000 complete ones cost ~20 ms.
   const incomplete: { at: number; row: ApplicationRule }[] = [];
   for await (const rows of pages) {
@@ -220,7 +291,8 @@ async function recordsOf(
   incomplete.forEach(({ at }, i) => {
     records[at] = recordOf(hydrated[i] as ApplicationRule);
   });
-  return records as RemoteRecord[];
+  // Every row left is a record now: the incomplete ones were replaced just above.
+  return records as RemoteRecord<RuleAttributes>[];
 }
 
 type RuleAction = RuleFields['actions'][number];
@@ -325,14 +397,16 @@ const ruleImpact: readonly ImpactRule[] = [
   { class: 'weakens_protection', reasons: matchChanged },
 ];
 
-export const applicationRulesKind: Kind<'application_rules'> = {
+export const applicationRulesKind = defineKind({
   name: 'application_rule',
   section: 'application_rules',
+  noun: 'application rule',
+  keyFields: ['rq_host', 'description'],
+  schema: applicationRuleSchema,
   immutable: ['conditions', 'actions'],
   attributes: attributesOf,
   fetchAll: async (api, { concurrency, desired }) =>
     recordsOf(api, api.applicationRules.pages(), concurrency, desired),
-  keyOf: keyOfAttributes,
   impact: ruleImpact,
   writer: {
     bulkCreate: true,
@@ -345,8 +419,9 @@ export const applicationRulesKind: Kind<'application_rules'> = {
     async update({ api }, changes) {
       // Every change of one call carries the same changed fields (conditions and actions never:
       // they are immutable), so one body serves them all.
-      const attrs = changes[0]?.after as ApplicationRuleUpdate | undefined;
-      if (attrs === undefined) return;
+      const first = changes[0];
+      if (first === undefined) return;
+      const attrs: ApplicationRuleUpdate = changedValues(first);
       const ids = changes.map((c) => c.id);
       if (ids.length === 1) await api.applicationRules.update(ids[0]!, attrs);
       else await api.applicationRules.updateMany(ids, attrs);
@@ -366,4 +441,20 @@ export const applicationRulesKind: Kind<'application_rules'> = {
       return attributesById(await recordsOf(api, [rows], REREAD_CONCURRENCY), ids);
     },
   },
-};
+  get: defineGet<ApplicationRule>({
+    columns: [
+      { header: 'ID', cell: (r) => r.id },
+      { header: 'RQ_HOST', cell: (r) => r.rq_host },
+      { header: 'DESCRIPTION', cell: (r) => text(r.description) },
+      { header: 'PRIORITY', cell: (r) => r.priority },
+      { header: 'ENABLED', cell: (r) => flag(r.enabled) },
+      { header: 'USERNAME', cell: (r) => text(r.username) },
+      { header: 'CREATED', cell: (r) => fromMicros(r.timestamp_create) },
+      { header: 'UPDATED', cell: (r) => fromMicros(r.timestamp_update) },
+    ],
+    list: (api, filters) => api.iterateWithFilters('application-rules', filters),
+    // Some servers list a rule with a single action, or without its conditions.
+    complete: async (api, row) => (row.complete ? row : api.applicationRules.get(row.id)),
+    find: { by: 'id', one: (api, id) => api.applicationRules.get(id) },
+  }),
+});

@@ -1,27 +1,31 @@
 /**
- * What the engine needs to know about one resource family. The planner, the applier and the
- * renderers know no family; each family is one object implementing this interface, in one file.
- * Adding a fifth family means one file here and one line in `index.ts`.
+ * What the engine needs to know about one resource family. The planner, the applier, the
+ * renderers, the configuration's schemas and `get` know no family; each family is one descriptor
+ * implementing this interface, in one file, listed once in `index.ts` (docs/architecture.md,
+ * "Adding a family").
  */
+import * as z from 'zod';
+import type { RawFilters } from '../api/filters.js';
 import type { ApiClient } from '../api/index.js';
-import type { DesiredState, KindName as Section } from '../config/schema.js';
 import { sameJson } from '../core/canonical.js';
 import type { ImpactRule } from '../core/impact.js';
-import type { Attributes, KindName, UpdateChange } from '../core/model.js';
+import type { Attributes, KindName } from '../core/model.js';
+import { pick } from '../core/plan-document.js';
+import { setOf } from '../core/set-schema.js';
 
 /** A remote object, normalised into the same comparable shape as the desired one. */
-export interface RemoteRecord {
+export interface RemoteRecord<A extends Attributes = Attributes> {
   id: string;
   key: string;
-  attributes: Attributes;
+  attributes: A;
   /** Creation time as the API reports it, when it does: picks the oldest of duplicates. */
   createdAt?: number | undefined;
 }
 
 /** The attributes of the object the configuration declares under a key, if it declares one. */
-export type DesiredLookup = (key: string) => Attributes | undefined;
+export type DesiredLookup<A extends Attributes = Attributes> = (key: string) => A | undefined;
 
-export interface FetchOptions {
+export interface FetchOptions<A extends Attributes = Attributes> {
   /** GET-one calls in flight at once while hydrating list rows. */
   concurrency: number;
   /**
@@ -30,15 +34,40 @@ export interface FetchOptions {
    * desired object's attributes (`shared`), one copy instead of two, and the planner's comparison
    * becomes an identity check.
    */
-  desired?: DesiredLookup;
+  desired?: DesiredLookup<A>;
 }
 
 /** The desired attributes when `remote` equals them (deeply), else `remote`. */
-export function shared(desired: Attributes | undefined, remote: Attributes): Attributes {
+export function shared<A extends Attributes>(desired: A | undefined, remote: A): A {
   return desired !== undefined && sameJson(desired, remote) ? desired : remote;
 }
 
-export type DesiredOf<S extends Section> = DesiredState[S][number];
+export const nonEmptyString = z.string().min(1);
+
+/** The zod schema of one object of a family's YAML section (an object schema, strict). */
+export type ObjectSchema = z.ZodObject;
+
+/**
+ * A family's object schema: its natural-key fields, its other fields, and the two wafctl-only fields
+ * every family accepts. `ignore_changes` may name exactly the "other" fields: a natural key never
+ * changes in place, and `protect`/`ignore_changes` are not sent to the API.
+ */
+export function kindObject<K extends z.ZodRawShape, F extends z.ZodRawShape>(keyFields: K, fields: F) {
+  const names = Object.keys(fields) as (keyof F & string)[];
+  return z.strictObject({
+    ...keyFields,
+    ...fields,
+    protect: z.boolean().default(false).meta({ description: 'wafctl only: refuse to delete or replace it.' }),
+    ignore_changes: setOf(z.enum(names), 'field')
+      .default([])
+      .meta({ description: 'wafctl only: fields never updated after creation.' }),
+  });
+}
+
+/** The natural key of an object from its key fields' values: `name`, or `<rq_host>/<description>`. */
+export function naturalKeyOf(keyFields: readonly string[], object: Record<string, unknown>): string {
+  return keyFields.map((field) => String(object[field] ?? '')).join('/');
+}
 
 export interface WriteContext {
   api: ApiClient;
@@ -46,11 +75,25 @@ export interface WriteContext {
   username: string;
 }
 
+/** An update as a writer receives it: which object, the whole object after, and the fields that change. */
+export interface Update<A extends Attributes = Attributes> {
+  id: string;
+  after: A;
+  fields: readonly string[];
+}
+
+/** The changed fields' new values: what an API that updates part of an object is sent. */
+export function changedValues<A extends Attributes>(update: Update<A>): Partial<A> {
+  return pick(update.after, update.fields);
+}
+
 /**
  * How a family is written. The applier decides order, batching and recovery from these few facts
- * and calls; the calls only translate planned attributes into the API's request shapes.
+ * and calls; the calls only translate planned attributes into the API's request shapes. They are
+ * typed with the family's own attribute type `A`: the engine hands a writer only objects the
+ * family's `attributes` or `fetchAll` made.
  */
-export interface Writer {
+export interface Writer<A extends Attributes = Attributes> {
   /** The API creates many in one call (else one call per object). */
   bulkCreate: boolean;
   /** Updates with identical changed fields can share one call (else one call per object). */
@@ -66,47 +109,124 @@ export interface Writer {
    * The write calls. Without the matching bulk flag the applier passes exactly one object, change
    * or id per call, so that a failure is always the failure of that one object.
    */
-  create(ctx: WriteContext, objects: readonly Attributes[]): Promise<void>;
+  create(ctx: WriteContext, objects: readonly A[]): Promise<void>;
   /** With `bulkUpdate`, every change of one call has the same `after`. */
-  update(ctx: WriteContext, changes: readonly UpdateChange[]): Promise<void>;
+  update(ctx: WriteContext, changes: readonly Update<A>[]): Promise<void>;
   delete(ctx: WriteContext, ids: readonly string[]): Promise<void>;
   /** Re-read after an ambiguous create: the live ids of each of these keys. */
-  idsByKey(ctx: WriteContext, objects: readonly Attributes[]): Promise<Map<string, string[]>>;
+  idsByKey(ctx: WriteContext, objects: readonly A[]): Promise<Map<string, string[]>>;
   /**
    * Re-read after an ambiguous update or a failed delete: the attributes (normalised as fetchAll
    * does) of those of these ids that exist.
    */
-  current(ctx: WriteContext, ids: readonly string[]): Promise<Map<string, Attributes>>;
+  current(ctx: WriteContext, ids: readonly string[]): Promise<Map<string, A>>;
 }
 
-export interface Kind<S extends Section = Section> {
-  /** The name in plans (`group`, `application_rule`, ...). */
+/**
+ * One resource family. `Section` is its YAML key and `Schema` the zod schema of one of its objects:
+ * the registry's derived types (the document schema, `DesiredState`) follow from them.
+ */
+export interface Kind<
+  Section extends string = string,
+  Schema extends ObjectSchema = ObjectSchema,
+  A extends Attributes = Attributes,
+> {
+  /** The name in plans and addresses (`group`, `application_rule`, ...). */
   name: KindName;
-  /** The top-level YAML key and `manage` key (`groups`, `application_rules`, ...). */
-  section: S;
+  /**
+   * The top-level YAML key and `manage` key (`groups`, `application_rules`, ...). `get` and
+   * `export --kind` also take it with dashes (`application-rules`), the API's path segment.
+   */
+  section: Section;
+  /** The singular noun of messages (`group`, `application rule`); the plural is the section's words. */
+  noun: string;
+  /**
+   * The natural key's fields, in order: the key is their values joined with `/` (`name`, or
+   * `<rq_host>/<description>`). Every field but the last must not hold a `/`.
+   */
+  keyFields: readonly string[];
+  /** One object of the YAML section: validation, the loaded model's type and the editor schema. */
+  schema: Schema;
   /** Fields that cannot be updated in place: a change to one replaces the object. */
   immutable: readonly string[];
   /** The desired object without wafctl-only fields, sets sorted: what is compared and shown. */
-  attributes(desired: DesiredOf<S>): Attributes;
+  attributes(desired: z.output<Schema>): A;
   /** Every remote object of the family, hydrated where the listing is incomplete, normalised. */
-  fetchAll(api: ApiClient, options: FetchOptions): Promise<RemoteRecord[]>;
-  /** The natural key, from an object's attributes (desired and remote share one shape). */
-  keyOf(attributes: Attributes): string;
+  fetchAll(api: ApiClient, options: FetchOptions<NoInfer<A>>): Promise<RemoteRecord<NoInfer<A>>[]>;
   /**
    * What a change of this family does to security: a small table of rows, each a class and the
    * reasons it finds (src/core/impact.ts runs them; the planner attaches the result).
    */
   impact: readonly ImpactRule[];
-  writer: Writer;
+  writer: Writer<NoInfer<A>>;
+  /** `wafctl get` of the family: its table, its listing and its lookup by id or name. */
+  get: GetSpec;
+  /** The natural key, from an object's attributes (desired and remote share one shape). */
+  keyOf(attributes: Attributes): string;
+}
+
+/** A descriptor as a family file writes it: everything but what is derived (`keyOf`). */
+export type KindSpec<Section extends string, Schema extends ObjectSchema, A extends Attributes> = Omit<
+  Kind<Section, Schema, A>,
+  'keyOf'
+>;
+
+/** A family's descriptor, with what follows from its spec derived once, here. */
+export function defineKind<Section extends string, Schema extends ObjectSchema, A extends Attributes>(
+  spec: KindSpec<Section, Schema, A>,
+): Kind<Section, Schema, A> {
+  return { ...spec, keyOf: (attributes) => naturalKeyOf(spec.keyFields, attributes) };
+}
+
+/** One column of `wafctl get`'s table: a header, and the text of a row's cell. */
+export interface Column<Row> {
+  header: string;
+  cell(row: Row): string;
+}
+
+/**
+ * How `wafctl get` reads a family. `Row` is the API's record of the family (`Group`, ...): what the
+ * listing yields, the table shows and JSON and YAML print whole.
+ */
+export interface GetSpec<Row extends object = object> {
+  /**
+   * The table's columns: first the id (or the name, for a family keyed by name), then the fields a
+   * person recognises an object by, its state and its timestamps. JSON and YAML show everything.
+   */
+  columns: readonly Column<Row>[];
+  /** The listing, page by page, with `--filter`'s NAME=VALUE filters (checked by the client). */
+  list(api: ApiClient, filters: RawFilters): AsyncIterable<Row>;
+  /**
+   * A listed row made whole for JSON and YAML (a GET-one, where the listing leaves fields out).
+   * Absent when the listing's rows are whole.
+   */
+  complete?(api: ApiClient, row: Row): Promise<Row>;
+  /** `wafctl get KIND ID_OR_NAME`. */
+  find: {
+    /** What the GET-one takes: an id, or the name of a family keyed by name. */
+    by: 'id' | 'name';
+    /** The GET-one; the API answers an unknown id (or name) with a 400 or a 404. */
+    one(api: ApiClient, idOrName: string): Promise<Row>;
+    /** When no object has that id: the object with exactly this name, if one has it. */
+    named?(api: ApiClient, name: string): Promise<Row | undefined>;
+  };
+}
+
+/**
+ * A family's `get`, typed with its API record (`defineGet<Group>({ ... })`); the registry holds it
+ * as a `GetSpec` of any record.
+ */
+export function defineGet<Row extends object>(spec: GetSpec<Row>): GetSpec<Row> {
+  return spec;
 }
 
 /**
  * The re-read by key of a family keyed by name whose listing is cheap to read whole (groups,
  * notifications, schedules: a page or two, against thousands of rules).
  */
-export function idsByName(
+export function idsByName<A extends Attributes>(
   list: (api: ApiClient) => Promise<{ id: string; key: string }[]>,
-): Pick<Writer, 'idsByKey'> {
+): Pick<Writer<A>, 'idsByKey'> {
   return {
     async idsByKey({ api }, objects) {
       return indexIds(await list(api), new Set(objects.map((o) => String(o.name))));
@@ -118,10 +238,10 @@ export function idsByName(
 export const REREAD_CONCURRENCY = 8;
 
 /** The attributes of those `records` whose id is one of `ids`, for `current`. */
-export function attributesById(
-  records: readonly RemoteRecord[],
+export function attributesById<A extends Attributes>(
+  records: readonly RemoteRecord<A>[],
   ids: readonly string[],
-): Map<string, Attributes> {
+): Map<string, A> {
   const wanted = new Set(ids);
   return new Map(records.filter((r) => wanted.has(r.id)).map((r) => [r.id, r.attributes]));
 }

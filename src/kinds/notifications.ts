@@ -1,10 +1,66 @@
 /** Notification systems: keyed by name, which is also their path key in the API (they have no id). */
-import type { ApiClient, Notification, NotificationInput, NotificationUpdate } from '../api/index.js';
+import * as z from 'zod';
+import type { ApiClient, Notification } from '../api/index.js';
+import {
+  isIpAddress,
+  isPort,
+  NOTIFICATION_FORMATS,
+  NOTIFICATION_PROTOCOLS,
+  NOTIFICATION_TYPES,
+} from '../core/domain.js';
 import { differs, type ImpactRule, type ImpactSubject, reasonIf, shown, turned } from '../core/impact.js';
 import type { Attributes } from '../core/model.js';
-import { attributesById, idsByName, type Kind, type RemoteRecord } from './kind.js';
+import { endpoint, flag } from './cells.js';
+import {
+  attributesById,
+  changedValues,
+  defineGet,
+  defineKind,
+  idsByName,
+  kindObject,
+  nonEmptyString,
+  type RemoteRecord,
+} from './kind.js';
+
+const ipAddress = z
+  .string()
+  .refine(isIpAddress, {
+    error: (issue) => `expected an IPv4 or IPv6 address, got ${JSON.stringify(issue.input)}`,
+  })
+  .meta({ description: 'IPv4 or IPv6 address the logs are sent to.' });
+const port = z
+  .int()
+  .refine(isPort, {
+    error: (issue) => `expected a port number between 1 and 65535, got ${String(issue.input)}`,
+  })
+  .meta({ minimum: 1, maximum: 65535 });
+
+export const notificationSchema = kindObject(
+  {
+    name: nonEmptyString
+      // The name is the notification's path segment, and URL parsers resolve these even encoded.
+      .refine((name) => name !== '.' && name !== '..', {
+        error: (issue) =>
+          `${JSON.stringify(issue.input)} cannot name a notification: the API addresses notifications by name in the URL path, where it means a directory`,
+      })
+      .meta({ description: 'Notification name (natural key); not "." or "..".' }),
+  },
+  {
+    type: z.enum(NOTIFICATION_TYPES).default('siem'),
+    enabled: z.boolean().default(true),
+    settings: z.strictObject({
+      destination_address: ipAddress,
+      destination_port: port,
+      format: z.enum(NOTIFICATION_FORMATS),
+      protocol: z.enum(NOTIFICATION_PROTOCOLS),
+    }),
+  },
+);
 
 type NotificationFields = Pick<Notification, 'name' | 'type' | 'enabled' | 'settings'>;
+
+/** A notification as compared and shown: the API's fields, settings without server extras. */
+type NotificationAttributes = ReturnType<typeof attributesOf>;
 
 function attributesOf(n: NotificationFields) {
   const { destination_address, destination_port, format, protocol } = n.settings;
@@ -16,7 +72,7 @@ function attributesOf(n: NotificationFields) {
   };
 }
 
-async function fetchAll(api: ApiClient): Promise<RemoteRecord[]> {
+async function fetchAll(api: ApiClient): Promise<RemoteRecord<NotificationAttributes>[]> {
   const listed = await api.notifications.list();
   return listed.map((n) => ({ id: n.name, key: n.name, attributes: attributesOf(n) }));
 }
@@ -51,13 +107,15 @@ const notificationImpact: readonly ImpactRule[] = [
   { class: 'reduces_audit', reasons: redirected },
 ];
 
-export const notificationsKind: Kind<'notifications'> = {
+export const notificationsKind = defineKind({
   name: 'notification',
   section: 'notifications',
+  noun: 'notification',
+  keyFields: ['name'],
+  schema: notificationSchema,
   immutable: [],
   attributes: attributesOf,
   fetchAll,
-  keyOf: (attributes) => String(attributes.name),
   impact: notificationImpact,
   writer: {
     bulkCreate: false,
@@ -65,13 +123,11 @@ export const notificationsKind: Kind<'notifications'> = {
     bulkDelete: false,
     deletesFirst: true,
     async create({ api }, objects) {
-      for (const object of objects)
-        await api.notifications.create(attributesOf(object as unknown as NotificationInput));
+      for (const object of objects) await api.notifications.create(object);
     },
     async update({ api }, changes) {
       // Only the changed fields; `settings` is sent whole (as planned), never half of it.
-      for (const change of changes)
-        await api.notifications.update(change.id, change.after as NotificationUpdate);
+      for (const change of changes) await api.notifications.update(change.id, changedValues(change));
     },
     async delete({ api }, ids) {
       for (const name of ids) await api.notifications.delete(name);
@@ -79,4 +135,20 @@ export const notificationsKind: Kind<'notifications'> = {
     ...idsByName(fetchAll),
     current: async ({ api }, names) => attributesById(await fetchAll(api), names),
   },
-};
+  get: defineGet<Notification>({
+    columns: [
+      { header: 'NAME', cell: (n) => n.name },
+      { header: 'TYPE', cell: (n) => n.type },
+      { header: 'ENABLED', cell: (n) => flag(n.enabled) },
+      {
+        header: 'DESTINATION',
+        cell: (n) => endpoint(n.settings.destination_address, n.settings.destination_port),
+      },
+      { header: 'FORMAT', cell: (n) => n.settings.format },
+      { header: 'PROTOCOL', cell: (n) => n.settings.protocol },
+    ],
+    list: (api, filters) => api.iterateWithFilters('notifications', filters),
+    // Keyed by name: the name is the only way to address one.
+    find: { by: 'name', one: (api, name) => api.notifications.get(name) },
+  }),
+});

@@ -5,11 +5,15 @@
  * All kinds are fetched concurrently. A listing that does not add up (IncompleteListingError) aborts
  * the whole plan: deletes planned from a partial listing would destroy objects that exist.
  */
+
+import * as z from 'zod';
 import type { ApiClient } from '../api/index.js';
 import { type DeclaredSources, formatLocation } from '../config/natural-keys.js';
-import type { LoadedConfig } from '../config/validate-sources.js';
+import { declaredObjects, scopeOf } from '../config/schema.js';
+import { type LoadedConfig, sourcesOf } from '../config/validate-sources.js';
 import type { ImpactDirection } from '../core/impact.js';
 import type { Attributes, Plan } from '../core/model.js';
+import { safetyCodec } from '../core/safety.js';
 import { KINDS, type Kind } from '../kinds/index.js';
 import { type DesiredObject, type KindPlanInput, type PlanOptions, planChanges } from '../plan/planner.js';
 
@@ -45,19 +49,19 @@ export async function refreshInputs(
   api: ApiClient,
   options: RefreshOptions,
   kinds: readonly Kind[] = KINDS.filter(
-    (kind) => config.state[kind.section].length > 0 || config.state.manage[kind.section].prune,
+    (kind) => declaredObjects(config.state, kind).length > 0 || scopeOf(config.state, kind).prune,
   ),
 ): Promise<KindPlanInput[]> {
-  const { state, sources } = config;
+  const { state } = config;
   const desired = kinds.map((kind) =>
-    state[kind.section].map((object) => {
+    declaredObjects(state, kind).map((object) => {
       const attributes = kind.attributes(object);
       return new Declared(
         kind.keyOf(attributes),
         attributes,
         object.protect,
         object.ignore_changes,
-        sources[kind.section],
+        sourcesOf(config, kind),
       );
     }),
   );
@@ -71,7 +75,7 @@ export async function refreshInputs(
     kind: kind.name,
     immutable: kind.immutable,
     impact: kind.impact,
-    scope: state.manage[kind.section],
+    scope: scopeOf(state, kind),
     remote: remote[i] ?? [],
     desired: desired[i] ?? [],
   }));
@@ -81,10 +85,7 @@ export async function refreshInputs(
 export function planOptions(config: LoadedConfig, impactDirection?: ImpactDirection): PlanOptions {
   const { settings } = config.state;
   return {
-    safety: {
-      maxDeletePercent: settings.safety.max_delete_percent,
-      minExisting: settings.safety.min_existing,
-    },
+    safety: z.decode(safetyCodec, settings.safety),
     firewallActions: settings.firewall_actions,
     ...(impactDirection === undefined ? {} : { impactDirection }),
   };

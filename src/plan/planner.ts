@@ -8,16 +8,9 @@
 import { fingerprint, sameJson } from '../core/canonical.js';
 import { DEFAULT_FIREWALL_ACTIONS, type FirewallActions } from '../core/firewall-actions.js';
 import type { ImpactContext, ImpactDirection, ImpactRule } from '../core/impact.js';
-import {
-  type Attributes,
-  type Change,
-  KIND_NAMES,
-  type KindName,
-  type Plan,
-  type PlanProblem,
-  type SafetyWarning,
-} from '../core/model.js';
+import type { Attributes, Change, KindName, Plan, PlanProblem, SafetyWarning } from '../core/model.js';
 import { inScope, type ManageScope } from '../core/scope.js';
+import { inRegistryOrder } from '../kinds/index.js';
 import { attachImpact, DEFAULT_SAFETY, type SafetySettings, safetyWarning, summarize } from './assess.js';
 import { survivorFirst } from './survivor.js';
 
@@ -82,8 +75,7 @@ export function planChanges(inputs: readonly KindPlanInput[], options: PlanOptio
   const problems: PlanProblem[] = [];
   const warnings: SafetyWarning[] = [];
   const untouched = { unchanged: 0, unmanaged: 0 };
-  const ordered = [...inputs].sort((a, b) => KIND_NAMES.indexOf(a.kind) - KIND_NAMES.indexOf(b.kind));
-  for (const input of ordered) {
+  for (const input of inRegistryOrder(inputs, (input) => input.kind)) {
     const result = planKind(input, safety);
     attachImpact(result.changes, input.impact, context, options.impactDirection);
     for (const change of result.changes) changes.push(change);
@@ -265,9 +257,9 @@ function compare(
     ...base,
     action: 'update',
     fields: changed,
-    before: pick(remote.attributes, changed),
-    after: pick(desired.attributes, changed),
-    target: { ...desired.attributes, ...pick(remote.attributes, desired.ignoreChanges) },
+    before: remote.attributes,
+    // The whole object the update leaves: ignored fields keep their remote value.
+    after: { ...desired.attributes, ...pick(remote.attributes, desired.ignoreChanges) },
   };
 }
 

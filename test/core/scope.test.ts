@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { KIND_NAMES, KIND_SCHEMAS, type KindName, matchableFields } from '../../src/config/schema.js';
+import { matchableFields } from '../../src/config/schema.js';
 import { globToRegExp, inScope, type ManageScope, scopeMismatch } from '../../src/core/scope.js';
-import { KINDS } from '../../src/kinds/index.js';
+import { KINDS, type Section } from '../../src/kinds/index.js';
 
 const matchesGlob = (glob: string, value: string) => globToRegExp(glob).test(value);
 const within = (scope: ManageScope, fields: Record<string, unknown>) => inScope(fields, scope);
@@ -52,7 +52,7 @@ describe('scopeMismatch: why an object is outside', () => {
 });
 
 describe('validate and the planner match the same values', () => {
-  const FULL: Record<KindName, Record<string, unknown>> = {
+  const FULL: Record<Section, Record<string, unknown>> = {
     groups: { name: 'soc', description: 'team' },
     application_rules: {
       rq_host: 'shop.example.com',
@@ -79,12 +79,14 @@ describe('validate and the planner match the same values', () => {
 
   // validate checks the loaded object, the planner its attributes: every field `match` can name
   // must be the same value in both, or the two would disagree about what is in scope.
-  it.each(KIND_NAMES)('%s: every matchable field reaches the attributes unchanged', (section) => {
-    const kind = KINDS.find((k) => k.section === section);
-    const loaded = KIND_SCHEMAS[section].parse(FULL[section]) as Record<string, unknown>;
-    const attributes = kind?.attributes(loaded as never) ?? {};
-    const fields = matchableFields(section);
-    expect(fields.length).toBeGreaterThan(0);
-    for (const field of fields) expect(attributes[field], field).toBe(loaded[field]);
-  });
+  it.each(KINDS.map((kind) => [kind.section, kind] as const))(
+    '%s: every matchable field reaches the attributes unchanged',
+    (section, kind) => {
+      const loaded = kind.schema.parse(FULL[section as Section]);
+      const attributes = kind.attributes(loaded);
+      const fields = matchableFields(kind);
+      expect(fields.length).toBeGreaterThan(0);
+      for (const field of fields) expect(attributes[field], field).toBe(loaded[field]);
+    },
+  );
 });

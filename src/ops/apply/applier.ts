@@ -43,6 +43,8 @@ export interface ApplyOptions {
    * flight finish, replacements whose new half exists are completed, nothing else is started.
    */
   signal?: AbortSignal;
+  /** The families the plan's changes belong to: the registry's, unless a test registers its own. */
+  kinds?: readonly Kind[];
 }
 
 /** Operations of a plan: one per change, two for a replacement. */
@@ -69,7 +71,7 @@ export async function applyPlan(plan: Plan, api: ApiClient, options: ApplyOption
   };
 
   await Promise.all(
-    KINDS.map((kind) => {
+    (options.kinds ?? KINDS).map((kind) => {
       const changes = plan.changes.filter((c) => c.kind === kind.name);
       return changes.length === 0 ? undefined : applyKind(kind, changes, { ctx, limit, options, record });
     }),

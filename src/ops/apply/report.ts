@@ -2,8 +2,9 @@
  * The final report of an apply, as a string: every operation, then one summary line. Keys and the
  * API's messages are shown `printable`, so whatever they hold, each operation stays one line.
  */
-import { KIND_NAMES } from '../../core/model.js';
+
 import { printable } from '../../core/text.js';
+import { KIND_NAMES } from '../../kinds/index.js';
 import { address } from '../../plan/render/summary.js';
 import {
   type ApplyReport,

@@ -4,11 +4,10 @@
  * host names), so re-exporting an unchanged firewall gives the same bytes.
  */
 import { Document, isMap, isNode, isScalar, isSeq, visit } from 'yaml';
-import type { KindName as Section } from '../../config/schema.js';
 import type { Attributes } from '../../core/model.js';
 
 export interface ExportSection {
-  section: Section;
+  section: string;
   /** Ordered, defaults omitted. */
   objects: readonly Attributes[];
   /** Objects of the kind that could not be exported (see select.ts). */
@@ -30,12 +29,12 @@ export function escapeSubstitutions(value: unknown): unknown {
 }
 
 /** `1 application rule`, `2 groups`. */
-export function countOf(section: Section, count: number): string {
+export function countOf(section: string, count: number): string {
   const plural = section.replaceAll('_', ' ');
   return `${count} ${count === 1 ? plural.replace(/s$/, '') : plural}`;
 }
 
-function prunedComment(section: Section, leftOut: number): string {
+function prunedComment(section: string, leftOut: number): string {
   return ` prune is off: ${countOf(section, leftOut)} could not be exported (see the warnings of \`wafctl export\`),
  and pruning would delete ${leftOut === 1 ? 'it' : 'them'}.`;
 }

@@ -7,7 +7,6 @@
 import type { ApiClient } from '../../api/index.js';
 import { MAX_FILE_BYTES } from '../../config/parse-yaml.js';
 import { formatProblem } from '../../config/problems.js';
-import { KIND_SCHEMAS } from '../../config/schema.js';
 import { validateSources } from '../../config/validate-sources.js';
 import type { Kind } from '../../kinds/index.js';
 import { type ExportSection, renderExportFile } from './document.js';
@@ -34,7 +33,7 @@ export async function readLiveExport(
   const sections: ExportSection[] = [];
   const leftOut: LeftOut[] = [];
   kinds.forEach((kind, i) => {
-    const selected = selectExportable(kind, KIND_SCHEMAS[kind.section], remote[i] ?? []);
+    const selected = selectExportable(kind, remote[i] ?? []);
     sections.push({ section: kind.section, objects: selected.objects, leftOut: selected.leftOut.length });
     for (const entry of selected.leftOut) leftOut.push(entry);
   });

@@ -2,8 +2,9 @@
  * `--kind` values: a kind may be named by its YAML key (`application_rules`), its plan name
  * (`application_rule`), or either with dashes (`application-rules`, as `wafctl get` spells it).
  */
-import { didYouMean } from '../../config/suggest.js';
+
 import { WafctlError } from '../../core/errors.js';
+import { didYouMean } from '../../core/suggest.js';
 import { KINDS, type Kind } from '../../kinds/index.js';
 
 function spellings(kind: Kind): string[] {

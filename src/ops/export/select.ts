@@ -5,7 +5,6 @@
  * the server holds a value the configuration format refuses (the file would not load).
  */
 import type * as z from 'zod';
-import { NATURAL_KEY_FIELDS } from '../../config/natural-keys.js';
 import type { Attributes, KindName } from '../../core/model.js';
 import type { Kind, RemoteRecord } from '../../kinds/index.js';
 import { omitDefaults } from './defaults.js';
@@ -29,14 +28,14 @@ function compareKeys(a: RemoteRecord, b: RemoteRecord): number {
 }
 
 function emptyKeyField(kind: Kind, record: RemoteRecord): string | undefined {
-  return NATURAL_KEY_FIELDS[kind.section].find((field) => {
+  return kind.keyFields.find((field) => {
     const value = record.attributes[field];
     return value === undefined || value === null || value === '';
   });
 }
 
 function describeKey(kind: Kind, record: RemoteRecord): string {
-  return NATURAL_KEY_FIELDS[kind.section]
+  return kind.keyFields
     .map((field) => `${field} ${JSON.stringify(record.attributes[field] ?? '')}`)
     .join(' and ');
 }
@@ -47,15 +46,11 @@ function invalidValues(error: z.ZodError): string {
     .join('; ');
 }
 
-export function selectExportable(
-  kind: Kind,
-  schema: z.ZodType,
-  records: readonly RemoteRecord[],
-): SelectedObjects {
+export function selectExportable(kind: Kind, records: readonly RemoteRecord[]): SelectedObjects {
   const leftOut: LeftOut[] = [];
   const leave = (record: RemoteRecord, reason: string) =>
     leftOut.push({ kind: kind.name, id: record.id, key: record.key, reason });
-  const keyFields = NATURAL_KEY_FIELDS[kind.section].join(' and ');
+  const keyFields = kind.keyFields.join(' and ');
 
   const byKey = new Map<string, RemoteRecord[]>();
   for (const record of records) {
@@ -80,8 +75,8 @@ export function selectExportable(
       );
       continue;
     }
-    const object = omitDefaults(record.attributes, schema) as Attributes;
-    const checked = schema.safeParse(object);
+    const object = omitDefaults(record.attributes, kind.schema) as Attributes;
+    const checked = kind.schema.safeParse(object);
     if (!checked.success) {
       leave(
         record,

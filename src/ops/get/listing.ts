@@ -5,9 +5,10 @@
  * permissions and members, and some servers list application rules with a single action.
  */
 import type { RawFilters } from '../../api/filters.js';
-import type { ApiClient, ListKind, RecordsByKind } from '../../api/index.js';
+import type { ApiClient, ListKind } from '../../api/index.js';
 import { usageError } from '../../core/errors.js';
 import { mapLimited } from '../../kinds/normalize.js';
+import { getKindNamed } from './kinds.js';
 
 /**
  * `--filter NAME=VALUE` arguments -> NAME -> every VALUE given for it, in order: a name given twice
@@ -26,14 +27,6 @@ export function parseFilterArgs(args: readonly string[]): Record<string, string[
   return filters;
 }
 
-const COMPLETE: { [K in ListKind]: (api: ApiClient, row: RecordsByKind[K]) => Promise<RecordsByKind[K]> } = {
-  groups: (api, row) => api.groups.get(row.id),
-  rules: async (_api, row) => row,
-  'application-rules': async (api, row) => (row.complete ? row : api.applicationRules.get(row.id)),
-  notifications: async (_api, row) => row,
-  schedules: async (_api, row) => row,
-};
-
 export interface ListOptions {
   /** NAME -> VALUE, as given to `--filter` (names are validated against the kind's documented filters). */
   filters: RawFilters;
@@ -45,18 +38,16 @@ export interface ListOptions {
   concurrency: number;
 }
 
-export async function listRecords<K extends ListKind>(
-  api: ApiClient,
-  kind: K,
-  options: ListOptions,
-): Promise<RecordsByKind[K][]> {
-  const rows: RecordsByKind[K][] = [];
+/** The records of the listing, as the API sent them (the kind's `get` types them). */
+export async function listRecords(api: ApiClient, kind: ListKind, options: ListOptions): Promise<object[]> {
+  const { list, complete } = getKindNamed(kind).spec;
+  const rows: object[] = [];
   if (options.limit !== 0) {
-    for await (const row of api.iterateWithFilters(kind, options.filters)) {
+    for await (const row of list(api, options.filters)) {
       rows.push(row);
       if (options.limit !== undefined && rows.length >= options.limit) break;
     }
   }
-  if (!options.full) return rows;
-  return mapLimited(rows, options.concurrency, (row) => COMPLETE[kind](api, row));
+  if (!options.full || complete === undefined) return rows;
+  return mapLimited(rows, options.concurrency, (row) => complete(api, row));
 }

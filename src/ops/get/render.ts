@@ -1,7 +1,7 @@
 /** `wafctl get` output: a table for people, or the whole records as JSON or YAML for scripts. */
 import { stringify } from 'yaml';
-import type { ListKind, RecordsByKind } from '../../api/index.js';
-import { COLUMNS } from './columns.js';
+import type { ListKind } from '../../api/index.js';
+import { getKindNamed } from './kinds.js';
 import { renderTable } from './table.js';
 
 export const OUTPUT_FORMATS = ['table', 'json', 'yaml'] as const;
@@ -18,14 +18,14 @@ function serialise(value: unknown, format: 'json' | 'yaml'): string {
   return format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : stringify(value, { lineWidth: 0 });
 }
 
-export function renderRecords<K extends ListKind>(
-  kind: K,
-  records: readonly RecordsByKind[K][],
+export function renderRecords(
+  kind: ListKind,
+  records: readonly object[],
   format: OutputFormat,
   options: { color: boolean },
 ): string {
   if (format !== 'table') return serialise(records.map(publicRecord), format);
-  const columns = COLUMNS[kind];
+  const { columns } = getKindNamed(kind).spec;
   return renderTable(
     columns.map((c) => c.header),
     records.map((record) => columns.map((c) => c.cell(record))),
@@ -34,9 +34,9 @@ export function renderRecords<K extends ListKind>(
 }
 
 /** One object: JSON and YAML show the object itself (not a list of one); the table, one row. */
-export function renderRecord<K extends ListKind>(
-  kind: K,
-  record: RecordsByKind[K],
+export function renderRecord(
+  kind: ListKind,
+  record: object,
   format: OutputFormat,
   options: { color: boolean },
 ): string {

@@ -189,8 +189,10 @@ export function decidePull(input: PullInput): PullDecision {
         continue;
       }
       const live = liveFields(change) ?? {};
+      const rules = input.rules[change.kind];
+      if (rules === undefined) throw new Error(`pull: no rules for the family ${change.kind}`);
       const edits = Object.entries(live).flatMap(([field, value]) =>
-        fieldEdits(object, input.rules[change.kind], field, value, checked),
+        fieldEdits(object, rules, field, value, checked),
       );
       add(file, edits);
       decision.updated += 1;

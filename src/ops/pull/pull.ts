@@ -2,6 +2,16 @@
  * `wafctl pull`, the I/O half: refresh the live state, plan (configuration -> live), decide the
  * edits (decide.ts, pure), apply them to the files' texts (yaml-edit.ts), and check that the edited
  * configuration still loads. Nothing is written here: the command shows or writes the result.
+ *
+ * What pull reads, and with what. Loading (`loadDesiredState`, before pull) validated each file
+ * with one reader (config/validate-sources.ts) and kept no documents: a large configuration is not
+ * held twice. Pull then reads the files it edits for two more jobs, each with yaml: a file that
+ * holds a declared object is read as the loader reads it (`parseYamlFile`: substitution included)
+ * for the object's data as written, and every file is parsed once with its source tokens for the
+ * editing job (`Source`: each value's origin and the byte-faithful splices). The edited texts are
+ * validated again before anything is written (`assertLoads`). Reading the data from the editing
+ * parse instead would skip substitution; keeping the loader's documents would need the loader to
+ * hand them over (and hold every object list of a run): not done.
  */
 
 import { readFile, stat } from 'node:fs/promises';
@@ -10,8 +20,8 @@ import type { ApiClient } from '../../api/index.js';
 import type { Environment } from '../../config/env.js';
 import { parseYamlFile } from '../../config/parse-yaml.js';
 import { formatProblem } from '../../config/problems.js';
-import { KIND_SCHEMAS } from '../../config/schema.js';
-import { type LoadedConfig, textDigest, validateSources } from '../../config/validate-sources.js';
+import { declaredObjects } from '../../config/schema.js';
+import { type LoadedConfig, sourcesOf, textDigest, validateSources } from '../../config/validate-sources.js';
 import { sameJson } from '../../core/canonical.js';
 import { WafctlError } from '../../core/errors.js';
 import type { Attributes, KindName } from '../../core/model.js';
@@ -33,6 +43,7 @@ import {
   type PullRules,
 } from './decide.js';
 import { editYaml, valueOrigin } from './yaml-edit.js';
+import { Source } from './yaml-source.js';
 
 export interface PullOptions {
   /** The PATHs the configuration was loaded from (the first one receives new files). */
@@ -58,7 +69,7 @@ export interface PullResult {
 }
 
 function rulesOf(kind: Kind): PullRules {
-  const schema = KIND_SCHEMAS[kind.section];
+  const schema = kind.schema;
   return {
     fileValue(field, value) {
       const kept = omitDefaults({ [field]: value }, schema) as Record<string, unknown>;
@@ -136,7 +147,7 @@ async function adoptTargetOf(
   read: (file: string) => Promise<string | undefined>,
 ): Promise<AdoptTarget & { fresh: boolean }> {
   const counts = new Map<string, Map<number, number>>();
-  for (const location of config.sources[kind.section].values()) {
+  for (const location of sourcesOf(config, kind).values()) {
     const documents = counts.get(location.file) ?? new Map<number, number>();
     documents.set(location.document, (documents.get(location.document) ?? 0) + 1);
     counts.set(location.file, documents);
@@ -169,7 +180,7 @@ export async function preparePull(
   // Without --adopt, a kind no file declares has nothing to pull: it is not even read.
   const kinds = requested.adopt
     ? requested.kinds
-    : requested.kinds.filter((kind) => config.state[kind.section].length > 0);
+    : requested.kinds.filter((kind) => declaredObjects(config.state, kind).length > 0);
   const options = { ...requested, kinds };
   const inputs = await refreshInputs(config, api, { concurrency: options.concurrency }, kinds);
   const plan = planChanges(inputs, planOptions(config));
@@ -181,7 +192,7 @@ export async function preparePull(
   for (const [i, kind] of options.kinds.entries()) {
     for (const object of inputs[i]?.desired ?? []) {
       const { key } = object;
-      const location = config.sources[kind.section].get(key);
+      const location = sourcesOf(config, kind).get(key);
       if (location === undefined) continue;
       if (!parsed.has(location.file)) {
         parsed.set(
@@ -212,7 +223,7 @@ export async function preparePull(
       const keys = new Set(input.desired.map((d) => d.key));
       const undeclared = input.remote.filter((r) => !keys.has(r.key) && inScope(r.attributes, input.scope));
       if (undeclared.length === 0) continue;
-      const selected = selectExportable(kind, KIND_SCHEMAS[kind.section], undeclared);
+      const selected = selectExportable(kind, undeclared);
       for (const entry of selected.leftOut) leftOut.push(entry);
       for (const object of selected.objects) {
         adopt.push({ kind: kind.name, key: kind.keyOf(object as Attributes), object });
@@ -224,6 +235,16 @@ export async function preparePull(
 
   const texts = new Map<string, string>();
   for (const file of config.files) texts.set(file, (await read(file)) ?? '');
+  // One parse per file for the editing job: every value's origin and the edits read the same one.
+  const editable = new Map<string, Source>();
+  const sourceOf = (file: string, text: string): Source => {
+    let source = editable.get(file);
+    if (source === undefined || source.text !== text) {
+      source = new Source(text);
+      editable.set(file, source);
+    }
+    return source;
+  };
   const decision = decidePull({
     plan,
     declared,
@@ -237,7 +258,7 @@ export async function preparePull(
       if (target === undefined) throw new Error(`no adopt target for ${kind}`);
       return target;
     },
-    origin: (file, document, path) => valueOrigin(texts.get(file) ?? '', document, path),
+    origin: (file, document, path) => valueOrigin(sourceOf(file, texts.get(file) ?? ''), document, path),
   });
 
   const files: FileChange[] = [];
@@ -246,7 +267,7 @@ export async function preparePull(
     const fresh = [...targets.values()].find((t) => t.file === file)?.fresh ?? false;
     const before = existing ?? '';
     const start = fresh ? `# yaml-language-server: $schema=${schemaReference(dirname(file))}\n` : before;
-    const after = editYaml(start, edits);
+    const after = editYaml(sourceOf(file, start), edits);
     if (after !== before) files.push({ file, before, after, created: existing === undefined });
   }
   assertLoads(texts, files, options.env);

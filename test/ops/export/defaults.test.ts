@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { KIND_SCHEMAS } from '../../../src/config/schema.js';
+import { applicationRulesKind } from '../../../src/kinds/application-rules.js';
+import { groupsKind } from '../../../src/kinds/groups.js';
+import { notificationsKind } from '../../../src/kinds/notifications.js';
+import { schedulesKind } from '../../../src/kinds/schedules.js';
 import { omitDefaults } from '../../../src/ops/export/defaults.js';
 
 describe('omitDefaults drops the values the zod schemas would fill in', () => {
   it('groups: empty description, is_admin false, no permissions, no users', () => {
     const group = { name: 'ops', description: '', is_admin: false, permissions: [], users: [] };
-    expect(omitDefaults(group, KIND_SCHEMAS.groups)).toEqual({ name: 'ops' });
+    expect(omitDefaults(group, groupsKind.schema)).toEqual({ name: 'ops' });
   });
 
   it('keeps values that differ from the default, and drops nested defaults (service_id "")', () => {
@@ -19,7 +22,7 @@ describe('omitDefaults drops the values the zod schemas would fill in', () => {
       ],
       users: ['u-1'],
     };
-    expect(omitDefaults(group, KIND_SCHEMAS.groups)).toEqual({
+    expect(omitDefaults(group, groupsKind.schema)).toEqual({
       name: 'ops',
       description: 'Operators',
       is_admin: true,
@@ -42,7 +45,7 @@ describe('omitDefaults drops the values the zod schemas would fill in', () => {
       ],
       actions: [{ firewall_action: 'block', firewall_name: 'waf-1' }],
     };
-    expect(omitDefaults(rule, KIND_SCHEMAS.application_rules)).toEqual({
+    expect(omitDefaults(rule, applicationRulesKind.schema)).toEqual({
       rq_host: 'shop.example.com',
       description: 'Block admin',
       priority: 'high',
@@ -56,7 +59,7 @@ describe('omitDefaults drops the values the zod schemas would fill in', () => {
 
   it('keeps a disabled rule, a duration of 0 and a start time', () => {
     const rule = { rq_host: 'h', description: 'd', enabled: false, duration: 0, start_time: 5 };
-    expect(omitDefaults(rule, KIND_SCHEMAS.application_rules)).toEqual(rule);
+    expect(omitDefaults(rule, applicationRulesKind.schema)).toEqual(rule);
   });
 
   it('notifications: type siem and enabled true; schedules: services null', () => {
@@ -67,23 +70,23 @@ describe('omitDefaults drops the values the zod schemas would fill in', () => {
       protocol: 'udp',
     };
     expect(
-      omitDefaults({ name: 'splunk', type: 'siem', enabled: true, settings }, KIND_SCHEMAS.notifications),
+      omitDefaults({ name: 'splunk', type: 'siem', enabled: true, settings }, notificationsKind.schema),
     ).toEqual({ name: 'splunk', settings });
     expect(
-      omitDefaults({ name: 'gen', type: 'generic', enabled: false, settings }, KIND_SCHEMAS.notifications),
+      omitDefaults({ name: 'gen', type: 'generic', enabled: false, settings }, notificationsKind.schema),
     ).toEqual({ name: 'gen', type: 'generic', enabled: false, settings });
-    expect(omitDefaults({ name: 'w', services: null, hosts: ['a'] }, KIND_SCHEMAS.schedules)).toEqual({
+    expect(omitDefaults({ name: 'w', services: null, hosts: ['a'] }, schedulesKind.schema)).toEqual({
       name: 'w',
       hosts: ['a'],
     });
-    expect(omitDefaults({ name: 'w', services: [] }, KIND_SCHEMAS.schedules)).toEqual({
+    expect(omitDefaults({ name: 'w', services: [] }, schedulesKind.schema)).toEqual({
       name: 'w',
       services: [],
     });
   });
 
   it('leaves fields the schema does not know untouched (the schema check reports them)', () => {
-    expect(omitDefaults({ name: 'x', extra: false }, KIND_SCHEMAS.groups)).toEqual({
+    expect(omitDefaults({ name: 'x', extra: false }, groupsKind.schema)).toEqual({
       name: 'x',
       extra: false,
     });

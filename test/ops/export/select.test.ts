@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { KIND_SCHEMAS } from '../../../src/config/schema.js';
 import { applicationRulesKind } from '../../../src/kinds/application-rules.js';
 import type { RemoteRecord } from '../../../src/kinds/index.js';
 import { schedulesKind } from '../../../src/kinds/schedules.js';
@@ -22,8 +21,7 @@ function rule(id: string, rqHost: string, description: string): RemoteRecord {
   };
 }
 
-const select = (records: RemoteRecord[]) =>
-  selectExportable(applicationRulesKind, KIND_SCHEMAS.application_rules, records);
+const select = (records: RemoteRecord[]) => selectExportable(applicationRulesKind, records);
 
 describe('selectExportable', () => {
   it('orders objects by natural key (code-unit order), defaults omitted', () => {
@@ -92,7 +90,7 @@ describe('selectExportable', () => {
         timezone: 'Mars/Olympus',
       },
     };
-    const { objects, leftOut } = selectExportable(schedulesKind, KIND_SCHEMAS.schedules, [schedule]);
+    const { objects, leftOut } = selectExportable(schedulesKind, [schedule]);
     expect(objects).toEqual([]);
     expect(leftOut[0]?.reason).toMatch(/^the server holds values the configuration format refuses: /);
     expect(leftOut[0]?.reason).toContain('send_to.0: expected an e-mail address, got "not-an-address"');

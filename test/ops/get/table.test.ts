@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromIso, fromMicros } from '../../../src/ops/get/columns.js';
+import { fromIso, fromMicros } from '../../../src/kinds/cells.js';
 import { MAX_CELL_WIDTH, renderTable } from '../../../src/ops/get/table.js';
 
 describe('renderTable', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { didYouMean, editDistance } from '../../src/config/suggest.js';
+import { didYouMean, editDistance } from '../../src/core/suggest.js';
 
 describe('didYouMean', () => {
   it('measures edits case-insensitively', () => {

@@ -4,7 +4,7 @@
  * mapper can name its FILE:LINE:COL.
  */
 import * as z from 'zod';
-import { canonicalKey } from '../core/canonical.js';
+import { canonicalKey } from './canonical.js';
 
 export interface SetOptions<T> {
   /** Minimum number of items (e.g. 1: a rule needs at least one condition). */
