@@ -12,15 +12,20 @@
  * - text that is not text (control characters, lone surrogates: `characterProblem`), and double-quoted
  *   scalars whose escapes make such characters (`"\0"`, `"\uD800"`);
  * - anything js-yaml refuses: syntax errors, duplicate keys, nesting deeper than MAX_NESTING (yaml's
- *   reader then says where, from its lexer, before building anything).
+ *   reader then says where, from its lexer, before building anything);
+ * - a node it cannot place as yaml does (`Positions` below): an empty value inside a flow collection,
+ *   a mapping written inside a flow sequence without braces, a block mapping that starts with `?`.
  * Plain scalars are resolved by yaml's own core-schema tags, tried in yaml's order, so `0o17`,
  * `.inf`, `~` or `0b1` mean here what they mean to yaml.
  *
- * Its documents hold no yaml tree and can place only their top-level list items (for natural keys).
- * Asking them for anything else throws `YamlNeeded`: `validateSources` then reads every file again
- * with yaml, so that every problem is yaml's, at yaml's position. A run without problems never asks.
+ * Which reader reads a file is decided once, before anything is validated: a declined file has
+ * produced nothing (js-yaml's events are dropped) and yaml reads it; a file taken here is read by
+ * nothing else. Its documents place every problem themselves: while walking the events, the reader
+ * notes where yaml would place each node (`Positions`), and `locate`, `has` and `tree` answer from
+ * those notes. test/config/fast-read.test.ts pins every node's place against yaml's.
  */
 import {
+  COLLECTION_STYLE,
   constructFromEvents,
   defineScalarTag,
   EVENT_ID,
@@ -31,18 +36,12 @@ import {
   parseEvents,
   SCALAR_STYLE,
   type ScalarEvent,
+  type ScalarStyle,
 } from 'js-yaml';
-import { isScalar, LineCounter, Schema } from 'yaml';
+import { Document, isScalar, LineCounter, Pair, Scalar, Schema, YAMLMap, YAMLSeq } from 'yaml';
 import { MAX_FILE_BYTES, type ParsedDocument, SCHEMA_OPTIONS } from './parse-yaml.js';
 import { characterProblem, MAX_NESTING, valueProblem } from './text-checks.js';
-import { formatPath, type YamlPath } from './yaml-path.js';
-
-/** Thrown when a fast-read document is asked for what only yaml's tree knows. */
-export class YamlNeeded extends Error {
-  constructor(file: string, what: string) {
-    super(`${file}: ${what} needs yaml's reading of the file`);
-  }
-}
+import type { YamlPath } from './yaml-path.js';
 
 /**
  * Text that sends a file to yaml (see the module comment): `${`, tab, CR, BOM, a `%` directive, and
@@ -114,21 +113,6 @@ function fileSchema() {
   return FAILSAFE_SCHEMA.withTags(strTag, yamlCoreScalar);
 }
 
-interface Frame {
-  type: 'document' | 'sequence' | 'mapping';
-  /** Mappings: whether the next node is a key. */
-  atKey: boolean;
-  /** Mappings at the top of a document: the key whose value comes next. */
-  key?: string;
-  /** Sequences at the top of a document: the offset where each item starts. */
-  items?: number[];
-}
-
-interface DocumentShape {
-  /** Top-level key -> where each item of its list starts (-1: an item yaml would place elsewhere). */
-  lists: Map<string, number[]>;
-}
-
 /** yaml's limit on an implicit key's length; js-yaml has none. */
 const MAX_IMPLICIT_KEY = 1024;
 
@@ -166,58 +150,270 @@ function scalarTaken(text: string, event: ScalarEvent, isKey: boolean, isRoot: b
   return source !== '' && !CORE_TAGS.some(({ test }) => test.test(source));
 }
 
+/** A node's kind in `Positions`: a scalar's style (SCALAR_STYLE, 1-5), or one of these. */
+const SEQUENCE = 6;
+const MAPPING = 7;
+
 /**
- * Walks the events; undefined if any event is outside what the fast reader takes. The frames of
- * the stack are reused from one collection to the next: a file of 1,000 rules opens some 10,000.
+ * Where yaml places each node of one document: the start of the node's range in yaml's tree, which
+ * is what every problem is placed at (`offsetOf`). That is a plain scalar's first character, a quoted
+ * scalar's opening quote, a block scalar's `|` or `>`, an empty value just after its `:` or `-` and
+ * the spaces after it, a collection's `[`, `{`, first `-` or first key. Nodes are numbered in
+ * document order (the root is 0), three typed arrays wide, so that keeping them costs ~9 bytes a node.
  */
-function shapesOf(text: string, events: readonly Event[]): DocumentShape[] | undefined {
-  const shapes: DocumentShape[] = [];
+class Positions {
+  /** Sequences' items, listed when first asked for (`pull` and natural keys ask for every item). */
+  private readonly items = new Map<number, Int32Array>();
+
+  constructor(
+    private readonly text: string,
+    /** A scalar's SCALAR_STYLE, or SEQUENCE or MAPPING. */
+    private readonly kinds: Uint8Array,
+    /** yaml's offset for the node. */
+    private readonly starts: Int32Array,
+    /** A scalar: where its text ends (keys are read from it); a collection: the node after its last. */
+    private readonly extents: Int32Array,
+  ) {}
+
+  /** The node after `node` and everything in it. */
+  private after(node: number): number {
+    const kind = this.kinds[node];
+    return kind === SEQUENCE || kind === MAPPING ? (this.extents[node] as number) : node + 1;
+  }
+
+  /** The nodes directly in a collection: items, or keys and values alternately. */
+  private children(node: number): number[] {
+    const found: number[] = [];
+    const end = this.extents[node] as number;
+    for (let child = node + 1; child < end; child = this.after(child)) found.push(child);
+    return found;
+  }
+
+  private keyString(node: number): string {
+    const style = this.kinds[node] as ScalarStyle;
+    const quoted = style === SCALAR_STYLE.SINGLE_QUOTED || style === SCALAR_STYLE.DOUBLE_QUOTED;
+    const start = (this.starts[node] as number) + (quoted ? 1 : 0);
+    return getScalarValue(this.text, {
+      type: EVENT_ID.SCALAR,
+      valueStart: start,
+      valueEnd: this.extents[node] as number,
+      style,
+      fast: false,
+      anchorStart: -1,
+      anchorEnd: -1,
+      tagStart: -1,
+      tagEnd: -1,
+      chomping: 1,
+      indent: 0,
+    } as ScalarEvent);
+  }
+
+  /** The key node of `key` in the mapping `node`. */
+  private keyNode(node: number, key: string): number | undefined {
+    if (this.kinds[node] !== MAPPING) return undefined;
+    const end = this.extents[node] as number;
+    for (let child = node + 1; child < end; child = this.after(this.after(child))) {
+      if (this.keyString(child) === key) return child;
+    }
+    return undefined;
+  }
+
+  private child(node: number, segment: string | number): number | undefined {
+    if (typeof segment === 'string') {
+      const key = this.keyNode(node, segment);
+      return key === undefined ? undefined : this.after(key);
+    }
+    if (this.kinds[node] !== SEQUENCE) return undefined;
+    let items = this.items.get(node);
+    if (items === undefined) {
+      items = Int32Array.from(this.children(node));
+      this.items.set(node, items);
+    }
+    return items[segment];
+  }
+
+  /** The deepest node on `path` and how many of its segments lead to it (yaml-path's `nodeAt`). */
+  private walk(path: YamlPath): { node: number; depth: number } {
+    let node = 0;
+    let depth = 0;
+    for (const segment of path) {
+      const next = this.child(node, segment);
+      if (next === undefined) break;
+      node = next;
+      depth++;
+    }
+    return { node, depth };
+  }
+
+  /** Where the node at `path` starts (the deepest node on it that exists), as `nodeAt` finds it. */
+  offsetAt(path: YamlPath): number {
+    return this.starts[this.walk(path).node] as number;
+  }
+
+  has(path: YamlPath): boolean {
+    return this.walk(path).depth === path.length;
+  }
+
+  /** The document as yaml nodes that carry these positions (values are left out): to place problems. */
+  tree(): Document {
+    const build = (node: number): YAMLMap | YAMLSeq | Scalar => {
+      const start = this.starts[node] as number;
+      const kind = this.kinds[node];
+      let built: YAMLMap | YAMLSeq | Scalar;
+      if (kind === SEQUENCE) {
+        const seq = new YAMLSeq();
+        for (const item of this.children(node)) seq.items.push(build(item));
+        built = seq;
+      } else if (kind === MAPPING) {
+        const map = new YAMLMap();
+        const nodes = this.children(node);
+        for (let i = 0; i < nodes.length; i += 2) {
+          const keyNode = nodes[i] as number;
+          const key = new Scalar(this.keyString(keyNode));
+          key.range = [this.starts[keyNode] as number, 0, 0];
+          map.items.push(new Pair(key, build(nodes[i + 1] as number)));
+        }
+        built = map;
+      } else built = new Scalar<unknown>(null);
+      built.range = [start, start, start];
+      return built;
+    };
+    const doc = new Document();
+    doc.contents = build(0);
+    return doc;
+  }
+}
+
+/** Skips blanks, line breaks, comments and the ends of flow collections from `at`. */
+function skipBetweenNodes(text: string, at: number): number {
+  let i = at;
+  for (;;) {
+    const c = text[i];
+    if (c === ' ' || c === '\n' || c === ']' || c === '}' || c === ',') i++;
+    else if (c === '#') {
+      const end = text.indexOf('\n', i);
+      i = end === -1 ? text.length : end;
+    } else return i;
+  }
+}
+
+/** An empty value after `last` (the end of what comes before it): just after its indicator and spaces. */
+function emptyValueAt(text: string, last: number, indicator: ':' | '-'): number | undefined {
+  let i = skipBetweenNodes(text, last);
+  if (text[i] !== indicator) return undefined;
+  i++;
+  while (text[i] === ' ') i++;
+  return i;
+}
+
+/** A block scalar's `|` or `>` after `last`, past the indicators (`:`, `-`, `?`) before it. */
+function blockHeaderAt(text: string, last: number): number | undefined {
+  let i = skipBetweenNodes(text, last);
+  while (text[i] === ':' || text[i] === '-' || text[i] === '?') i = skipBetweenNodes(text, i + 1);
+  return text[i] === '|' || text[i] === '>' ? i : undefined;
+}
+
+interface Frame {
+  type: 'document' | 'sequence' | 'mapping';
+  flow: boolean;
+  /** Mappings: whether the next node is a key. */
+  atKey: boolean;
+  /** The collection's node number. */
+  node: number;
+}
+
+/**
+ * Walks the events of a file: each document's positions, or undefined if any event is outside what
+ * the fast reader takes. The frames of the stack are reused from one collection to the next: a file
+ * of 1,000 rules opens some 10,000.
+ */
+function positionsOf(text: string, events: readonly Event[]): Positions[] | undefined {
+  const found: Positions[] = [];
+  const kinds = new Uint8Array(events.length);
+  const starts = new Int32Array(events.length);
+  const extents = new Int32Array(events.length);
+  let count = 0;
+  /** Where the text read so far ends: the last scalar's end, the last collection's start (past a `[` or `{`). */
+  let last = 0;
   const stack: Frame[] = [];
   let depth = 0;
-  const push = (type: Frame['type'], atKey: boolean): Frame => {
-    const frame = stack[depth] ?? { type, atKey };
+  const push = (type: Frame['type'], flow: boolean, node: number): void => {
+    const frame = stack[depth] ?? { type, flow, atKey: true, node };
     stack[depth++] = frame;
     frame.type = type;
-    frame.atKey = atKey;
-    frame.key = undefined;
-    frame.items = undefined;
-    return frame;
+    frame.flow = flow;
+    frame.atKey = true;
+    frame.node = node;
+  };
+  const add = (kind: number, start: number, extent: number): number => {
+    kinds[count] = kind;
+    starts[count] = start;
+    extents[count] = extent;
+    return count++;
   };
   for (const event of events) {
     if (event.type === EVENT_ID.POP) {
-      depth--;
+      const frame = stack[--depth] as Frame;
+      if (frame.type !== 'document') extents[frame.node] = count;
+      else {
+        const at = frame.node;
+        found.push(
+          new Positions(
+            text,
+            kinds.slice(at, count),
+            starts.slice(at, count),
+            extents.slice(at, count).map((extent, i) => {
+              const kind = kinds[at + i];
+              return kind === SEQUENCE || kind === MAPPING ? extent - at : extent;
+            }),
+          ),
+        );
+      }
       continue;
     }
     if (event.type === EVENT_ID.DOCUMENT) {
       if (event.directives.length > 0) return undefined;
-      shapes.push({ lists: new Map() });
-      push('document', false);
+      push('document', false, count);
       continue;
     }
     if (event.type === EVENT_ID.ALIAS || event.anchorStart !== -1 || event.tagStart !== -1) return undefined;
     const parent = depth > 0 ? stack[depth - 1] : undefined;
-    const shape = shapes.at(-1);
-    if (parent === undefined || shape === undefined) return undefined;
+    if (parent === undefined) return undefined;
     const isKey = parent.type === 'mapping' && parent.atKey;
     if (parent.type === 'mapping') parent.atKey = !parent.atKey;
-    const topLevel = depth === 2 && parent.type === 'mapping';
     if (event.type === EVENT_ID.SCALAR) {
       if (!scalarTaken(text, event, isKey, parent.type === 'document')) return undefined;
-      // yaml places a quoted or block scalar at its indicator, js-yaml at its text: not needed here.
-      parent.items?.push(-1);
-      if (isKey && topLevel) parent.key = getScalarValue(text, event);
+      const { style, valueStart, valueEnd } = event;
+      let start: number | undefined;
+      if (valueStart === -1) {
+        // An empty value (yaml's null): placed after its indicator, which flow collections may omit.
+        if (parent.flow) return undefined;
+        start = emptyValueAt(text, last, parent.type === 'mapping' ? ':' : '-');
+        last = start ?? last;
+      } else if (style === SCALAR_STYLE.PLAIN) {
+        start = valueStart;
+        last = valueEnd;
+      } else if (style === SCALAR_STYLE.SINGLE_QUOTED || style === SCALAR_STYLE.DOUBLE_QUOTED) {
+        start = valueStart - 1;
+        if (text[start] !== (style === SCALAR_STYLE.SINGLE_QUOTED ? "'" : '"')) return undefined;
+        last = valueEnd + 1;
+      } else {
+        start = blockHeaderAt(text, last);
+        last = valueEnd;
+      }
+      if (start === undefined) return undefined;
+      add(style, start, valueStart === -1 ? start : valueEnd);
       continue;
     }
     if (isKey) return undefined; // a collection as a mapping key
-    parent.items?.push(event.start);
-    const listKey = topLevel ? parent.key : undefined;
-    const frame = push(event.type === EVENT_ID.SEQUENCE ? 'sequence' : 'mapping', true);
-    if (listKey !== undefined && frame.type === 'sequence') {
-      frame.items = [];
-      shape.lists.set(listKey, frame.items);
-    }
+    const flow = event.style === COLLECTION_STYLE.FLOW;
+    const opener = text[event.start];
+    if (flow ? opener !== (event.type === EVENT_ID.SEQUENCE ? '[' : '{') : opener === '?') return undefined;
+    last = flow ? event.start + 1 : event.start; // past a `[` or `{`: its `]` or `}` is skipped
+    const node = add(event.type === EVENT_ID.SEQUENCE ? SEQUENCE : MAPPING, event.start, 0);
+    push(event.type === EVENT_ID.SEQUENCE ? 'sequence' : 'mapping', flow, node);
   }
-  return shapes.length > 0 ? shapes : undefined;
+  return found.length > 0 ? found : undefined;
 }
 
 function lineCounterOf(text: string): LineCounter {
@@ -231,21 +427,21 @@ function lineCounterOf(text: string): LineCounter {
 export function readFast(file: string, text: string): ParsedDocument[] | undefined {
   if (declines(text) || Buffer.byteLength(text, 'utf8') > MAX_FILE_BYTES) return undefined;
   if (characterProblem(text) !== undefined) return undefined;
-  let shapes: DocumentShape[] | undefined;
+  let positions: Positions[] | undefined;
   let values: unknown[];
   try {
     const events = parseEvents(text, { filename: file, maxDepth: MAX_NESTING });
-    shapes = shapesOf(text, events);
-    if (shapes === undefined) return undefined;
+    positions = positionsOf(text, events);
+    if (positions === undefined) return undefined;
     values = constructFromEvents(events, { source: text, schema: fileSchema(), maxAliases: 0 });
   } catch {
     return undefined; // yaml will say what is wrong, and where
   }
   // A null document is empty (yaml skips it) or an explicit `null` (a problem): yaml's call either way.
-  if (values.length !== shapes.length || values.some((value) => value === null)) return undefined;
+  if (values.length !== positions.length || values.some((value) => value === null)) return undefined;
   const lines = lazyLines(text);
-  // No document is empty (see above), so positions are yaml's too.
-  return shapes.map((shape, index) => fastDocument(file, index, values[index], shape, lines));
+  // No document is empty (see above), so their indexes are yaml's too.
+  return positions.map((places, index) => fastDocument(file, index, values[index], places, lines));
 }
 
 /** The file's line starts, counted on first use. */
@@ -259,13 +455,14 @@ function lazyLines(text: string): () => LineCounter {
 
 /**
  * A fast-read document. Its own function, so that its closures hold this document's data and
- * shape only, not the whole file's (a caller may let go of the data once validated).
+ * positions only, not the whole file's (a caller may let go of the data once validated: positions
+ * do not need it).
  */
 function fastDocument(
   file: string,
   index: number,
   data: unknown,
-  shape: DocumentShape,
+  positions: Positions,
   lines: () => LineCounter,
 ): ParsedDocument {
   return {
@@ -273,18 +470,8 @@ function fastDocument(
     index,
     data,
     reportedPaths: new Set(),
-    locate(path: YamlPath) {
-      const [key, item] = path;
-      const offset =
-        path.length === 2 && typeof key === 'string' && typeof item === 'number'
-          ? shape.lists.get(key)?.[item]
-          : undefined;
-      if (offset === undefined || offset < 0)
-        throw new YamlNeeded(file, `the position of ${formatPath(path)}`);
-      return lines().linePos(offset);
-    },
-    tree() {
-      throw new YamlNeeded(file, 'placing a problem');
-    },
+    locate: (path) => lines().linePos(positions.offsetAt(path)),
+    has: (path) => positions.has(path),
+    tree: () => ({ doc: positions.tree(), lineCounter: lines() }),
   };
 }

@@ -49,7 +49,12 @@ export interface ParsedDocument {
   reportedPaths: Set<string>;
   /** Where the node at `path` starts (the deepest node on it that exists). */
   locate(path: YamlPath): LineAndColumn;
-  /** yaml's tree of the document, to place schema problems in it. */
+  /** Whether the document holds a node at `path` (also once a caller has let go of `data`). */
+  has(path: YamlPath): boolean;
+  /**
+   * The document's nodes with their positions, to place schema problems in: yaml's own tree, or
+   * for a fast-read document, one built from the fast reader's positions (see fast-read.ts).
+   */
   tree(): { doc: Document; lineCounter: LineCounter };
 }
 
@@ -82,6 +87,15 @@ export function tooLargeProblem(file: string, bytes: number): ConfigProblem {
 }
 
 const NO_DECLARATIONS: ReadonlySet<string> = new Set();
+
+function hasPath(data: unknown, path: YamlPath): boolean {
+  let current = data;
+  for (const segment of path) {
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment)) return false;
+    current = (current as Record<string | number, unknown>)[segment];
+  }
+  return true;
+}
 
 /**
  * Refused before yaml reads anything: a file over the size limit, text that is not text, nesting
@@ -216,6 +230,7 @@ export function parseYamlFile(
       data,
       reportedPaths,
       locate: (path) => lineCounter.linePos(offsetOf(nodeAt(doc, path))),
+      has: (path) => hasPath(data, path),
       tree: () => ({ doc, lineCounter }),
     });
   }

@@ -2,9 +2,9 @@
 /**
  * The fast reader against the reference reader. Wherever `readFast` takes a text, it must read it
  * exactly as `parseYamlFile` does: no problems from yaml, the same documents, the same data (strictly:
- * -0, NaN, prototypes and own `__proto__` keys included) and the same position for every item of a
- * top-level list (a scalar item may instead be left to yaml: `YamlNeeded`). Declining (undefined) is
- * always allowed; taking a text and reading it differently never is.
+ * -0, NaN, prototypes and own `__proto__` keys included), and every problem placed where yaml places
+ * it: the same position for every node and every key, and for a path that leaves the document.
+ * Declining (undefined) is always allowed; taking a text and reading it differently never is.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -12,10 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { inspect, isDeepStrictEqual } from 'node:util';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
-import { CORE_TAG_FIRST_CHARS, CORE_TAGS, readFast, YamlNeeded } from '../../src/config/fast-read.js';
-import { parseYamlFile } from '../../src/config/parse-yaml.js';
+import { CORE_TAG_FIRST_CHARS, CORE_TAGS, readFast } from '../../src/config/fast-read.js';
+import { type ParsedDocument, parseYamlFile } from '../../src/config/parse-yaml.js';
 import { formatProblem } from '../../src/config/problems.js';
 import { type ValidationResult, validateSources } from '../../src/config/validate-sources.js';
+import { keyNodeAt, offsetOf, type YamlPath } from '../../src/config/yaml-path.js';
 import { seededRandom } from '../helpers/random.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,6 +29,63 @@ interface Divergence {
   /** What kind of difference: groups the property test's report. */
   kind: string;
   detail: string;
+}
+
+/** A path that leaves the document: a problem about a missing field is placed at its mapping. */
+const MISSING = 'no such key';
+
+/**
+ * Whether the fast-read document places every node as yaml does: `locate` and `has` on every path
+ * of the data (and one more key that is not there under every mapping), and the key of every pair
+ * in the tree that schema problems are placed in (an unknown field is placed at its key).
+ */
+function placeDivergence(
+  actual: ParsedDocument,
+  expected: ParsedDocument,
+  lines: readonly string[],
+): Divergence | undefined {
+  const fastTree = actual.tree();
+  const yamlTree = expected.tree();
+  const place = (path: YamlPath): Divergence | undefined => {
+    const want = expected.locate(path);
+    const got = actual.locate(path);
+    if (!isDeepStrictEqual(got, want)) {
+      const at = lines[want.line - 1]?.[want.col - 1];
+      return {
+        kind: `locate (yaml's node starts with ${JSON.stringify(at)})`,
+        detail: `locate(${JSON.stringify(path)}): fast reader ${show(got)}, yaml ${show(want)}`,
+      };
+    }
+    if (actual.has(path) !== expected.has(path)) {
+      return { kind: 'has', detail: `has(${JSON.stringify(path)}): fast reader ${actual.has(path)}` };
+    }
+    return undefined;
+  };
+  const visit = (value: unknown, path: YamlPath): Divergence | undefined => {
+    const found = place(path);
+    if (found !== undefined || value === null || typeof value !== 'object') return found;
+    if (Array.isArray(value)) {
+      for (const [index, item] of value.entries()) {
+        const inner = visit(item, [...path, index]);
+        if (inner !== undefined) return inner;
+      }
+      return place([...path, value.length]);
+    }
+    for (const key of Object.keys(value)) {
+      const want = yamlTree.lineCounter.linePos(offsetOf(keyNodeAt(yamlTree.doc, path, key)));
+      const got = fastTree.lineCounter.linePos(offsetOf(keyNodeAt(fastTree.doc, path, key)));
+      if (!isDeepStrictEqual(got, want)) {
+        return {
+          kind: 'key position',
+          detail: `key ${JSON.stringify(key)} at ${JSON.stringify(path)}: fast reader ${show(got)}, yaml ${show(want)}`,
+        };
+      }
+      const inner = visit((value as Record<string, unknown>)[key], [...path, key]);
+      if (inner !== undefined) return inner;
+    }
+    return place([...path, MISSING]);
+  };
+  return visit(expected.data, []);
 }
 
 /** How the fast reader's reading of `text` breaks the invariant, or undefined when it holds. */
@@ -58,33 +116,8 @@ function divergenceOf(text: string, file = 'test.yaml'): Divergence | undefined 
         detail: `document ${index}: fast reader ${show(actual.data)}, yaml ${show(expected.data)}`,
       };
     }
-    const data = expected.data;
-    if (data === null || typeof data !== 'object' || Array.isArray(data)) continue;
-    for (const [key, value] of Object.entries(data)) {
-      if (!Array.isArray(value)) continue;
-      for (let item = 0; item < value.length; item++) {
-        const want = expected.locate([key, item]);
-        let got: unknown;
-        try {
-          got = actual.locate([key, item]);
-        } catch (error) {
-          // Only collection items need a place (natural keys live in mappings): scalars go to yaml.
-          const scalar = value[item] === null || typeof value[item] !== 'object';
-          if (scalar && error instanceof YamlNeeded) continue;
-          got = `${error instanceof YamlNeeded ? 'YamlNeeded' : 'error'}: ${String(error)}`;
-        }
-        if (!isDeepStrictEqual(got, want)) {
-          const at = lines[want.line - 1]?.[want.col - 1];
-          return {
-            kind:
-              typeof got === 'string'
-                ? 'locate throws'
-                : `locate (yaml's item starts with ${JSON.stringify(at)})`,
-            detail: `document ${index}: locate(${JSON.stringify([key, item])}): fast reader ${show(got)}, yaml ${show(want)}`,
-          };
-        }
-      }
-    }
+    const found = placeDivergence(actual, expected, lines);
+    if (found !== undefined) return { kind: found.kind, detail: `document ${index}: ${found.detail}` };
   }
   return undefined;
 }
@@ -596,20 +629,23 @@ describe('readFast property: random documents written by yaml', () => {
 });
 
 describe('a fast-read document', () => {
-  const text = 'settings:\n  username: bot\ngroups:\n  - name: a\n  - {name: b}\n';
+  const text = 'settings:\n  username: bot\ngroups:\n  - name: a\n    users:\n  - {name: "b"}\n';
 
-  it('places its top-level list items, and asks for yaml for anything else', () => {
+  it('places every node itself, where yaml does', () => {
     const [document] = readFast('doc.yaml', text) ?? [];
     expect(document).toBeDefined();
     expect(document?.file).toBe('doc.yaml');
     expect(document?.reportedPaths).toEqual(new Set());
     expect(document?.locate(['groups', 0])).toEqual({ line: 4, col: 5 });
-    expect(document?.locate(['groups', 1])).toEqual({ line: 5, col: 5 });
-    expect(() => document?.locate(['settings', 'username'])).toThrow(YamlNeeded);
-    expect(() => document?.locate(['settings'])).toThrow(YamlNeeded);
-    expect(() => document?.locate(['groups', 0, 'name'])).toThrow(YamlNeeded);
-    expect(() => document?.locate(['groups', 2])).toThrow(YamlNeeded);
-    expect(() => document?.tree()).toThrow(YamlNeeded);
+    expect(document?.locate(['groups', 1])).toEqual({ line: 6, col: 5 });
+    expect(document?.locate(['settings', 'username'])).toEqual({ line: 2, col: 13 });
+    expect(document?.locate(['settings'])).toEqual({ line: 2, col: 3 });
+    expect(document?.locate(['groups', 0, 'users'])).toEqual({ line: 5, col: 11 });
+    expect(document?.locate(['groups', 1, 'name'])).toEqual({ line: 6, col: 12 });
+    expect(document?.locate(['groups', 2])).toEqual({ line: 4, col: 3 });
+    expect(document?.has(['groups', 1, 'name'])).toBe(true);
+    expect(document?.has(['groups', 1, 'users'])).toBe(false);
+    expect(divergence(text)).toBeUndefined();
   });
 });
 
@@ -642,6 +678,34 @@ describe('minimal divergences', () => {
     ['an escaped line break before an empty line', 'a: "x\\\n\n  y"\n'],
     ['a root block scalar with an indentation indicator', '|1\n a\n'],
     ['a root block scalar less indented than its indicator', '|1-\n  a\nb\n'],
+    // Where yaml places what js-yaml's events give no offset for, or another one.
+    [
+      'empty values, spaces and comments after the indicator',
+      'a:   \nb: # c\nc:\nd:\n  -\n  -   \n  - # c\n  - x\n',
+    ],
+    ['an empty value at the end of the text', 'a: 1\nb:'],
+    ['an empty value after a quoted key', '"a b":\n\'c\':  \n'],
+    ['an empty list item after a nested collection', 'a:\n  - b: 1\n    c: [x, y]\n  -\n  - {d: e}\n  -\n'],
+    ['an empty value in a flow mapping', 'a: {b: , c: d}\n'],
+    ['a key without a value in a flow mapping', 'a: {b, c: d}\n'],
+    ['a pair in a flow sequence', 'a: [b: c, d]\n'],
+    ['an explicit key', '? a\n: 1\nb: 2\n'],
+    ['an explicit key after an implicit one', 'b: 2\n? a\n: 1\n'],
+    ['an explicit key without a value', 'b: 2\n? a\nc: 3\n'],
+    ['a block scalar on the line after its key', 'a:\n  |\n    x\nb: 1\n'],
+    ['a block scalar with a comment that holds > and |', 'a: |-  # > or | here\n  x\nb: >+ # |\n  y\n\n'],
+    ['a block scalar after a comment line', 'a:\n  # | not this\n  |\n    x\n'],
+    ['an empty block scalar', 'a: |\nb: >\n\nc: 1\n'],
+    ['a block scalar item after a flow one', 'a:\n- [x]\n- |\n  y\n- {z: 1}\n- >\n  w\n'],
+    ['a block scalar with an indentation indicator', 'a:\n  - |2\n      x\n'],
+    ['a mapping after a comment', 'a:\n  # c\n  b: 1\n  # d\nc:\n  # e\n  - f\n'],
+    ['a compact mapping in a list', 'a:\n  -   b: 1\n      c:\n  - - d\n    -\n'],
+    ['spaces before a colon', 'a   : 1\nb  :\n'],
+    ['a flow mapping over lines', 'a: {\n  b: 1,\n  c: [\n    d\n  ]\n}\n'],
+    ['an empty flow collection', 'a: []\nb: {}\nc:\n  - []\n  -\n'],
+    ['a multi-line plain scalar', 'a: one\n  two\nb:\n  - three\n    four\n  -\n'],
+    ['empty quoted scalars', 'a: ""\nb: \'\'\nc: [""]\n'],
+    ['quoted keys with escapes', '"a\\"b": 1\n\'c\'\'d\': 2\n"e\\u00e9": 3\n'],
   ];
 
   it.each(MINIMAL)('%s', (_name, text) => {
@@ -830,5 +894,93 @@ application_rules:
       'b/again.yaml:8:9 application_rules[1]: duplicate application rule "shop.example.com/Block admin": also declared at a/rules.yaml:3:5',
     ]);
     expect(result).toStrictEqual(yamlOnly(sources, { env: {} }));
+  });
+});
+
+/**
+ * The property behind "one reader per file": a run that finds problems is not redone with yaml, so
+ * the fast reader must place every problem itself exactly where yaml alone places it. Random broken
+ * configurations, written by yaml in random styles: the example files with one field of one object
+ * (or a setting, or the manage scope) changed at random, validated by both.
+ */
+describe('validateSources property: random broken configurations', () => {
+  const CASES = 300;
+  let yamlOnly: typeof validateSources;
+
+  beforeAll(async () => {
+    yamlOnly = await validateWithYamlOnly();
+  });
+
+  const examples = () =>
+    yamlFilesUnder(join(REPO, 'examples', 'config')).map((path) => ({
+      file: relative(REPO, path),
+      data: parseYamlFile(path, readFileSync(path, 'utf8'), {}).documents.map((d) => d.data),
+    }));
+
+  /** A random way to break an object: a wrong type, an unknown or missing field, a duplicate. */
+  function breakValue(random: Random, value: unknown, depth = 0): unknown {
+    if (value === null || typeof value !== 'object') {
+      return pick(random, [null, 42, true, '', 'x'.repeat(300), ['list'], { a: 1 }, '../bad', -1]);
+    }
+    if (Array.isArray(value)) {
+      if (value.length === 0 || random() < 0.2) return [...value, ...value];
+      const at = Math.floor(random() * value.length);
+      return value.map((item, i) => (i === at ? breakValue(random, item, depth + 1) : item));
+    }
+    const entries = Object.entries(value);
+    const roll = random();
+    if (entries.length === 0 || roll < 0.15)
+      return { ...value, [pick(random, ['enabeld', 'nmae', 'x y'])]: 1 };
+    const at = Math.floor(random() * entries.length);
+    if (roll < 0.3) return Object.fromEntries(entries.filter((_, i) => i !== at));
+    if (depth > 3 && roll < 0.5) return pick(random, [null, 'x', 1]);
+    return Object.fromEntries(
+      entries.map(([key, item], i) => [key, i === at ? breakValue(random, item, depth + 1) : item]),
+    );
+  }
+
+  /** One rule of the document, if it has any, on a host that `manage.application_rules.match` leaves out. */
+  function moveRule(random: Random, document: unknown): unknown {
+    const rules = (document as { application_rules?: Record<string, unknown>[] }).application_rules;
+    if (rules === undefined || rules.length === 0) return document;
+    const at = Math.floor(random() * rules.length);
+    const moved = rules.map((rule, i) => (i === at ? { ...rule, rq_host: 'shop.example.org' } : rule));
+    return { ...(document as object), application_rules: moved };
+  }
+
+  it(`places every problem of ${CASES} random broken configurations as yaml alone does`, () => {
+    const files = examples();
+    const failures: string[] = [];
+    let fastReads = 0;
+    let failing = 0;
+    for (let seed = 1; seed <= CASES; seed++) {
+      const random = seededRandom(seed);
+      const broken = Math.floor(random() * files.length);
+      // A quarter of the runs are valid but for a rule outside the manage scope (a cross-file problem).
+      const outOfScope = random() < 0.25;
+      const sources = files.map(({ file, data }, i) => {
+        const documents =
+          i !== broken
+            ? data
+            : data.map((document) =>
+                outOfScope ? moveRule(random, document) : breakValue(random, document),
+              );
+        const text = documents.map((document) => stringify(document, randomOptions(random))).join('---\n');
+        return { file, text };
+      });
+      for (const { file, text } of sources) if (readFast(file, text) !== undefined) fastReads++;
+      const fast = validateSources(sources, { env: {} });
+      const slow = yamlOnly(sources, { env: {} });
+      if (!slow.ok) failing++;
+      if (!isDeepStrictEqual(comparable(fast), comparable(slow))) {
+        failures.push(
+          `seed ${seed}: fast ${show(problemLines(fast))}, yaml ${show(problemLines(slow))}\n${sources[broken]?.text}`,
+        );
+      }
+    }
+    expect(failures.slice(0, 3), `${failures.length} of ${CASES} differ`).toEqual([]);
+    // Not vacuous: most files are read fast, and most runs find problems.
+    expect(fastReads).toBeGreaterThan((CASES * files.length) / 2);
+    expect(failing).toBeGreaterThan(CASES / 2);
   });
 });

@@ -268,9 +268,10 @@ class Editor {
  * Throws YamlEditError for a path that does not exist (other than a last key to add), a path
  * through an alias, and edits that overlap.
  */
-export function editYaml(source: string, edits: readonly YamlEdit[]): string {
-  if (edits.length === 0) return source;
-  const result = new Editor(new Source(source)).apply(edits);
+export function editYaml(text: string | Source, edits: readonly YamlEdit[]): string {
+  const source = typeof text === 'string' ? new Source(text) : text;
+  if (edits.length === 0) return source.text;
+  const result = new Editor(source).apply(edits);
   // A safety net: a splice that broke the file is a bug here, never something to write.
   for (const doc of parseAllDocuments(result, SCHEMA_OPTIONS) as unknown as Document[]) {
     const [error] = doc.errors;

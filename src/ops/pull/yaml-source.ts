@@ -1,7 +1,8 @@
 /**
  * The source side of the YAML text editor: the text by lines, its parse with source tokens, where
  * nodes and their indicators are, the nodes on a path, and whether a value is written literally
- * (valueOrigin).
+ * (valueOrigin). A `Source` parses its text once, on first use: `pull` asks one `Source` per file
+ * for every value's origin and for the edits.
  */
 import {
   type Document,
@@ -47,6 +48,7 @@ export interface Place {
 export class Source {
   readonly lineCounter = new LineCounter();
   readonly eol: string;
+  private parsed?: Document.Parsed[];
 
   constructor(readonly text: string) {
     // The first line end decides: a CRLF file gets CRLF lines.
@@ -161,11 +163,19 @@ export class Source {
     const colon = this.text.indexOf(':', keyEnd);
     return { flow, seqItem: false, col: this.col(rangeOf(parent)[0]), after: this.afterProps(colon + 1) };
   }
+  /** The text's documents with their source tokens, parsed on first use (the line counter with them). */
+  get documents(): Document.Parsed[] {
+    if (this.parsed === undefined) {
+      const options = { ...SCHEMA_OPTIONS, keepSourceTokens: true, lineCounter: this.lineCounter };
+      this.parsed = parseAllDocuments(this.text, options) as unknown as Document.Parsed[];
+    }
+    return this.parsed;
+  }
 }
 
+/** The documents of `source`; read only (an editor splices the text, never the tree). */
 export function parse(source: Source): Document.Parsed[] {
-  const options = { ...SCHEMA_OPTIONS, keepSourceTokens: true, lineCounter: source.lineCounter };
-  return parseAllDocuments(source.text, options) as unknown as Document.Parsed[];
+  return source.documents;
 }
 
 export function rangeOf(node: unknown): [number, number] {
@@ -227,8 +237,13 @@ function referenceAt(text: string): number | undefined {
  * root to it, then inside it. A missing path is `undefined` (a field left to its default) unless a
  * node on the way is an alias or a shared anchor: adding the field there would change the other place.
  */
-export function valueOrigin(source: string, document: number, path: NodePath): ValueOrigin | undefined {
-  const s = new Source(source);
+export function valueOrigin(
+  text: string | Source,
+  document: number,
+  path: NodePath,
+): ValueOrigin | undefined {
+  const s = typeof text === 'string' ? new Source(text) : text;
+  const source = s.text;
   const doc = parse(s)[document];
   if (!doc) return undefined;
   const shared = new Set<string>();
