@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { KINDS } from '../../src/kinds/index.js';
 import { runCli } from '../helpers/cli.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -19,6 +20,25 @@ describe('wafctl CLI shell', () => {
     for (const command of ['validate', 'plan', 'apply', 'drift', 'pull', 'export', 'get', 'emulator']) {
       expect(result.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
+  });
+
+  // The families are never written out in the CLI: the registry fills them in when the command runs.
+  const families = KINDS.map((kind) => kind.section.replaceAll('_', '-'));
+  it.each([[['export', '--help']], [['help', 'pull']], [['get', '--help']]])(
+    '%j lists every family of the registry, placeholder filled in',
+    async (args) => {
+      const result = await runCli(args);
+      expect(result.code).toBe(0);
+      const text = result.stdout.replace(/\s+/g, ' ');
+      for (const family of families) expect(text).toContain(family);
+      expect(text).not.toContain('{families}');
+    },
+  );
+
+  it('help of an unknown command is the program help, on stderr, exit 1', async () => {
+    const result = await runCli(['help', 'frobnicate']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Usage: wafctl');
   });
 
   it('an unknown command is a usage error with exit 1', async () => {
