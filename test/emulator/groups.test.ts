@@ -25,7 +25,14 @@ async function listGroups(): Promise<WireGroup[]> {
   return (await api.get<Many>('/api/v1/groups')).body.data?.groups ?? [];
 }
 
+/** A name another group holds: the duplicate-name tests own it, whatever ran before them. */
+const TAKEN = 'taken-name';
+
 describe('groups', () => {
+  beforeAll(async () => {
+    await createGroup({ name: TAKEN });
+  });
+
   it('POST creates a group with permissions and users, under data.group', async () => {
     const reply = await api.post<One>('/api/v1/groups', {
       attrs: {
@@ -70,10 +77,15 @@ describe('groups', () => {
   });
 
   it('GET list returns data.groups without permissions and users', async () => {
+    await createGroup({
+      name: 'listed',
+      user_ids: ['u-1001'],
+      permissions: [{ permission_id: 0, service_id: '' }],
+    });
     const reply = await api.get<Many>('/api/v1/groups');
     expect(reply.status).toBe(200);
     expect(reply.body.message).toBe('List of groups');
-    const group = reply.body.data?.groups.find((g) => g.name === 'soc-analysts');
+    const group = reply.body.data?.groups.find((g) => g.name === 'listed');
     expect(group).toBeDefined();
     expect(Object.keys(group ?? {}).sort()).toEqual([
       'created_at',
@@ -155,7 +167,7 @@ describe('groups', () => {
   it.each([
     ['a missing name', { description: 'x' }],
     ['an empty name', { name: '' }],
-    ['a duplicate name', { name: 'soc-analysts' }],
+    ['a duplicate name', { name: TAKEN }],
     ['an unknown user id', { name: 'g-unknown-user', user_ids: ['u-9999'] }],
     [
       'a permission id out of the catalog',
@@ -185,7 +197,7 @@ describe('groups', () => {
   });
 
   it.each([
-    ['a duplicate name', { name: 'soc-analysts' }],
+    ['a duplicate name', { name: TAKEN }],
     ['an unknown user id', { user_ids: ['u-1001', 'nobody'] }],
     ['a wrong type', { description: 42 }],
     ['a bad permission', { permissions: [{ permission_id: -1, service_id: '' }] }],
