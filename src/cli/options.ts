@@ -145,8 +145,11 @@ export const FAMILIES = '{families}';
 
 /** `groups, application-rules, ...`: the registry's sections as `--kind` and `get` spell them. */
 async function familyList(): Promise<string> {
-  const { KINDS } = await import('../kinds/index.js');
-  return KINDS.map((kind) => kind.section.replaceAll('_', '-')).join(', ');
+  const [{ KINDS }, { cliName }] = await Promise.all([
+    import('../kinds/index.js'),
+    import('../kinds/kind.js'),
+  ]);
+  return KINDS.map(cliName).join(', ');
 }
 
 /** Fills in `FAMILIES` in a command's option and argument texts. */

@@ -64,6 +64,17 @@ export function kindObject<K extends z.ZodRawShape, F extends z.ZodRawShape>(key
   });
 }
 
+/** How the command line names a family: its section with dashes (`application-rules`), as the API's path. */
+export const cliName = (kind: Pick<Kind, 'section'>): string => kind.section.replaceAll('_', '-');
+
+/**
+ * Every name a family answers to on the command line (`get KIND`, `--kind`): its section and its
+ * plan name, each with dashes or underscores, the dashed section first.
+ */
+export function spellingsOf(kind: Pick<Kind, 'name' | 'section'>): string[] {
+  return [...new Set([cliName(kind), kind.name.replaceAll('_', '-'), kind.section, kind.name])];
+}
+
 /** The natural key of an object from its key fields' values: `name`, or `<rq_host>/<description>`. */
 export function naturalKeyOf(keyFields: readonly string[], object: Record<string, unknown>): string {
   return keyFields.map((field) => String(object[field] ?? '')).join('/');

@@ -6,11 +6,7 @@
 import { WafctlError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
 import { KINDS, type Kind } from '../../kinds/index.js';
-
-function spellings(kind: Kind): string[] {
-  const names = [kind.section, kind.name];
-  return [...names, ...names.map((name) => name.replaceAll('_', '-'))];
-}
+import { cliName, spellingsOf } from '../../kinds/kind.js';
 
 /** The kinds named (comma-separated lists allowed), in registry order; every kind when none is named. */
 export function resolveKinds(names: readonly string[] | undefined): Kind[] {
@@ -19,10 +15,10 @@ export function resolveKinds(names: readonly string[] | undefined): Kind[] {
   const chosen = new Set<Kind>();
   for (const name of wanted) {
     if (name === '') continue;
-    const kind = KINDS.find((candidate) => spellings(candidate).includes(name));
+    const kind = KINDS.find((candidate) => spellingsOf(candidate).includes(name));
     if (kind === undefined) {
-      const valid = KINDS.map((k) => k.section.replaceAll('_', '-'));
-      const suggestion = didYouMean(name, KINDS.flatMap(spellings));
+      const valid = KINDS.map(cliName);
+      const suggestion = didYouMean(name, KINDS.flatMap(spellingsOf));
       const hint = suggestion ? ` (did you mean "${suggestion}"?)` : '';
       throw new WafctlError('USAGE', `unknown kind "${name}"${hint}; expected one of ${valid.join(', ')}`, {
         userFault: true,

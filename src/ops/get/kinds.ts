@@ -8,7 +8,7 @@ import { FILTERS_BY_KIND, type ListKind } from '../../api/index.js';
 import { WafctlError } from '../../core/errors.js';
 import { didYouMean } from '../../core/suggest.js';
 import { KINDS } from '../../kinds/index.js';
-import type { GetSpec, Kind } from '../../kinds/kind.js';
+import { cliName, type GetSpec, type Kind, spellingsOf } from '../../kinds/kind.js';
 import { rules } from './rules.js';
 
 /** What `get` needs of a family: its names, its noun and its `get`. The rules have this shape too. */
@@ -24,18 +24,15 @@ export interface GetKind {
   spec: GetSpec;
 }
 
-const dashed = (name: string) => name.replaceAll('_', '-');
-
 function isListKind(name: string): name is ListKind {
   return Object.hasOwn(FILTERS_BY_KIND, name);
 }
 
-function getKind({ name, section, noun, get }: Readable): GetKind {
-  const listing = dashed(section);
+function getKind(kind: Readable): GetKind {
+  const listing = cliName(kind);
   // A family without a listing in the client (src/api/) cannot be read: a mistake of wafctl's.
   if (!isListKind(listing)) throw new Error(`get: the API client has no listing "${listing}"`);
-  const spellings = new Set([listing, dashed(name), section, name]);
-  return { name: listing, noun, spellings: [...spellings], spec: get };
+  return { name: listing, noun: kind.noun, spellings: spellingsOf(kind), spec: kind.get };
 }
 
 /**
