@@ -4,9 +4,21 @@
  * any request, the plan and the report rendered as text and discarded instead of printed).
  */
 
+import type { Io } from '../src/cli/io.js';
 import { DEFAULT_BATCH_SIZE, DEFAULT_PARALLELISM, HYDRATION_CONCURRENCY } from '../src/cli/options.js';
 import type { JobOutcome } from './jobs.js';
 import { phaseClock } from './jobs.js';
+
+/** The process's own streams and environment, as main.ts hands them to a command; no signal handling. */
+const benchIo: Io = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+  cwd: process.cwd(),
+  onSignal: () => () => undefined,
+  exit: (code) => process.exit(code),
+};
 
 export async function planJob(job: { url: string; configDir: string }): Promise<JobOutcome> {
   const clock = phaseClock();
@@ -15,9 +27,9 @@ export async function planJob(job: { url: string; configDir: string }): Promise<
   const { refreshAndPlan } = await import('../src/ops/refresh.js');
   const { renderTextPlan } = await import('../src/plan/render/text.js');
   clock.lap('modules');
-  const config = await loadDesiredState([job.configDir]);
+  const config = await loadDesiredState([job.configDir], { cwd: benchIo.cwd, env: benchIo.env });
   clock.lap('config');
-  const plan = await withApiClient({ url: job.url }, (api) =>
+  const plan = await withApiClient(benchIo, { url: job.url }, (api) =>
     refreshAndPlan(config, api, { concurrency: HYDRATION_CONCURRENCY }),
   );
   clock.lap('refresh+plan');
@@ -38,9 +50,9 @@ export async function applyJob(job: { url: string; configDir: string }): Promise
   const { applyPlan } = await import('../src/ops/apply/applier.js');
   const { renderApplyReport } = await import('../src/ops/apply/report.js');
   clock.lap('modules');
-  const config = await loadDesiredState([job.configDir]);
+  const config = await loadDesiredState([job.configDir], { cwd: benchIo.cwd, env: benchIo.env });
   clock.lap('config');
-  const counts = await withApiClient({ url: job.url }, async (api) => {
+  const counts = await withApiClient(benchIo, { url: job.url }, async (api) => {
     // As `wafctl apply`: the refresh runs with the --parallelism value (default 8).
     const plan = await refreshAndPlan(config, api, { concurrency: DEFAULT_PARALLELISM });
     clock.lap('refresh+plan');

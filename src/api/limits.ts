@@ -35,7 +35,7 @@ export function isLimit(value: number): boolean {
 }
 
 /** A limit from the environment: digits only (no sign, unit, exponent or blank), positive. */
-function readLimit(env: NodeJS.ProcessEnv, name: string): number | undefined {
+function readLimit(env: Readonly<Record<string, string | undefined>>, name: string): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
   const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
@@ -50,7 +50,7 @@ function readLimit(env: NodeJS.ProcessEnv, name: string): number | undefined {
 }
 
 /** The limits set in the environment (`WAFCTL_MAX_RESPONSE_BYTES`, `WAFCTL_MAX_ROWS`); unset ones are left out. */
-export function limitsFromEnv(env: NodeJS.ProcessEnv): ResponseLimits {
+export function limitsFromEnv(env: Readonly<Record<string, string | undefined>>): ResponseLimits {
   const maxResponseBytes = readLimit(env, MAX_RESPONSE_BYTES_ENV);
   const maxRows = readLimit(env, MAX_ROWS_ENV);
   return {

@@ -7,7 +7,7 @@
 import { Command } from 'commander';
 import { WafctlError } from '../core/errors.js';
 import { IMPACT_CLASSES, type ImpactClass } from '../core/model.js';
-import { plural } from '../core/text.js';
+import type { Io } from './io.js';
 import {
   addConnectionOptions,
   type ConnectionFlags,
@@ -33,7 +33,7 @@ function refuse(message: string): WafctlError {
   return new WafctlError('PLAN_REFUSED', message, { userFault: true });
 }
 
-export function applyCommand(): Command {
+export function applyCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
     new Command('apply')
       .description('plan, then create, update and delete to match the configuration')
@@ -62,98 +62,97 @@ export function applyCommand(): Command {
         '--allow-partial',
         'when some objects could not be planned, apply the changes of the others (default: apply nothing)',
       ),
-  ).action(async (paths: string[], _flags: ApplyFlags, command: Command) => {
-    const flags = command.optsWithGlobals<ApplyFlags>();
-    if (flags.plan !== undefined && paths.length > 0) {
-      throw new WafctlError('USAGE', 'give either PATHs or --plan FILE, not both.', { userFault: true });
-    }
-    // A saved plan was approved when it was reviewed; a fresh one needs a person at a terminal.
-    const interactive = flags.plan === undefined && !flags.autoApprove;
-    if (interactive && !process.stdin.isTTY) {
-      throw refuse(
-        'refusing to apply without confirmation: no terminal to ask on. Pass --auto-approve to apply.',
-      );
-    }
+  ).action(async (paths: string[], _flags: ApplyFlags, command: Command) =>
+    done(await apply(paths, command.optsWithGlobals<ApplyFlags>(), io)),
+  );
+}
 
-    const { withApiClient } = await import('./connection.js');
-    const { baseUrlInUse } = await import('./planning.js');
-    const { loadDesiredState } = await import('../config/load.js');
-    const { refreshAndPlan } = await import('../ops/refresh.js');
-    const { renderTextPlan } = await import('../plan/render/text.js');
-    const { readSavedPlan, assertMadeAgainst } = await import('../ops/apply/saved-plan.js');
-    const { replanSavedPlan } = await import('../ops/apply/replan.js');
-    const { secretRefusal, safetyRefusal } = await import('../ops/apply/gate.js');
-    const { applyPlan } = await import('../ops/apply/applier.js');
-    const { renderApplyReport } = await import('../ops/apply/report.js');
-    const { applySucceeded } = await import('../ops/apply/model.js');
-    const { progressReporter } = await import('./progress.js');
-    const { interruptOnSignals } = await import('./interrupt.js');
+async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number> {
+  if (flags.plan !== undefined && paths.length > 0) {
+    throw new WafctlError('USAGE', 'give either PATHs or --plan FILE, not both.', { userFault: true });
+  }
+  // A saved plan was approved when it was reviewed; a fresh one needs a person at a terminal.
+  const interactive = flags.plan === undefined && !flags.autoApprove;
+  if (interactive && !io.stdin.isTTY) {
+    throw refuse(
+      'refusing to apply without confirmation: no terminal to ask on. Pass --auto-approve to apply.',
+    );
+  }
 
-    // Configuration problems and unreadable saved plans are reported before any network call, and so
-    // is a saved plan made against another server (no request, not even a sign-in, reaches it).
-    const source =
-      flags.plan === undefined
-        ? ({ from: 'config', config: await loadDesiredState(paths.length > 0 ? paths : ['.']) } as const)
-        : ({ from: 'saved', saved: await readSavedPlan(flags.plan) } as const);
-    const here = baseUrlInUse(flags);
-    if (source.from === 'saved' && here !== undefined) assertMadeAgainst(source.saved, here);
+  const { withApiClient } = await import('./connection.js');
+  const { baseUrlInUse } = await import('./planning.js');
+  const { loadDesiredState } = await import('../config/load.js');
+  const { refreshAndPlan } = await import('../ops/refresh.js');
+  const { renderTextPlan } = await import('../plan/render/text.js');
+  const { readSavedPlan, assertMadeAgainst } = await import('../ops/apply/saved-plan.js');
+  const { replanSavedPlan } = await import('../ops/apply/replan.js');
+  const { applyGate } = await import('../ops/apply/gate.js');
+  const { applyPlan } = await import('../ops/apply/applier.js');
+  const { renderApplyReport } = await import('../ops/apply/report.js');
+  const { applySucceeded } = await import('../ops/apply/model.js');
+  const { progressReporter } = await import('./progress.js');
+  const { interruptOnSignals } = await import('./interrupt.js');
 
-    await withApiClient(flags, async (api) => {
-      const concurrency = flags.parallelism;
-      // A saved plan is rebuilt from the live objects and its intent: nothing it says about what a
-      // change does (fields, before/after, impact, warnings) is believed.
-      const { plan, username } =
-        source.from === 'saved'
-          ? { plan: await replanSavedPlan(source.saved, api, concurrency), username: source.saved.username }
-          : {
-              plan: await refreshAndPlan(source.config, api, { concurrency }),
-              username: source.config.state.settings.username,
-            };
-      writeOut(renderTextPlan(plan, { color: colorEnabled(process.stdout, flags.color) }));
+  // Configuration problems and unreadable saved plans are reported before any network call, and so
+  // is a saved plan made against another server (no request, not even a sign-in, reaches it).
+  const source =
+    flags.plan === undefined
+      ? ({
+          from: 'config',
+          config: await loadDesiredState(paths.length > 0 ? paths : ['.'], { cwd: io.cwd, env: io.env }),
+        } as const)
+      : ({ from: 'saved', saved: await readSavedPlan(flags.plan, { cwd: io.cwd }) } as const);
+  const here = baseUrlInUse(flags, io.env);
+  if (source.from === 'saved' && here !== undefined) assertMadeAgainst(source.saved, here);
 
-      if (plan.changes.length === 0 && plan.problems.length === 0) return;
-      // The policy gate first: its exit code (3) says why nothing was applied.
-      const { failOnRefusal } = await import('../plan/policy.js');
-      const refusal =
-        failOnRefusal(plan, flags.failOn ?? [], 'Nothing was applied.') ?? secretRefusal(plan, username);
-      if (refusal) throw refusal;
-      // Like Terraform: a plan with errors is not applied, not even the parts that planned well.
-      const planProblems = plan.problems.length;
-      if (planProblems > 0 && !flags.allowPartial) {
-        throw refuse(
-          `${plural(planProblems, 'object')} could not be planned (see the errors above): nothing was applied. Fix ${planProblems === 1 ? 'it' : 'them'}, or pass --allow-partial to apply the changes of the others.`,
-        );
-      }
-      const unsafe = safetyRefusal(plan, flags.force === true);
-      if (unsafe) throw unsafe;
-      if (interactive && plan.changes.length > 0) {
-        const { confirm } = await import('./confirm.js');
-        const answer = await confirm();
-        // Terraform's words and codes: not an error, the person at the terminal said no.
-        if (answer !== 'approved') {
-          writeErr('\nApply cancelled.');
-          process.exitCode = answer === 'interrupted' ? 130 : 1;
-          return;
-        }
-      }
+  return withApiClient(io, flags, async (api) => {
+    const concurrency = flags.parallelism;
+    // A saved plan is rebuilt from the live objects and its intent: nothing it says about what a
+    // change does (fields, before/after, impact, warnings) is believed.
+    const { plan, username } =
+      source.from === 'saved'
+        ? { plan: await replanSavedPlan(source.saved, api, concurrency), username: source.saved.username }
+        : {
+            plan: await refreshAndPlan(source.config, api, { concurrency }),
+            username: source.config.state.settings.username,
+          };
+    writeOut(io, renderTextPlan(plan, { color: colorEnabled(io, flags.color) }));
 
-      const progress = progressReporter(process.stderr, writeErr);
-      // Until the report is out: a signal stops the apply cleanly instead of killing it mid-way.
-      const interruption = interruptOnSignals();
-      try {
-        const report = await applyPlan(plan, api, {
-          parallelism: flags.parallelism,
-          batchSize: flags.batchSize,
-          username,
-          onCall: progress.onCall,
-          signal: interruption.signal,
-        });
-        progress.finish();
-        writeOut(`\n${renderApplyReport(report)}`);
-        process.exitCode = interruption.exitCode() ?? (applySucceeded(report) ? 0 : 1);
-      } finally {
-        interruption.dispose();
-      }
+    const gate = applyGate(plan, {
+      failOn: flags.failOn ?? [],
+      allowPartial: flags.allowPartial === true,
+      force: flags.force === true,
+      interactive,
+      username,
     });
+    if (gate.verdict === 'nothing') return 0;
+    if (gate.verdict === 'refuse') throw gate.error;
+    if (gate.verdict === 'confirm') {
+      const { confirm } = await import('./confirm.js');
+      const answer = await confirm(io.stdin, io.stdout);
+      // Terraform's words and codes: not an error, the person at the terminal said no.
+      if (answer !== 'approved') {
+        writeErr(io, '\nApply cancelled.');
+        return answer === 'interrupted' ? 130 : 1;
+      }
+    }
+
+    const progress = progressReporter(io.stderr, (line) => writeErr(io, line));
+    // Until the report is out: a signal stops the apply cleanly instead of killing it mid-way.
+    const interruption = interruptOnSignals(io);
+    try {
+      const report = await applyPlan(plan, api, {
+        parallelism: flags.parallelism,
+        batchSize: flags.batchSize,
+        username,
+        onCall: progress.onCall,
+        signal: interruption.signal,
+      });
+      progress.finish();
+      writeOut(io, `\n${renderApplyReport(report)}`);
+      return interruption.exitCode() ?? (applySucceeded(report) ? 0 : 1);
+    } finally {
+      interruption.dispose();
+    }
   });
 }

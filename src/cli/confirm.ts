@@ -4,8 +4,8 @@ import { createInterface } from 'node:readline/promises';
 export type Answer = 'approved' | 'declined' | 'interrupted';
 
 export async function confirm(
-  input: NodeJS.ReadableStream = process.stdin,
-  output: NodeJS.WritableStream = process.stdout,
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
   /** Whether input is a terminal (readline then turns Ctrl-C into an abort of the question). */
   terminal?: boolean,
 ): Promise<Answer> {

@@ -11,13 +11,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { ApiClient, ApiClientOptions } from '../api/index.js';
-import { DEFAULT_TIMEOUT_SECONDS } from '../api/retry.js';
+import { type Clock, DEFAULT_TIMEOUT_SECONDS } from '../api/retry.js';
 import { usageError, WafctlError } from '../core/errors.js';
 import { isBearerToken, registerSecret, shortSecretWarning } from '../core/secrets.js';
+import type { Io } from './io.js';
 import { type ConnectionFlags, quoteValue, readTimeout } from './options.js';
 import { writeErr } from './output.js';
 import { debugEnabled } from './report-error.js';
+
+type Environment = Io['env'];
 
 export interface Connection {
   baseUrl: string;
@@ -35,6 +39,10 @@ function connectionError(message: string): WafctlError {
 }
 
 export interface ConnectionOptions {
+  /** What relative `--token-file` and `--password-file` paths are relative to. */
+  cwd?: string | undefined;
+  /** The API client's timers (sign-in retries); the system clock when absent. */
+  clock?: Partial<Clock> | undefined;
   /** Debug lines (the sign-in request, sign-in settings ignored); WAFCTL_DEBUG=1 in the CLI. */
   log?: ((line: string) => void) | undefined;
   /** Lines the user must see whatever the debug setting (a secret too short to redact safely). */
@@ -43,7 +51,7 @@ export interface ConnectionOptions {
 
 export async function openConnection(
   flags: ConnectionFlags,
-  env: NodeJS.ProcessEnv = process.env,
+  env: Environment,
   options: ConnectionOptions = {},
 ): Promise<Connection> {
   const url = flags.url ?? env.WAF_URL;
@@ -55,7 +63,7 @@ export async function openConnection(
   if (flags.emulatorState !== undefined) {
     throw connectionError(`--emulator-state only applies with --url ${EMBEDDED}.`);
   }
-  const credential = await resolveCredential(flags, env, options.log);
+  const credential = await resolveCredential(flags, env, options);
   // Registered already (where it was read); short ones are still redacted, with one warning each.
   const warn = (what: string, kind: 'token' | 'password', secret: string) => {
     const warning = shortSecretWarning(what, kind, secret);
@@ -69,7 +77,8 @@ export async function openConnection(
   // Imported here: the client (and zod) is loaded only by commands that talk to the API.
   const { signIn } = await import('../api/index.js');
   const { username, password } = credential;
-  const token = await signIn({ baseUrl: url, username, password, timeoutSeconds, log: options.log });
+  const { log, clock } = options;
+  const token = await signIn({ baseUrl: url, username, password, timeoutSeconds, log, clock });
   return { baseUrl: url, token, timeoutSeconds, close: async () => {} };
 }
 
@@ -77,7 +86,7 @@ export async function openConnection(
  * `--timeout` (already checked by commander) wins over WAF_TIMEOUT; neither: the default. An empty
  * WAF_TIMEOUT is unset, like every variable read here (CI writes an unset variable as empty).
  */
-function resolveTimeout(flags: ConnectionFlags, env: NodeJS.ProcessEnv): number {
+function resolveTimeout(flags: ConnectionFlags, env: Environment): number {
   if (flags.timeout !== undefined) return flags.timeout;
   const value = envValue(env, 'WAF_TIMEOUT');
   if (value === undefined) return DEFAULT_TIMEOUT_SECONDS;
@@ -89,7 +98,7 @@ function resolveTimeout(flags: ConnectionFlags, env: NodeJS.ProcessEnv): number 
 type Credential = { kind: 'token'; token: string } | { kind: 'signin'; username: string; password: string };
 
 /** An environment value, or undefined when unset or empty (an empty value means "not set"). */
-function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+function envValue(env: Environment, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value === '' ? undefined : value;
 }
@@ -97,8 +106,8 @@ function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
 /** The token when one is given; else the sign-in settings, whole; else what is missing. */
 async function resolveCredential(
   flags: ConnectionFlags,
-  env: NodeJS.ProcessEnv,
-  log: ConnectionOptions['log'],
+  env: Environment,
+  { log, cwd }: ConnectionOptions,
 ): Promise<Credential> {
   const username = envValue(env, 'WAF_SIGNIN_USERNAME');
   const passwordSource =
@@ -111,7 +120,7 @@ async function resolveCredential(
     if (username !== undefined || passwordSource !== undefined) {
       log?.('sign-in settings ignored: a token is given (WAF_TOKEN or --token-file), and a token wins');
     }
-    return { kind: 'token', token: await readToken(flags.tokenFile, env) };
+    return { kind: 'token', token: await readToken(flags.tokenFile, env, cwd) };
   }
   if (username === undefined && passwordSource === undefined) {
     throw connectionError(
@@ -131,16 +140,20 @@ async function resolveCredential(
   const password =
     flags.passwordFile === undefined
       ? (envValue(env, 'WAF_SIGNIN_PASSWORD') ?? '')
-      : await readSecretFile(flags.passwordFile, 'password');
+      : await readSecretFile(flags.passwordFile, 'password', cwd);
   registerSecret(password);
   return { kind: 'signin', username, password };
 }
 
 /** A token or password file, trimmed (an editor's or `echo`'s newline is not part of it). */
-async function readSecretFile(path: string, what: 'token' | 'password'): Promise<string> {
+async function readSecretFile(
+  path: string,
+  what: 'token' | 'password',
+  cwd: string | undefined,
+): Promise<string> {
   let value: string;
   try {
-    value = (await readFile(path, 'utf8')).trim();
+    value = (await readFile(cwd === undefined ? path : resolve(cwd, path), 'utf8')).trim();
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw connectionError(`cannot read the ${what} file ${path}: ${reason}.`);
@@ -150,9 +163,15 @@ async function readSecretFile(path: string, what: 'token' | 'password'): Promise
 }
 
 /** Called only when a token is given: `--token-file` wins over WAF_TOKEN. */
-async function readToken(tokenFile: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
+async function readToken(
+  tokenFile: string | undefined,
+  env: Environment,
+  cwd: string | undefined,
+): Promise<string> {
   const token =
-    tokenFile === undefined ? (envValue(env, 'WAF_TOKEN') ?? '') : await readSecretFile(tokenFile, 'token');
+    tokenFile === undefined
+      ? (envValue(env, 'WAF_TOKEN') ?? '')
+      : await readSecretFile(tokenFile, 'token', cwd);
   registerSecret(token);
   // Checked here, not left to fetch: its error would quote the header, and read like a bug.
   if (!isBearerToken(token)) {
@@ -185,21 +204,29 @@ async function openEmbedded(statePath: string | undefined): Promise<Omit<Connect
  * afterwards. With WAFCTL_DEBUG=1 the client logs one (redacted) line per request to stderr.
  */
 export async function withApiClient<T>(
+  io: Io,
   flags: ConnectionFlags,
   work: (api: ApiClient, connection: Connection) => Promise<T>,
   /** Client settings a command needs (e.g. `get --limit` reads small pages, one at a time). */
   clientOptions: Pick<ApiClientOptions, 'pageSize' | 'concurrency'> = {},
 ): Promise<T> {
-  const log = debugEnabled() ? writeErr : undefined;
-  const connection = await openConnection(flags, process.env, { log, warn: writeErr });
+  const log = debugEnabled(io) ? (line: string) => writeErr(io, line) : undefined;
+  const { cwd, clock } = io;
+  const connection = await openConnection(flags, io.env, {
+    cwd,
+    clock,
+    log,
+    warn: (line) => writeErr(io, line),
+  });
   try {
     const { createApiClient, limitsFromEnv } = await import('../api/index.js');
     const api = createApiClient({
       ...clientOptions,
-      ...limitsFromEnv(process.env), // WAFCTL_MAX_RESPONSE_BYTES, WAFCTL_MAX_ROWS (src/api/limits.ts)
+      ...limitsFromEnv(io.env), // WAFCTL_MAX_RESPONSE_BYTES, WAFCTL_MAX_ROWS (src/api/limits.ts)
       baseUrl: connection.baseUrl,
       token: connection.token,
       timeoutSeconds: connection.timeoutSeconds,
+      ...(clock === undefined ? {} : { clock }),
       ...(log === undefined ? {} : { log }),
     });
     return await work(api, connection);

@@ -4,6 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import type { ImpactClass } from '../core/model.js';
+import type { Io } from './io.js';
 import { addConnectionOptions, addReviewOptions, type ConnectionFlags, FORMATS } from './options.js';
 import { writeOut, writeTextFile } from './output.js';
 
@@ -14,7 +15,7 @@ interface DriftFlags extends ConnectionFlags {
   maxChars?: number;
 }
 
-export function driftCommand(): Command {
+export function driftCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
     addReviewOptions(
       new Command('drift')
@@ -23,24 +24,27 @@ export function driftCommand(): Command {
         .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
         .option('--report <FILE>', 'also write the report, in the same format, to FILE'),
     ),
-  ).action(async (paths: string[], _flags: DriftFlags, command: Command) => {
-    const flags = command.optsWithGlobals<DriftFlags>();
-    const { loadAndPlan, assertNoProblems } = await import('./planning.js');
-    const { renderTextDrift, renderMarkdownDrift, renderJsonDrift } = await import('../plan/render/drift.js');
-    const { failOnRefusal } = await import('../plan/policy.js');
+  ).action(async (paths: string[], _flags: DriftFlags, command: Command) =>
+    done(await drift(paths, command.optsWithGlobals<DriftFlags>(), io)),
+  );
+}
 
-    const { plan } = await loadAndPlan(paths, flags, 'drift');
-    const report = {
-      text: () => renderTextDrift(plan),
-      markdown: () =>
-        renderMarkdownDrift(plan, flags.maxChars === undefined ? {} : { maxChars: flags.maxChars }),
-      json: () => renderJsonDrift(plan),
-    }[flags.format]();
-    writeOut(report);
-    if (flags.report !== undefined) await writeTextFile(flags.report, report);
-    const refusal = failOnRefusal(plan, flags.failOn ?? [], 'The report was printed.');
-    if (refusal) throw refusal;
-    assertNoProblems(plan);
-    if (plan.changes.length > 0) process.exitCode = 2;
-  });
+async function drift(paths: string[], flags: DriftFlags, io: Io): Promise<number> {
+  const { loadAndPlan, assertNoProblems } = await import('./planning.js');
+  const { renderTextDrift, renderMarkdownDrift, renderJsonDrift } = await import('../plan/render/drift.js');
+  const { failOnRefusal } = await import('../plan/policy.js');
+
+  const { plan } = await loadAndPlan(io, paths, flags, 'drift');
+  const report = {
+    text: () => renderTextDrift(plan),
+    markdown: () =>
+      renderMarkdownDrift(plan, flags.maxChars === undefined ? {} : { maxChars: flags.maxChars }),
+    json: () => renderJsonDrift(plan),
+  }[flags.format]();
+  writeOut(io, report);
+  if (flags.report !== undefined) await writeTextFile(io, flags.report, report);
+  const refusal = failOnRefusal(plan, flags.failOn ?? [], 'The report was printed.');
+  if (refusal) throw refusal;
+  assertNoProblems(plan);
+  return plan.changes.length > 0 ? 2 : 0;
 }

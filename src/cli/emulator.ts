@@ -2,9 +2,11 @@
  * `wafctl emulator`: serve the API locally until SIGINT/SIGTERM. The emulator module (zod, yaml, the
  * whole server) is imported inside the action, so `wafctl --version` never pays for it.
  */
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { usageError } from '../core/errors.js';
 import { isBearerToken, registerSecret, shortSecretWarning } from '../core/secrets.js';
+import type { InterruptSignal, Io } from './io.js';
 import { quoteValue } from './options.js';
 import { writeErr, writeOut } from './output.js';
 
@@ -26,19 +28,16 @@ function parseNumber(flag: string, raw: string | undefined, check: (n: number) =
   return value;
 }
 
-function waitForSignal(): Promise<NodeJS.Signals> {
+function waitForSignal(io: Io): Promise<InterruptSignal> {
   return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+    const stop = io.onSignal((signal) => {
+      stop();
       resolve(signal);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    });
   });
 }
 
-async function runEmulator(flags: EmulatorFlags): Promise<void> {
+async function runEmulator(flags: EmulatorFlags, io: Io): Promise<number> {
   const port = parseNumber(
     '--port',
     flags.port,
@@ -58,7 +57,7 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
     'a number from 0 to 1',
   );
   const faultSeed = parseNumber('--fault-seed', flags.faultSeed, Number.isSafeInteger, 'an integer');
-  const adminToken = flags.adminToken ?? (process.env.WAF_EMULATOR_ADMIN_TOKEN || undefined);
+  const adminToken = flags.adminToken ?? (io.env.WAF_EMULATOR_ADMIN_TOKEN || undefined);
   registerSecret(adminToken);
   if (adminToken !== undefined && !isBearerToken(adminToken)) {
     const source = flags.adminToken === undefined ? 'WAF_EMULATOR_ADMIN_TOKEN' : '--admin-token';
@@ -68,8 +67,8 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
   }
 
   const { loadSeedFile, startEmulator } = await import('../emulator/index.js');
-  const seed = flags.seed === undefined ? undefined : await loadSeedFile(flags.seed);
-  warnShortSecrets(adminToken, seed?.users ?? []);
+  const seed = flags.seed === undefined ? undefined : await loadSeedFile(resolve(io.cwd, flags.seed));
+  warnShortSecrets(io, adminToken, seed?.users ?? []);
   // A seeded password is a way in too: POST /api/v1/signin hands out a token.
   const seedHasToken =
     seed?.users?.some((user) => user.token !== undefined || user.password !== undefined) ?? false;
@@ -83,25 +82,27 @@ async function runEmulator(flags: EmulatorFlags): Promise<void> {
     host: flags.host,
     port,
     adminToken,
-    statePath: flags.state,
+    statePath: flags.state === undefined ? undefined : resolve(io.cwd, flags.state),
     seed,
     latencyMs,
     faultRate,
     faultSeed,
     // A stale lock taken over, a torn journal line dropped: worth a line, not worth stopping.
-    onNotice: (message) => writeErr(`Note: ${message}`),
+    onNotice: (message) => writeErr(io, `Note: ${message}`),
   });
   // Handlers first: a script may signal as soon as it reads the ready line, and the default action
   // would kill the process with the lock held and the journal unfolded.
-  const signal = waitForSignal();
+  const signal = waitForSignal(io);
   // Listening already: this line is the "ready" signal scripts wait for.
-  writeOut(emulator.url);
+  writeOut(io, emulator.url);
   await signal;
   await emulator.close();
+  return 0;
 }
 
 /** Short secrets are redacted all the same (loadSeedFile registered them); one warning for each. */
 function warnShortSecrets(
+  io: Io,
   adminToken: string | undefined,
   users: readonly { username: string; token?: string | undefined; password?: string | undefined }[],
 ): void {
@@ -111,10 +112,10 @@ function warnShortSecrets(
     warnings.push(shortSecretWarning(`the token of ${who}`, 'token', user.token));
     warnings.push(shortSecretWarning(`the password of ${who}`, 'password', user.password));
   }
-  for (const warning of warnings) if (warning !== undefined) writeErr(`Warning: ${warning}.`);
+  for (const warning of warnings) if (warning !== undefined) writeErr(io, `Warning: ${warning}.`);
 }
 
-export function emulatorCommand(): Command {
+export function emulatorCommand(io: Io, done: (code: number) => void): Command {
   return new Command('emulator')
     .description('serve the WAF management API locally (for pipelines, demos and tests)')
     .option('--host <H>', 'interface to listen on', '127.0.0.1')
@@ -133,5 +134,5 @@ export function emulatorCommand(): Command {
         'or (writes only) a 200 with HTML, truncated JSON or status "error" after the work',
     )
     .option('--fault-seed <S>', 'seed for reproducible faults')
-    .action((flags: EmulatorFlags) => runEmulator(flags));
+    .action(async (flags: EmulatorFlags) => done(await runEmulator(flags, io)));
 }

@@ -1,9 +1,10 @@
 /** `wafctl export [--dir DIR] [--kind KIND...]`: the live state as configuration that plans to no changes. */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { usageError } from '../core/errors.js';
 import { containsSecret, REDACTED, redact } from '../core/secrets.js';
 import { plural, printable } from '../core/text.js';
+import type { Io } from './io.js';
 import { addConnectionOptions, type ConnectionFlags, FAMILIES, HYDRATION_CONCURRENCY } from './options.js';
 import { writeErr, writeOut } from './output.js';
 
@@ -30,7 +31,7 @@ function assertNoToken(files: readonly { name: string; text: string }[], dir?: s
   }
 }
 
-export function exportCommand(): Command {
+export function exportCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
     new Command('export')
       .description('write the live state as YAML configuration that plans to no changes')
@@ -44,51 +45,56 @@ export function exportCommand(): Command {
         '--redact-secrets',
         'write [REDACTED] where the live state holds the API token (without it, such an export is refused)',
       ),
-  ).action(async (_flags: ExportFlags, command: Command) => {
-    const flags = command.optsWithGlobals<ExportFlags>();
-    const { resolveKinds } = await import('../ops/export/kind-names.js');
-    const { readLiveExport, exportToDirectory, exportToStream, assertLoadable } = await import(
-      '../ops/export/export.js'
-    );
-    const { schemaReference } = await import('../ops/export/schema-reference.js');
-    const { countOf } = await import('../ops/export/document.js');
-    const { writeExportDirectory } = await import('../ops/export/write-directory.js');
-    const { withApiClient } = await import('./connection.js');
+  ).action(async (_flags: ExportFlags, command: Command) =>
+    done(await exportLive(command.optsWithGlobals<ExportFlags>(), io)),
+  );
+}
 
-    // A bad --kind is reported before any network call.
-    const kinds = resolveKinds(flags.kind);
-    const live = await withApiClient(flags, (api) =>
-      readLiveExport(api, kinds, { concurrency: HYDRATION_CONCURRENCY }),
-    );
-    for (const { kind, id, key, reason } of live.leftOut) {
-      writeErr(`Warning: ${kind} ${printable(id)} (${printable(key)}) left out: ${printable(reason)}.`);
-    }
+async function exportLive(flags: ExportFlags, io: Io): Promise<number> {
+  const { resolveKinds } = await import('../ops/export/kind-names.js');
+  const { readLiveExport, exportToDirectory, exportToStream, assertLoadable } = await import(
+    '../ops/export/export.js'
+  );
+  const { schemaReference } = await import('../ops/export/schema-reference.js');
+  const { countOf } = await import('../ops/export/document.js');
+  const { writeExportDirectory } = await import('../ops/export/write-directory.js');
+  const { withApiClient } = await import('./connection.js');
 
-    const warnOversized = (files: readonly { name: string }[]) => {
-      for (const file of files) {
-        const where = file.name === '-' ? 'the export' : file.name;
-        writeErr(
-          `Warning: ${where} is larger than the 5 MiB a configuration file may hold, so wafctl cannot load it: split it into several files.`,
-        );
-      }
-      return files.length;
-    };
-    let warnings = live.leftOut.length;
-    const redacted = <F extends { text: string }>(file: F): F =>
-      flags.redactSecrets ? { ...file, text: redact(file.text) } : file;
-    if (flags.dir === undefined) {
-      const file = redacted(exportToStream(live, schemaReference('.')));
-      assertNoToken([file]);
-      warnings += warnOversized(assertLoadable([file]));
-      writeOut(file.text);
-    } else {
-      const files = exportToDirectory(live, schemaReference(flags.dir)).map(redacted);
-      assertNoToken(files, flags.dir);
-      warnings += warnOversized(assertLoadable(files));
-      await writeExportDirectory(flags.dir, files, { force: flags.force === true });
-      const counts = live.sections.map((s) => countOf(s.section, s.objects.length));
-      writeOut(`Exported ${counts.join(', ')} to ${plural(files.length, 'file')} in ${flags.dir}.`);
+  // A bad --kind is reported before any network call.
+  const kinds = resolveKinds(flags.kind);
+  const live = await withApiClient(io, flags, (api) =>
+    readLiveExport(api, kinds, { concurrency: HYDRATION_CONCURRENCY }),
+  );
+  for (const { kind, id, key, reason } of live.leftOut) {
+    writeErr(io, `Warning: ${kind} ${printable(id)} (${printable(key)}) left out: ${printable(reason)}.`);
+  }
+
+  const warnOversized = (files: readonly { name: string }[]) => {
+    for (const file of files) {
+      const where = file.name === '-' ? 'the export' : file.name;
+      writeErr(
+        io,
+        `Warning: ${where} is larger than the 5 MiB a configuration file may hold, so wafctl cannot load it: split it into several files.`,
+      );
     }
-    if (warnings > 0) writeErr(`Export finished with ${plural(warnings, 'warning')}.`);
-  });
+    return files.length;
+  };
+  let warnings = live.leftOut.length;
+  const redacted = <F extends { text: string }>(file: F): F =>
+    flags.redactSecrets ? { ...file, text: redact(file.text) } : file;
+  if (flags.dir === undefined) {
+    const file = redacted(exportToStream(live, schemaReference(io.cwd)));
+    assertNoToken([file]);
+    warnings += warnOversized(assertLoadable([file]));
+    writeOut(io, file.text);
+  } else {
+    const files = exportToDirectory(live, schemaReference(resolve(io.cwd, flags.dir))).map(redacted);
+    assertNoToken(files, flags.dir);
+    warnings += warnOversized(assertLoadable(files));
+    await writeExportDirectory(flags.dir, files, { force: flags.force === true, cwd: io.cwd });
+    const counts = live.sections.map((s) => countOf(s.section, s.objects.length));
+    writeOut(io, `Exported ${counts.join(', ')} to ${plural(files.length, 'file')} in ${flags.dir}.`);
+  }
+  if (warnings > 0) writeErr(io, `Export finished with ${plural(warnings, 'warning')}.`);
+  return 0;
 }

@@ -4,6 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { usageError } from '../core/errors.js';
+import type { Io } from './io.js';
 import {
   addConnectionOptions,
   type ConnectionFlags,
@@ -25,7 +26,7 @@ interface GetFlags extends ConnectionFlags {
 /** The API's largest useful page (the emulator's cap; bigger asks are served at it anyway). */
 const MAX_PAGE_SIZE = 1000;
 
-export function getCommand(): Command {
+export function getCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
     new Command('get')
       .description('list or show live objects of one kind (the read-only rules, or a family)')
@@ -36,48 +37,53 @@ export function getCommand(): Command {
       .addOption(
         new Option('--output <FORMAT>', 'output format').choices(['table', 'json', 'yaml']).default('table'),
       ),
-  ).action(async (kindName: string, idOrName: string | undefined, _flags: GetFlags, command: Command) => {
-    const flags = command.optsWithGlobals<GetFlags>();
-    const { resolveGetKind } = await import('../ops/get/kinds.js');
-    const { parseFilterArgs, listRecords } = await import('../ops/get/listing.js');
-    const { parseFilterStrings } = await import('../api/filters.js');
-    const { getRecord } = await import('../ops/get/lookup.js');
-    const { renderRecord, renderRecords } = await import('../ops/get/render.js');
-    const { withApiClient } = await import('./connection.js');
+  ).action(async (kindName: string, idOrName: string | undefined, _flags: GetFlags, command: Command) =>
+    done(await get(kindName, idOrName, command.optsWithGlobals<GetFlags>(), io)),
+  );
+}
 
-    // Usage errors come before any connection.
-    const kind = resolveGetKind(kindName);
-    if (idOrName !== undefined && (flags.filter !== undefined || flags.limit !== undefined)) {
-      throw usageError('--filter and --limit apply to listings, not to one object: drop ID_OR_NAME or them');
-    }
-    const filters = parseFilterArgs(flags.filter ?? []);
-    parseFilterStrings(kind, filters);
-    const render = { color: flags.output === 'table' && colorEnabled(process.stdout, flags.color) };
+async function get(kindName: string, idOrName: string | undefined, flags: GetFlags, io: Io): Promise<number> {
+  const { resolveGetKind } = await import('../ops/get/kinds.js');
+  const { parseFilterArgs, listRecords } = await import('../ops/get/listing.js');
+  const { parseFilterStrings } = await import('../api/filters.js');
+  const { getRecord } = await import('../ops/get/lookup.js');
+  const { renderRecord, renderRecords } = await import('../ops/get/render.js');
+  const { withApiClient } = await import('./connection.js');
 
-    // With `--limit N` the listing asks for pages of N rows, one page at a time: reading stops after
-    // the first N rows instead of fetching pages ahead that would be thrown away.
-    const paging =
-      flags.limit === undefined ? {} : { pageSize: Math.min(flags.limit, MAX_PAGE_SIZE), concurrency: 1 };
-    await withApiClient(
-      flags,
-      async (api) => {
-        if (idOrName !== undefined) {
-          writeOut(renderRecord(kind, await getRecord(api, kind, idOrName), flags.output, render));
-          return;
-        }
-        const records = await listRecords(api, kind, {
-          filters,
-          ...(flags.limit === undefined ? {} : { limit: flags.limit }),
-          full: flags.output !== 'table',
-          concurrency: HYDRATION_CONCURRENCY,
-        });
-        if (records.length === 0 && flags.output === 'table') {
-          writeErr(`No ${kind} found.`);
-          return;
-        }
-        writeOut(renderRecords(kind, records, flags.output, render));
-      },
-      paging,
-    );
-  });
+  // Usage errors come before any connection.
+  const kind = resolveGetKind(kindName);
+  if (idOrName !== undefined && (flags.filter !== undefined || flags.limit !== undefined)) {
+    throw usageError('--filter and --limit apply to listings, not to one object: drop ID_OR_NAME or them');
+  }
+  const filters = parseFilterArgs(flags.filter ?? []);
+  parseFilterStrings(kind, filters);
+  const render = { color: flags.output === 'table' && colorEnabled(io, flags.color) };
+
+  // With `--limit N` the listing asks for pages of N rows, one page at a time: reading stops after
+  // the first N rows instead of fetching pages ahead that would be thrown away.
+  const paging =
+    flags.limit === undefined ? {} : { pageSize: Math.min(flags.limit, MAX_PAGE_SIZE), concurrency: 1 };
+  await withApiClient(
+    io,
+    flags,
+    async (api) => {
+      if (idOrName !== undefined) {
+        writeOut(io, renderRecord(kind, await getRecord(api, kind, idOrName), flags.output, render));
+        return;
+      }
+      const records = await listRecords(api, kind, {
+        filters,
+        ...(flags.limit === undefined ? {} : { limit: flags.limit }),
+        full: flags.output !== 'table',
+        concurrency: HYDRATION_CONCURRENCY,
+      });
+      if (records.length === 0 && flags.output === 'table') {
+        writeErr(io, `No ${kind} found.`);
+        return;
+      }
+      writeOut(io, renderRecords(kind, records, flags.output, render));
+    },
+    paging,
+  );
+  return 0;
 }

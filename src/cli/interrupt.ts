@@ -4,10 +4,8 @@
  * says what stopping means); the command then prints its report and exits 130 (SIGINT) or 143
  * (SIGTERM), the codes a shell gives a process killed by them. A second signal exits at once.
  */
+import { EXIT_CODES, type InterruptSignal, type Io } from './io.js';
 import { writeErr } from './output.js';
-
-const EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
-type HandledSignal = keyof typeof EXIT_CODES;
 
 export interface Interruption {
   signal: AbortSignal;
@@ -17,28 +15,27 @@ export interface Interruption {
   dispose(): void;
 }
 
-export function interruptOnSignals(): Interruption {
+export function interruptOnSignals(io: Io): Interruption {
   const controller = new AbortController();
-  let first: HandledSignal | undefined;
-  const onSignal = (signal: HandledSignal) => {
+  let first: InterruptSignal | undefined;
+  const dispose = io.onSignal((signal) => {
     if (first !== undefined) {
       writeErr(
+        io,
         `\nInterrupt received again (${signal}): exiting at once. Calls in flight may or may not have been carried out; run \`wafctl apply\` again: it re-reads the firewall and repairs what this run left (duplicates included).`,
       );
-      process.exit(EXIT_CODES[signal]);
+      io.exit(EXIT_CODES[signal]);
     }
     first = signal;
     writeErr(
+      io,
       `\nInterrupt received (${signal}): stopping. No new call is started; the calls in flight and the replacements they started are completed. Send it again to exit at once.`,
     );
     controller.abort();
-  };
-  for (const signal of Object.keys(EXIT_CODES) as HandledSignal[]) process.on(signal, onSignal);
+  });
   return {
     signal: controller.signal,
     exitCode: () => (first === undefined ? undefined : EXIT_CODES[first]),
-    dispose() {
-      for (const signal of Object.keys(EXIT_CODES) as HandledSignal[]) process.off(signal, onSignal);
-    },
+    dispose,
   };
 }

@@ -7,27 +7,34 @@ import { resolve } from 'node:path';
 import { usageError, WafctlError } from '../core/errors.js';
 import { containsSecret, redact } from '../core/secrets.js';
 import { type FileAttributes, replaceDurably, temporaryPathFor } from '../files/durable-files.js';
+import type { Io } from './io.js';
 
-export function writeOut(text: string): void {
-  process.stdout.write(redact(text.endsWith('\n') ? text : `${text}\n`));
+const line = (text: string): string => redact(text.endsWith('\n') ? text : `${text}\n`);
+
+export function writeOut(io: Io, text: string): void {
+  io.stdout.write(line(text));
 }
 
-export function writeErr(text: string): void {
-  process.stderr.write(redact(text.endsWith('\n') ? text : `${text}\n`));
+export function writeErr(io: Io, text: string): void {
+  io.stderr.write(line(text));
 }
 
-/** Colour only on a TTY, and never when NO_COLOR is set (any value) or --no-color was given. */
-export function colorEnabled(stream: NodeJS.WriteStream, flag: boolean | undefined): boolean {
+/** Colour only when stdout is a TTY, and never when NO_COLOR is set (any value) or --no-color was given. */
+export function colorEnabled(io: Io, flag: boolean | undefined): boolean {
   if (flag === false) return false;
-  if (process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') return false;
-  return stream.isTTY === true;
+  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
+  return io.stdout.isTTY === true;
 }
 
 /**
  * The file an atomic write replaces: a symbolic link is followed to its target (the link stays,
  * the target gets the text), whose mode and owner the new text keeps. Nothing there: `path`.
  */
-async function replacementTarget(path: string): Promise<{ target: string; keep?: FileAttributes }> {
+async function replacementTarget(
+  path: string,
+  /** `path` as the user wrote it, for messages. */
+  shown: string,
+): Promise<{ target: string; keep?: FileAttributes }> {
   let target: string;
   try {
     target = await realpath(path);
@@ -35,14 +42,14 @@ async function replacementTarget(path: string): Promise<{ target: string; keep?:
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     const link = await lstat(path).catch(() => undefined);
     if (link?.isSymbolicLink()) {
-      throw usageError(`refusing to write ${path}: it is a symbolic link to a file that does not exist`);
+      throw usageError(`refusing to write ${shown}: it is a symbolic link to a file that does not exist`);
     }
     return { target: path };
   }
   const info = await stat(target);
   if (!info.isFile()) {
-    const what = target === resolve(path) ? 'it' : `its target ${target}`;
-    throw usageError(`refusing to write ${path}: ${what} is not a regular file`);
+    const what = target === path ? 'it' : `its target ${target}`;
+    throw usageError(`refusing to write ${shown}: ${what} is not a regular file`);
   }
   return { target, keep: { mode: info.mode & 0o7777, uid: info.uid, gid: info.gid } };
 }
@@ -60,6 +67,7 @@ async function replacementTarget(path: string): Promise<{ target: string; keep?:
  * FIFOs cannot be renamed over.
  */
 export async function writeTextFile(
+  io: Io,
   path: string,
   text: string,
   options: { atomic?: boolean } = {},
@@ -70,9 +78,10 @@ export async function writeTextFile(
     );
   }
   try {
-    if (!options.atomic) await writeFile(path, text);
+    const where = resolve(io.cwd, path);
+    if (!options.atomic) await writeFile(where, text);
     else {
-      const { target, keep } = await replacementTarget(path);
+      const { target, keep } = await replacementTarget(where, path);
       await replaceDurably(target, temporaryPathFor(target), Buffer.from(text, 'utf8'), undefined, {
         keep,
         exclusive: true,

@@ -1,6 +1,7 @@
 /** `wafctl plan`: fetch, diff and print; `--out` saves the JSON plan for `apply --plan`. */
 import { Command, Option } from 'commander';
 import type { ImpactClass } from '../core/model.js';
+import type { Io } from './io.js';
 import { addConnectionOptions, addReviewOptions, type ConnectionFlags, FORMATS } from './options.js';
 import { colorEnabled, writeOut, writeTextFile } from './output.js';
 
@@ -13,7 +14,7 @@ interface PlanFlags extends ConnectionFlags {
   color?: boolean;
 }
 
-export function planCommand(): Command {
+export function planCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
     addReviewOptions(
       new Command('plan')
@@ -23,32 +24,35 @@ export function planCommand(): Command {
         .option('--out <FILE>', 'also save the plan (JSON) for `apply --plan`')
         .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are'),
     ),
-  ).action(async (paths: string[], _flags: PlanFlags, command: Command) => {
-    const flags = command.optsWithGlobals<PlanFlags>();
-    const { loadAndPlan, assertNoProblems, baseUrlInUse, savedPlanContext } = await import('./planning.js');
-    const { renderTextPlan } = await import('../plan/render/text.js');
-    const { renderMarkdownPlan } = await import('../plan/render/markdown.js');
-    const { renderJsonPlan } = await import('../plan/render/json.js');
-    const { renderSavedPlan } = await import('../ops/apply/saved-plan.js');
-    const { failOnRefusal } = await import('../plan/policy.js');
+  ).action(async (paths: string[], _flags: PlanFlags, command: Command) =>
+    done(await plan(paths, command.optsWithGlobals<PlanFlags>(), io)),
+  );
+}
 
-    const { plan, config } = await loadAndPlan(paths, flags);
-    const rendered = {
-      text: () => renderTextPlan(plan, { color: colorEnabled(process.stdout, flags.color) }),
-      markdown: () =>
-        renderMarkdownPlan(plan, flags.maxChars === undefined ? {} : { maxChars: flags.maxChars }),
-      json: () => renderJsonPlan(plan),
-    }[flags.format]();
-    writeOut(rendered);
-    if (flags.out !== undefined) {
-      // Always known here (the plan was fetched through it); were it not, `apply --plan` refuses ''.
-      const baseUrl = baseUrlInUse(flags) ?? '';
-      await writeTextFile(flags.out, renderSavedPlan(plan, savedPlanContext(config, baseUrl)));
-    }
-    // The policy gate first (exit 3), as apply does; the plan's problems are in the output either way.
-    const refusal = failOnRefusal(plan, flags.failOn ?? [], 'The plan was printed; nothing was applied.');
-    if (refusal) throw refusal;
-    assertNoProblems(plan);
-    if (flags.detailedExitcode && plan.changes.length > 0) process.exitCode = 2;
-  });
+async function plan(paths: string[], flags: PlanFlags, io: Io): Promise<number> {
+  const { loadAndPlan, assertNoProblems, baseUrlInUse, savedPlanContext } = await import('./planning.js');
+  const { renderTextPlan } = await import('../plan/render/text.js');
+  const { renderMarkdownPlan } = await import('../plan/render/markdown.js');
+  const { renderJsonPlan } = await import('../plan/render/json.js');
+  const { renderSavedPlan } = await import('../ops/apply/saved-plan.js');
+  const { failOnRefusal } = await import('../plan/policy.js');
+
+  const { plan, config } = await loadAndPlan(io, paths, flags);
+  const rendered = {
+    text: () => renderTextPlan(plan, { color: colorEnabled(io, flags.color) }),
+    markdown: () =>
+      renderMarkdownPlan(plan, flags.maxChars === undefined ? {} : { maxChars: flags.maxChars }),
+    json: () => renderJsonPlan(plan),
+  }[flags.format]();
+  writeOut(io, rendered);
+  if (flags.out !== undefined) {
+    // Always known here (the plan was fetched through it); were it not, `apply --plan` refuses ''.
+    const baseUrl = baseUrlInUse(flags, io.env) ?? '';
+    await writeTextFile(io, flags.out, renderSavedPlan(plan, savedPlanContext(config, baseUrl)));
+  }
+  // The policy gate first (exit 3), as apply does; the plan's problems are in the output either way.
+  const refusal = failOnRefusal(plan, flags.failOn ?? [], 'The plan was printed; nothing was applied.');
+  if (refusal) throw refusal;
+  assertNoProblems(plan);
+  return flags.detailedExitcode && plan.changes.length > 0 ? 2 : 0;
 }

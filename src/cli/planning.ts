@@ -14,6 +14,7 @@ import { safetyCodec } from '../core/safety.js';
 import { normalizeBaseUrl, type SavedPlanContext, scopesByKind } from '../ops/apply/saved-plan.js';
 import { refreshAndPlan } from '../ops/refresh.js';
 import { EMBEDDED, withApiClient } from './connection.js';
+import type { Io } from './io.js';
 import type { ConnectionFlags } from './options.js';
 import { HYDRATION_CONCURRENCY } from './options.js';
 
@@ -23,14 +24,15 @@ export interface PlannedConfig {
 }
 
 export async function loadAndPlan(
+  io: Io,
   paths: readonly string[],
   flags: ConnectionFlags,
   /** `drift`: classify the security impact of what was changed outside wafctl (drift reports). */
   impactDirection: ImpactDirection = 'apply',
 ): Promise<PlannedConfig> {
   // Configuration errors are reported before any network call.
-  const config = await loadDesiredState([...paths]);
-  const plan = await withApiClient(flags, (api) =>
+  const config = await loadDesiredState(paths, { cwd: io.cwd, env: io.env });
+  const plan = await withApiClient(io, flags, (api) =>
     refreshAndPlan(config, api, { concurrency: HYDRATION_CONCURRENCY, impactDirection }),
   );
   return { config, plan };
@@ -52,10 +54,7 @@ export function assertNoProblems(plan: Plan): void {
  * WAF_URL; `embedded` for the embedded emulator. Undefined when none is given or it is not a URL:
  * opening the connection then fails with its own message.
  */
-export function baseUrlInUse(
-  flags: ConnectionFlags,
-  env: NodeJS.ProcessEnv = process.env,
-): string | undefined {
+export function baseUrlInUse(flags: ConnectionFlags, env: Io['env']): string | undefined {
   const url = flags.url ?? env.WAF_URL;
   if (url === undefined || url === '') return undefined;
   return url === EMBEDDED ? EMBEDDED : normalizeBaseUrl(url);

@@ -1,49 +1,79 @@
-/** Builds the commander program: global options and one command per file in this folder. */
+/**
+ * The commander program: global options and one command per file in this folder. `runWafctl` runs
+ * one command line against an `Io` and returns its exit code; main.ts gives it the real process.
+ */
 import { Command } from 'commander';
 import { applyCommand } from './apply.js';
 import { driftCommand } from './drift.js';
 import { emulatorCommand } from './emulator.js';
 import { exportCommand } from './export.js';
 import { getCommand } from './get.js';
+import type { Io } from './io.js';
 import { describeFamilies } from './options.js';
+import { colorEnabled } from './output.js';
 import { planCommand } from './plan.js';
 import { pullCommand } from './pull.js';
+import { reportError } from './report-error.js';
 import { validateCommand } from './validate.js';
 import { packageVersion } from './version.js';
 
 /**
- * How commander reports a usage error, on the program and every command (`addCommand` does not
- * copy settings): `Error: ...` like every other failure of wafctl, not commander's `error: ...`.
+ * Where commander writes help, versions and usage errors, on the program and every command
+ * (`addCommand` does not copy settings): the run's streams, and `Error: ...` like every other failure
+ * of wafctl, not commander's `error: ...`. `exitOverride`: commander throws instead of exiting.
  */
-function reportUsageErrorsLikeWafctl(command: Command): Command {
+function configure(command: Command, io: Io): Command {
+  const width = (stream: Io['stdout']) => (stream.isTTY ? (stream.columns ?? 80) : 80);
   return command
-    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'Error: ')) })
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      outputError: (text, write) => write(text.replace(/^error: /, 'Error: ')),
+      getOutHelpWidth: () => width(io.stdout),
+      getErrHelpWidth: () => width(io.stderr),
+      getOutHasColors: () => colorEnabled(io, undefined),
+      getErrHasColors: () => false,
+    })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 }
 
-export function buildProgram(): Command {
-  const program = reportUsageErrorsLikeWafctl(
+/** Runs one command line (`args` without node and the script) and returns its exit code. */
+export async function runWafctl(args: readonly string[], io: Io): Promise<number> {
+  let code = 0;
+  try {
+    await buildProgram(io, (exitCode) => {
+      code = exitCode;
+    }).parseAsync([...args], { from: 'user' });
+    return code;
+  } catch (error) {
+    return reportError(io, error);
+  }
+}
+
+export function buildProgram(io: Io, done: (code: number) => void): Command {
+  const program = configure(
     new Command('wafctl')
       .description('Configuration as code for a web application firewall.')
       .version(packageVersion(), '-V, --version', 'print the version')
       .option('--no-color', 'never colour the output (also: NO_COLOR)'),
+    io,
   );
   for (const command of [
-    validateCommand(),
-    planCommand(),
-    applyCommand(),
-    driftCommand(),
-    pullCommand(),
-    exportCommand(),
-    getCommand(),
-    emulatorCommand(),
+    validateCommand,
+    planCommand,
+    applyCommand,
+    driftCommand,
+    pullCommand,
+    exportCommand,
+    getCommand,
+    emulatorCommand,
   ]) {
-    program.addCommand(reportUsageErrorsLikeWafctl(command));
+    program.addCommand(configure(command(io, done), io));
   }
   // `wafctl help CMD` shows CMD's help without running CMD: this one fills the families in first.
   program.helpCommand(false).addCommand(
-    reportUsageErrorsLikeWafctl(
+    configure(
       new Command('help')
         .description('display help for command')
         .argument('[command]')
@@ -54,6 +84,7 @@ export function buildProgram(): Command {
           await describeFamilies(command);
           command.help();
         }),
+      io,
     ),
   );
   return program.hook('preSubcommand', (_program, command) => describeFamilies(command));

@@ -1,15 +1,13 @@
 /** Apply progress on stderr: a live line on a terminal, otherwise one line per finished call. */
 import type { CallEvent } from '../ops/apply/model.js';
+import type { OutputStream } from './io.js';
 
 export interface ProgressReporter {
   onCall(event: CallEvent): void;
   finish(): void;
 }
 
-export function progressReporter(
-  stream: NodeJS.WriteStream,
-  writeLine: (line: string) => void,
-): ProgressReporter {
+export function progressReporter(stream: OutputStream, writeLine: (line: string) => void): ProgressReporter {
   let live = false;
   return {
     onCall(event) {

@@ -6,6 +6,7 @@
 import { Command } from 'commander';
 import { WafctlError } from '../core/errors.js';
 import { plural, printable } from '../core/text.js';
+import type { Io } from './io.js';
 import { addConnectionOptions, type ConnectionFlags, FAMILIES, HYDRATION_CONCURRENCY } from './options.js';
 import { writeErr, writeOut, writeTextFile } from './output.js';
 
@@ -15,7 +16,7 @@ interface PullFlags extends ConnectionFlags {
   dryRun?: boolean;
 }
 
-export function pullCommand(): Command {
+export function pullCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
     new Command('pull')
       .description('write live changes back into the YAML files that declare the objects (comments kept)')
@@ -23,67 +24,75 @@ export function pullCommand(): Command {
       .option('--adopt', 'also append in-scope live objects that no file declares')
       .option('--kind <KIND...>', `only these kinds: ${FAMILIES}`)
       .option('--dry-run', 'print a unified diff of every file that would change, and write nothing'),
-  ).action(async (paths: string[], _flags: PullFlags, command: Command) => {
-    const flags = command.optsWithGlobals<PullFlags>();
-    const { resolveKinds } = await import('../ops/export/kind-names.js');
-    const { loadDesiredState } = await import('../config/load.js');
-    const { preparePull, assertUnchanged } = await import('../ops/pull/pull.js');
-    const { withApiClient } = await import('./connection.js');
-    const { createTwoFilesPatch } = await import('diff');
+  ).action(async (paths: string[], _flags: PullFlags, command: Command) =>
+    done(await pull(paths, command.optsWithGlobals<PullFlags>(), io)),
+  );
+}
 
-    // A bad --kind and configuration problems are reported before any network call.
-    const kinds = resolveKinds(flags.kind);
-    const config = await loadDesiredState(paths);
-    const result = await withApiClient(flags, (api) =>
-      preparePull(config, api, {
-        paths,
-        kinds,
-        adopt: flags.adopt === true,
-        concurrency: HYDRATION_CONCURRENCY,
-        env: process.env,
-      }),
+async function pull(paths: string[], flags: PullFlags, io: Io): Promise<number> {
+  const { resolveKinds } = await import('../ops/export/kind-names.js');
+  const { loadDesiredState } = await import('../config/load.js');
+  const { preparePull, assertUnchanged } = await import('../ops/pull/pull.js');
+  const { withApiClient } = await import('./connection.js');
+  const { createTwoFilesPatch } = await import('diff');
+
+  // A bad --kind and configuration problems are reported before any network call.
+  const kinds = resolveKinds(flags.kind);
+  const config = await loadDesiredState(paths, { cwd: io.cwd, env: io.env });
+  const result = await withApiClient(io, flags, (api) =>
+    preparePull(config, api, {
+      paths,
+      kinds,
+      adopt: flags.adopt === true,
+      concurrency: HYDRATION_CONCURRENCY,
+      env: io.env,
+      cwd: io.cwd,
+    }),
+  );
+  const { decision, files, leftOut } = result;
+  for (const { kind, id, key, reason } of leftOut) {
+    writeErr(io, `Warning: ${kind} ${printable(id)} (${printable(key)}) not adopted: ${printable(reason)}.`);
+  }
+  for (const c of decision.conflicts) {
+    writeErr(
+      io,
+      `Error: ${printable(c.file)}:${c.line}:${c.col}: ${c.kind}.${printable(c.key)}: ${printable(c.reason)}; nothing was pulled for it.`,
     );
-    const { decision, files, leftOut } = result;
-    for (const { kind, id, key, reason } of leftOut) {
-      writeErr(`Warning: ${kind} ${printable(id)} (${printable(key)}) not adopted: ${printable(reason)}.`);
-    }
-    for (const c of decision.conflicts) {
-      writeErr(
-        `Error: ${printable(c.file)}:${c.line}:${c.col}: ${c.kind}.${printable(c.key)}: ${printable(c.reason)}; nothing was pulled for it.`,
-      );
-    }
+  }
 
-    if (flags.dryRun) {
-      for (const file of files) {
-        const from = file.created ? '/dev/null' : `a/${file.file}`;
-        writeOut(
-          createTwoFilesPatch(from, `b/${file.file}`, file.before, file.after, '', '', { context: 3 }),
-        );
-      }
-    } else {
-      await assertUnchanged(files);
-      for (const file of files) await writeTextFile(file.file, file.after, { atomic: true });
-    }
-
-    const counts = [
-      decision.updated > 0 ? `${decision.updated} updated` : '',
-      decision.removed > 0 ? `${decision.removed} removed` : '',
-      decision.adopted > 0 ? `${decision.adopted} adopted` : '',
-    ].filter((part) => part !== '');
-    const n = decision.conflicts.length;
-    if (files.length === 0 && n === 0) writeOut('Nothing to pull: the files match the firewall.');
-    else if (files.length > 0) {
-      const verb = flags.dryRun ? 'Would pull' : 'Pulled';
+  if (flags.dryRun) {
+    for (const file of files) {
+      const from = file.created ? '/dev/null' : `a/${file.file}`;
       writeOut(
-        `${verb} ${plural(decision.updated + decision.removed + decision.adopted, 'object')} (${counts.join(', ')}) into ${plural(files.length, 'file')}.`,
+        io,
+        createTwoFilesPatch(from, `b/${file.file}`, file.before, file.after, '', '', { context: 3 }),
       );
     }
-    if (n > 0) {
-      throw new WafctlError(
-        'PLAN_REFUSED',
-        `${plural(n, 'object')} could not be pulled (see above)${files.length > 0 && !flags.dryRun ? '; the rest was written' : ''}.`,
-        { userFault: true },
-      );
-    }
-  });
+  } else {
+    await assertUnchanged(files, io.cwd);
+    for (const file of files) await writeTextFile(io, file.file, file.after, { atomic: true });
+  }
+
+  const counts = [
+    decision.updated > 0 ? `${decision.updated} updated` : '',
+    decision.removed > 0 ? `${decision.removed} removed` : '',
+    decision.adopted > 0 ? `${decision.adopted} adopted` : '',
+  ].filter((part) => part !== '');
+  const n = decision.conflicts.length;
+  if (files.length === 0 && n === 0) writeOut(io, 'Nothing to pull: the files match the firewall.');
+  else if (files.length > 0) {
+    const verb = flags.dryRun ? 'Would pull' : 'Pulled';
+    writeOut(
+      io,
+      `${verb} ${plural(decision.updated + decision.removed + decision.adopted, 'object')} (${counts.join(', ')}) into ${plural(files.length, 'file')}.`,
+    );
+  }
+  if (n > 0) {
+    throw new WafctlError(
+      'PLAN_REFUSED',
+      `${plural(n, 'object')} could not be pulled (see above)${files.length > 0 && !flags.dryRun ? '; the rest was written' : ''}.`,
+      { userFault: true },
+    );
+  }
+  return 0;
 }

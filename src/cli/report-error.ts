@@ -5,6 +5,7 @@
 import { CommanderError } from 'commander';
 import { exitCodeFor, WafctlError } from '../core/errors.js';
 import { printable } from '../core/text.js';
+import type { Io } from './io.js';
 import { writeErr } from './output.js';
 
 /**
@@ -15,29 +16,31 @@ import { writeErr } from './output.js';
  */
 const printableLines = (text: string): string => text.split('\n').map(printable).join('\n');
 
-export function debugEnabled(): boolean {
-  return process.env.WAFCTL_DEBUG === '1';
+export function debugEnabled(io: Io): boolean {
+  return io.env.WAFCTL_DEBUG === '1';
 }
 
 /** Prints the error and returns the exit code the process should end with. */
-export function reportError(error: unknown): number {
+export function reportError(io: Io, error: unknown): number {
   if (error instanceof CommanderError) {
     // Commander has already printed its usage message (or the help/version text).
     return error.exitCode;
   }
   if (error instanceof WafctlError) {
-    writeErr(`Error: ${printableLines(error.message)}`);
+    writeErr(io, `Error: ${printableLines(error.message)}`);
     // Not `instanceof ApiError`: that would load the client (and zod) at start-up.
     if (error.code === 'API_ERROR' && Reflect.get(error, 'status') === 403) {
       writeErr(
+        io,
         'Hint: the server refused the token, or it lacks the privilege for this request; check WAF_TOKEN or --token-file (or the groups of WAF_SIGNIN_USERNAME when signing in).',
       );
     }
   } else {
     const message = error instanceof Error ? error.message : String(error);
-    writeErr(`Error: internal error: ${printableLines(message)}`);
-    if (!debugEnabled()) writeErr('This is a bug in wafctl; run again with WAFCTL_DEBUG=1 for details.');
+    writeErr(io, `Error: internal error: ${printableLines(message)}`);
+    if (!debugEnabled(io))
+      writeErr(io, 'This is a bug in wafctl; run again with WAFCTL_DEBUG=1 for details.');
   }
-  if (debugEnabled() && error instanceof Error && error.stack) writeErr(printableLines(error.stack));
+  if (debugEnabled(io) && error instanceof Error && error.stack) writeErr(io, printableLines(error.stack));
   return exitCodeFor(error);
 }

@@ -15,9 +15,10 @@ import { type LoadedConfig, type SourceFile, validateSources } from './validate-
 const YAML_FILE = /\.ya?ml$/i;
 
 export interface LoadOptions {
-  env?: Environment;
+  /** Where `${VAR}` references are read (the command's environment, never implicitly the process's). */
+  env: Environment;
   /** Directory relative PATHs are resolved against; problems still show the PATH as given. */
-  cwd?: string;
+  cwd: string;
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -135,9 +136,9 @@ async function readConfigFile(file: ExpandedFile): Promise<{ text: string } | { 
  */
 export async function loadDesiredState(
   paths: readonly string[],
-  options: LoadOptions = {},
+  options: LoadOptions,
 ): Promise<LoadedConfig> {
-  const cwd = options.cwd ?? process.cwd();
+  const { cwd } = options;
   const { files, problems } = await expandPaths(paths.length === 0 ? ['.'] : paths, cwd);
   const sources: SourceFile[] = [];
   for (const file of files) {
@@ -149,7 +150,7 @@ export async function loadDesiredState(
       problems.push(fileProblem(file.display, readFailure(error)));
     }
   }
-  const result = validateSources(sources, { env: options.env ?? process.env });
+  const result = validateSources(sources, { env: options.env });
   if (!result.ok || problems.length > 0) {
     throw new ConfigError([...problems, ...(result.ok ? [] : result.problems)]);
   }

@@ -113,6 +113,18 @@ export function registerSecret(value: string | undefined): void {
   );
 }
 
+/**
+ * Forgets every registered secret and warning, as a new process starts. For a process that runs
+ * several commands one after another (the test suite runs the CLI in process): each run starts clean.
+ */
+export function forgetSecrets(): void {
+  registered.clear();
+  warnedShort.clear();
+  forms = [];
+  anyForm = undefined;
+  everyForm = undefined;
+}
+
 export function redact(text: string): string {
   // Nearly every text holds no secret: one regular-expression scan (about 3 times faster on a
   // multi-megabyte plan than an `includes` per form) returns it as it is, nothing allocated.

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../src/api/retry.js';
 import { openConnection, withApiClient } from '../../src/cli/connection.js';
 import { REDACTED, redact } from '../../src/core/secrets.js';
+import { testIo } from '../helpers/io.js';
 
 const noEnv = {} as NodeJS.ProcessEnv;
 
@@ -88,14 +89,24 @@ describe('--url embedded', () => {
   it('serves the API in-process for one command, and persists to --emulator-state', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'wafctl-embedded-'));
     const statePath = join(dir, 'state.json');
-    const created = await withApiClient({ url: 'embedded', emulatorState: statePath }, async (api) => {
-      const group = await api.groups.create({ name: 'embedded-test', permissions: [], user_ids: ['u-1001'] });
-      return group.name;
-    });
+    const created = await withApiClient(
+      testIo().io,
+      { url: 'embedded', emulatorState: statePath },
+      async (api) => {
+        const group = await api.groups.create({
+          name: 'embedded-test',
+          permissions: [],
+          user_ids: ['u-1001'],
+        });
+        return group.name;
+      },
+    );
     expect(created).toBe('embedded-test');
     // A second command sees what the first one did, through the state file.
-    const names = await withApiClient({ url: 'embedded', emulatorState: statePath }, async (api) =>
-      (await api.groups.list()).map((g) => g.name),
+    const names = await withApiClient(
+      testIo().io,
+      { url: 'embedded', emulatorState: statePath },
+      async (api) => (await api.groups.list()).map((g) => g.name),
     );
     expect(names).toEqual(['embedded-test']);
     expect(await readFile(statePath, 'utf8')).toContain('embedded-test');
@@ -104,7 +115,7 @@ describe('--url embedded', () => {
   it('stops the emulator even when the work fails', async () => {
     let url = '';
     await expect(
-      withApiClient({ url: 'embedded' }, async (api, connection) => {
+      withApiClient(testIo().io, { url: 'embedded' }, async (api, connection) => {
         url = connection.baseUrl;
         await api.groups.get('does-not-exist');
       }),

@@ -14,27 +14,23 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { colorEnabled, writeTextFile } from '../../src/cli/output.js';
+import { testIo } from '../helpers/io.js';
 
-const tty = { isTTY: true } as NodeJS.WriteStream;
-const pipe = { isTTY: false } as NodeJS.WriteStream;
-
-afterEach(() => {
-  delete process.env.NO_COLOR;
-});
+const tty = testIo({ tty: true, env: { NO_COLOR: undefined } }).io;
+const pipe = testIo({ tty: false, env: { NO_COLOR: undefined } }).io;
 
 describe('colorEnabled', () => {
   it('colours a TTY only', () => {
-    delete process.env.NO_COLOR;
     expect(colorEnabled(tty, undefined)).toBe(true);
     expect(colorEnabled(pipe, undefined)).toBe(false);
   });
 
-  it('is turned off by --no-color and by NO_COLOR', () => {
+  it('is turned off by --no-color and by NO_COLOR (any value but empty)', () => {
     expect(colorEnabled(tty, false)).toBe(false);
-    process.env.NO_COLOR = '1';
-    expect(colorEnabled(tty, undefined)).toBe(false);
+    expect(colorEnabled(testIo({ tty: true, env: { NO_COLOR: '1' } }).io, undefined)).toBe(false);
+    expect(colorEnabled(testIo({ tty: true, env: { NO_COLOR: '' } }).io, undefined)).toBe(true);
   });
 });
 
@@ -50,7 +46,7 @@ describe('writeTextFile, atomic (the files pull rewrites)', () => {
     const link = join(dir, 'groups.yaml');
     await symlink(join('shared', 'groups.yaml'), link);
 
-    await writeTextFile(link, 'groups:\n  - name: soc\n', { atomic: true });
+    await writeTextFile(testIo().io, link, 'groups:\n  - name: soc\n', { atomic: true });
 
     expect((await lstat(link)).isSymbolicLink()).toBe(true);
     expect(await readlink(link)).toBe(join('shared', 'groups.yaml'));
@@ -66,7 +62,7 @@ describe('writeTextFile, atomic (the files pull rewrites)', () => {
     const file = join(dir, 'rules.yaml');
     await writeFile(file, 'application_rules: []\n');
     await chmod(file, 0o600);
-    await writeTextFile(file, 'groups: []\n', { atomic: true });
+    await writeTextFile(testIo().io, file, 'groups: []\n', { atomic: true });
     expect((await stat(file)).mode & 0o7777).toBe(0o600);
     expect(await readFile(file, 'utf8')).toBe('groups: []\n');
   });
@@ -78,7 +74,7 @@ describe('writeTextFile, atomic (the files pull rewrites)', () => {
       const file = join(dir, 'rules.yaml');
       await writeFile(file, 'application_rules: []\n');
       await chown(file, 4321, 4321);
-      await writeTextFile(file, 'groups: []\n', { atomic: true });
+      await writeTextFile(testIo().io, file, 'groups: []\n', { atomic: true });
       const info = await stat(file);
       expect([info.uid, info.gid]).toEqual([4321, 4321]);
     },
@@ -88,7 +84,7 @@ describe('writeTextFile, atomic (the files pull rewrites)', () => {
     const dir = await tempDir();
     const dangling = join(dir, 'gone.yaml');
     await symlink(join(dir, 'missing.yaml'), dangling);
-    await expect(writeTextFile(dangling, 'groups: []\n', { atomic: true })).rejects.toThrow(
+    await expect(writeTextFile(testIo().io, dangling, 'groups: []\n', { atomic: true })).rejects.toThrow(
       `refusing to write ${dangling}: it is a symbolic link to a file that does not exist`,
     );
     expect(await readlink(dangling)).toBe(join(dir, 'missing.yaml'));
@@ -96,7 +92,7 @@ describe('writeTextFile, atomic (the files pull rewrites)', () => {
     const toDir = join(dir, 'dir.yaml');
     await symlink(tmpdir(), toDir);
     const real = await realpath(tmpdir());
-    await expect(writeTextFile(toDir, 'groups: []\n', { atomic: true })).rejects.toThrow(
+    await expect(writeTextFile(testIo().io, toDir, 'groups: []\n', { atomic: true })).rejects.toThrow(
       `refusing to write ${toDir}: its target ${real} is not a regular file`,
     );
     expect((await lstat(toDir)).isSymbolicLink()).toBe(true);

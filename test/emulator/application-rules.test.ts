@@ -161,6 +161,7 @@ describe('application rules: create and retrieve', () => {
 
 describe('application rules: list shape', () => {
   it("'full' list rows carry conditions, actions and the first action as action", async () => {
+    await createRules(api, [ruleInput(), ruleInput({ description: 'Listed' })]);
     const rows = await allRules();
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {

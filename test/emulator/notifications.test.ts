@@ -7,6 +7,8 @@ let api: Client;
 
 beforeAll(async () => {
   ({ emulator, api } = await startTestEmulator());
+  // The name the duplicate-name cases collide with, created here: tests run in any order.
+  await create({ name: TAKEN });
 });
 afterAll(() => emulator.close());
 
@@ -14,6 +16,7 @@ type One = { notification: WireNotification };
 type List = { notifications: WireNotification[] };
 
 const BASE = '/api/v1/settings/notifications';
+const TAKEN = 'splunk';
 
 async function create(overrides: Record<string, unknown>): Promise<WireNotification> {
   const reply = await api.post<One>(BASE, { notification: notificationInput(overrides) });
@@ -29,10 +32,11 @@ async function list(): Promise<WireNotification[]> {
 
 describe('notification systems', () => {
   it('POST creates and returns data.notification', async () => {
-    const reply = await api.post<One>(BASE, { notification: notificationInput() });
+    const input = notificationInput({ name: 'created-here' });
+    const reply = await api.post<One>(BASE, { notification: input });
     expect(reply.status).toBe(200);
     expect(reply.body.message).toBe('Notification created');
-    expect(reply.body.data?.notification).toEqual(notificationInput());
+    expect(reply.body.data?.notification).toEqual(input);
   });
 
   it('GET list and GET one (the name is the path key, URL-encoded)', async () => {
@@ -41,7 +45,7 @@ describe('notification systems', () => {
     expect(all.status).toBe(200);
     expect(all.body.message).toBe('List of notifications');
     expect(all.body.data?.notifications.map((n) => n.name)).toEqual(
-      expect.arrayContaining(['splunk', 'siem eu/1']),
+      expect.arrayContaining([TAKEN, 'siem eu/1']),
     );
     const one = await api.get<One>(`${BASE}/${encodeURIComponent('siem eu/1')}`);
     expect(one.status).toBe(200);
@@ -71,7 +75,7 @@ describe('notification systems', () => {
       { settings: { destination_address: '10.0.0.5', destination_port: 514, format: 'cef' } },
     ],
     ['a missing enabled', { enabled: undefined }],
-    ['a duplicate name', { name: 'splunk' }],
+    ['a duplicate name', { name: TAKEN }],
   ])('POST with %s is a 400 and creates nothing', async (_case, overrides) => {
     const before = await list();
     const reply = await api.post(BASE, {

@@ -7,6 +7,8 @@ let api: Client;
 
 beforeAll(async () => {
   ({ emulator, api } = await startTestEmulator());
+  // The name the duplicate-name case collides with, created here: tests run in any order.
+  await create({ name: TAKEN });
 });
 afterAll(() => emulator.close());
 
@@ -14,6 +16,7 @@ type One = { schedule: WireSchedule };
 type List = { schedules: WireSchedule[] };
 
 const BASE = '/api/v1/reports/schedules';
+const TAKEN = 'weekly-shop';
 
 async function create(overrides: Record<string, unknown>): Promise<WireSchedule> {
   const reply = await api.post<One>(BASE, { attrs: scheduleAttrs(overrides) });
@@ -29,13 +32,14 @@ async function all(): Promise<WireSchedule[]> {
 
 describe('report schedules: CRUD', () => {
   it('POST creates a schedule with server fields', async () => {
-    const reply = await api.post<One>(BASE, { attrs: scheduleAttrs() });
+    const attrs = scheduleAttrs({ name: 'created-here' });
+    const reply = await api.post<One>(BASE, { attrs });
     expect(reply.status).toBe(200);
     expect(reply.body.message).toBe('Report schedule created succesfully');
     const schedule = reply.body.data?.schedule;
     expect(schedule).toEqual({
       id: expect.any(String),
-      ...scheduleAttrs(),
+      ...attrs,
       services: null,
       scheduled_by: 'admin',
       scheduled_at: expect.any(Number),
@@ -67,7 +71,7 @@ describe('report schedules: CRUD', () => {
     ['hosts as a string', { hosts: 'shop.example.com' }],
     ['a missing send_via', { send_via: undefined }],
     ['an empty schedule', { schedule: '' }],
-    ['a duplicate name', { name: 'weekly-shop' }],
+    ['a duplicate name', { name: TAKEN }],
   ])('POST with %s is a 400 and creates nothing', async (_case, overrides) => {
     const before = await all();
     const reply = await api.post(BASE, { attrs: scheduleAttrs({ name: 'new-schedule', ...overrides }) });
@@ -91,7 +95,7 @@ describe('report schedules: CRUD', () => {
   });
 
   it.each([
-    ['a duplicate name', { name: 'weekly-shop' }],
+    ['a duplicate name', { name: TAKEN }],
     ['an invalid e-mail', { send_to: ['x@'] }],
     ['an unknown timezone', { timezone: 'Nowhere' }],
     ['an unknown field', { scheduled_by: 'mallory' }],

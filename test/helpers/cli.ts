@@ -1,6 +1,14 @@
-/** Runs the built CLI (`dist/cli/main.js`, built by `npm test` before vitest starts) as a child process. */
+/**
+ * Runs wafctl for a test. `runCli` runs a command line in the test's own process (`runWafctl` with a
+ * string `Io`), as most tests do; `spawnCli` and `startCli` run the built binary (`dist/cli/main.js`,
+ * built by `npm test` before vitest starts) as a child process, for what only a real process shows:
+ * signals, a terminal, exit codes of a dying process, start-up.
+ */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runWafctl } from '../../src/cli/program.js';
+import { forgetSecrets } from '../../src/core/secrets.js';
+import { type TestIoOptions, testIo } from './io.js';
 
 export const CLI_PATH = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
@@ -16,7 +24,19 @@ export interface CliOptions {
   cwd?: string;
 }
 
-export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+/**
+ * Runs one command line in process, as a fresh process would: the secrets an earlier run registered
+ * are forgotten first. `env` is the whole environment the command sees.
+ */
+export async function runCli(args: string[], options: CliOptions & TestIoOptions = {}): Promise<CliResult> {
+  forgetSecrets();
+  const run = testIo(options);
+  const code = await runWafctl(args, run.io);
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
+}
+
+/** Runs the built binary to its end (see `startCli`). */
+export function spawnCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return startCli(args, options).result;
 }
 

@@ -5,6 +5,7 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { onTestFinished } from 'vitest';
 import { type ApiClient, createApiClient } from '../../src/api/index.js';
 import { type EmulatorOptions, startEmulator } from '../../src/emulator/index.js';
 
@@ -49,13 +50,24 @@ export async function writeConfig(files: Record<string, string>): Promise<string
   return dir;
 }
 
-/** A loopback URL on which nothing listens (a port that was free a moment ago). */
+/**
+ * A loopback URL that refuses connections (ECONNREFUSED), on a port this test holds until it ends:
+ * the local end of a connection the test keeps open to a listener of its own. Nothing listens on
+ * that port, and no other test can be given it (a freed port could be taken by another worker's
+ * emulator at once).
+ */
 export async function unreachableUrl(): Promise<string> {
-  const { createServer } = await import('node:net');
-  const server = createServer();
+  const { createServer, connect } = await import('node:net');
+  const accepted = new Set<import('node:net').Socket>();
+  const server = createServer((socket) => accepted.add(socket));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
+  const { port } = server.address() as import('node:net').AddressInfo;
+  const held = connect({ host: '127.0.0.1', port });
+  await new Promise<void>((resolve, reject) => held.once('connect', resolve).once('error', reject));
+  onTestFinished(async () => {
+    held.destroy();
+    for (const socket of accepted) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return `http://127.0.0.1:${held.localPort}`;
 }

@@ -16,6 +16,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import * as z from 'zod';
 import { WafctlError } from '../../core/errors.js';
 import type { FirewallActions } from '../../core/firewall-actions.js';
@@ -146,14 +147,15 @@ function unreadable(path: string, reason: string): WafctlError {
 }
 
 /** The file's text, refused past `maxBytes` (checked before reading a regular file, and while reading). */
-async function readBounded(path: string, maxBytes: number): Promise<string> {
+async function readBounded(path: string, maxBytes: number, cwd: string | undefined): Promise<string> {
   const tooLarge = () => unreadable(path, `it is larger than ${maxBytes} bytes`);
+  const where = cwd === undefined ? path : resolve(cwd, path);
   try {
-    const info = await stat(path);
+    const info = await stat(where);
     if (info.isFile() && info.size > maxBytes) throw tooLarge();
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of createReadStream(path)) {
+    for await (const chunk of createReadStream(where)) {
       size += (chunk as Buffer).length;
       if (size > maxBytes) throw tooLarge();
       chunks.push(chunk as Buffer);
@@ -184,8 +186,12 @@ function intentOf(change: Change): SavedChange {
   }
 }
 
-export async function readSavedPlan(path: string, options: { maxBytes?: number } = {}): Promise<SavedPlan> {
-  const text = await readBounded(path, options.maxBytes ?? MAX_SAVED_PLAN_BYTES);
+export async function readSavedPlan(
+  path: string,
+  /** `cwd`: what a relative `path` is relative to (messages show `path` as given). */
+  options: { maxBytes?: number; cwd?: string } = {},
+): Promise<SavedPlan> {
+  const text = await readBounded(path, options.maxBytes ?? MAX_SAVED_PLAN_BYTES, options.cwd);
   let json: unknown;
   try {
     json = JSON.parse(text);

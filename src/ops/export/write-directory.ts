@@ -12,7 +12,7 @@
  *   data is already on disk) is reported with the files already replaced.
  */
 import { lstat, open, realpath, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { usageError } from '../../core/errors.js';
 import { containsSecret } from '../../core/secrets.js';
 import {
@@ -91,13 +91,15 @@ async function checkTarget(dir: string, root: string, file: ExportFile, force: b
 export async function writeExportDirectory(
   dir: string,
   files: readonly ExportFile[],
-  options: { force: boolean; fault?: FileFaultHook },
+  /** `cwd`: what a relative `dir` is relative to (messages show `dir` as given). */
+  options: { force: boolean; cwd?: string; fault?: FileFaultHook },
 ): Promise<void> {
   const fault = options.fault ?? (() => undefined);
+  const where = options.cwd === undefined ? dir : resolve(options.cwd, dir);
   let root: string;
   try {
-    await makeDirectory(dir);
-    root = await realpath(dir);
+    await makeDirectory(where);
+    root = await realpath(where);
   } catch (error) {
     throw usageError(`cannot create ${dir}: ${errno(error)}`, error);
   }

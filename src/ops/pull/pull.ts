@@ -15,7 +15,7 @@
  */
 
 import { readFile, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { ApiClient } from '../../api/index.js';
 import type { Environment } from '../../config/env.js';
 import { parseYamlFile } from '../../config/parse-yaml.js';
@@ -52,6 +52,8 @@ export interface PullOptions {
   adopt: boolean;
   concurrency: number;
   env: Environment;
+  /** What the relative file names of the configuration (and `paths`) are relative to. */
+  cwd: string;
 }
 
 export interface FileChange {
@@ -99,8 +101,8 @@ function changedSinceRead(file: string): WafctlError {
   return new WafctlError('PLAN_REFUSED', message, { userFault: true });
 }
 
-async function readIfExists(file: string): Promise<string | undefined> {
-  return readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+async function readIfExists(file: string, cwd: string): Promise<string | undefined> {
+  return readFile(resolve(cwd, file), 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined;
     throw new WafctlError('USAGE', `cannot read ${file}: ${error.code ?? String(error)}`, {
       userFault: true,
@@ -113,11 +115,11 @@ async function readIfExists(file: string): Promise<string | undefined> {
  * still be the text the configuration was loaded from (`digests`): the plan and every node path come
  * from that text, and applied to an edited file they would land on other objects.
  */
-function fileCache(digests: ReadonlyMap<string, string>) {
+function fileCache(digests: ReadonlyMap<string, string>, cwd: string) {
   const texts = new Map<string, string | undefined>();
   return async (file: string): Promise<string | undefined> => {
     if (!texts.has(file)) {
-      const text = await readIfExists(file);
+      const text = await readIfExists(file, cwd);
       const digest = digests.get(file);
       if (digest !== undefined && (text === undefined || textDigest(text) !== digest)) {
         throw changedSinceRead(file);
@@ -132,9 +134,9 @@ function fileCache(digests: ReadonlyMap<string, string>) {
  * Immediately before writing: every file still holds the text the edits were made on (a created
  * file still does not exist), or nothing is written at all.
  */
-export async function assertUnchanged(files: readonly FileChange[]): Promise<void> {
+export async function assertUnchanged(files: readonly FileChange[], cwd: string): Promise<void> {
   for (const file of files) {
-    const now = await readIfExists(file.file);
+    const now = await readIfExists(file.file, cwd);
     if (now !== (file.created ? undefined : file.before)) throw changedSinceRead(file.file);
   }
 }
@@ -159,7 +161,7 @@ async function adoptTargetOf(
     return { file: best, document: documents[0]?.[0] ?? 0, path: [kind.section], fresh: false };
   }
   const first = options.paths[0] ?? '.';
-  const isDirectory = await stat(first).then(
+  const isDirectory = await stat(resolve(options.cwd, first)).then(
     (info) => info.isDirectory(),
     () => false,
   );
@@ -184,7 +186,7 @@ export async function preparePull(
   const options = { ...requested, kinds };
   const inputs = await refreshInputs(config, api, { concurrency: options.concurrency }, kinds);
   const plan = planChanges(inputs, planOptions(config));
-  const read = fileCache(config.digests);
+  const read = fileCache(config.digests, options.cwd);
 
   const declared = new Map<string, DeclaredObject>();
   const parsed = new Map<string, ReturnType<typeof parseYamlFile>>();

@@ -1,9 +1,16 @@
-/** The apply gate's refusals that read only the plan: a secret in what would be sent, the safety threshold. */
+/** The apply gate: the verdict from a plan and the flags, and its refusals (a secret sent, the safety threshold). */
 import { describe, expect, it } from 'vitest';
-import type { Attributes, Plan } from '../../../src/core/model.js';
+import type { Attributes, ImpactClass, Plan } from '../../../src/core/model.js';
 import { registerSecret } from '../../../src/core/secrets.js';
-import { safetyRefusal, secretRefusal } from '../../../src/ops/apply/gate.js';
+import { KINDS } from '../../../src/kinds/index.js';
+import { applyGate, type GateOptions, safetyRefusal, secretRefusal } from '../../../src/ops/apply/gate.js';
 import { planChanges } from '../../../src/plan/planner.js';
+
+const GROUP = (() => {
+  const kind = KINDS.find((k) => k.name === 'group');
+  if (kind === undefined) throw new Error('the group family is not registered');
+  return kind;
+})();
 
 const SECRET = 'gate-test-secret-4d1c9e';
 registerSecret(SECRET);
@@ -22,6 +29,7 @@ function plan(desired: Attributes[], remote: Attributes[], prune = false): Plan 
       {
         kind: 'group',
         immutable: [],
+        impact: GROUP.impact,
         scope: { prune, match: {} },
         desired: desired.map((attributes) => ({
           key: String(attributes.name),
@@ -81,5 +89,106 @@ describe('safetyRefusal', () => {
       'refusing to delete 2 of 3 group objects (limit 50%): above the safety threshold (settings.safety). Pass --force to apply anyway.',
     );
     expect(safetyRefusal(deletes, true)).toBeUndefined();
+  });
+});
+
+describe('applyGate', () => {
+  const none = plan([group('a')], [group('a')]);
+  const create = plan([group('new')], []);
+  const admin = plan([group('root', { is_admin: true })], []);
+  const secret = plan([group('new', { description: SECRET })], [group('a'), group('b'), group('c')], true);
+  const tooManyDeletes = plan([group('a')], [group('a'), group('b'), group('c')], true);
+  const problem = { kind: 'group' as const, key: 'broken', message: 'cannot be planned' };
+  const withProblem = (p: Plan): Plan => ({ ...p, problems: [problem] });
+  const flags = (options: Partial<GateOptions> = {}): GateOptions => ({
+    failOn: [],
+    allowPartial: false,
+    force: false,
+    interactive: false,
+    username: 'bot',
+    ...options,
+  });
+  const broadens: ImpactClass[] = ['broadens_access'];
+
+  it('has an admin group create that broadens access (the fixture the policy rows rely on)', () => {
+    expect(admin.changes[0]?.impact.map((i) => i.class)).toContain('broadens_access');
+  });
+
+  it.each([
+    ['no change, no problem', none, flags({ interactive: true }), 'nothing', undefined],
+    ['a change, a person at the terminal', create, flags({ interactive: true }), 'confirm', undefined],
+    ['a change, --auto-approve or a saved plan', create, flags(), 'apply', undefined],
+    ['--fail-on a class no change has', admin, flags({ failOn: ['reduces_audit'] }), 'apply', undefined],
+    ['--fail-on a class a change has', admin, flags({ failOn: broadens }), 'refuse', 'POLICY_REFUSED'],
+    [
+      'the policy before the plan problems',
+      withProblem(admin),
+      flags({ failOn: broadens }),
+      'refuse',
+      'POLICY_REFUSED',
+    ],
+    [
+      'a secret, --fail-on matching no change',
+      secret,
+      flags({ failOn: ['weakens_protection', 'reduces_audit'] }),
+      'refuse',
+      'PLAN_REFUSED',
+    ],
+    ['a plan problem, without --allow-partial', withProblem(create), flags(), 'refuse', 'PLAN_REFUSED'],
+    ['a plan problem only, without --allow-partial', withProblem(none), flags(), 'refuse', 'PLAN_REFUSED'],
+    [
+      'a plan problem, --allow-partial, a person',
+      withProblem(create),
+      flags({ allowPartial: true, interactive: true }),
+      'confirm',
+      undefined,
+    ],
+    [
+      'a plan problem only, --allow-partial: nothing to ask',
+      withProblem(none),
+      flags({ allowPartial: true, interactive: true }),
+      'apply',
+      undefined,
+    ],
+    ['deletes above the threshold', tooManyDeletes, flags({ interactive: true }), 'refuse', 'PLAN_REFUSED'],
+    [
+      'deletes above the threshold, --force',
+      tooManyDeletes,
+      flags({ force: true, interactive: true }),
+      'confirm',
+      undefined,
+    ],
+    ['a secret, even with --force', secret, flags({ force: true }), 'refuse', 'PLAN_REFUSED'],
+  ] as const)('%s: %s', (_name, planned, options, verdict, code) => {
+    const gate = applyGate(planned, options);
+    expect(gate.verdict).toBe(verdict);
+    expect(gate.verdict === 'refuse' ? gate.error.code : undefined).toBe(code);
+  });
+
+  it('refuses for the first reason in order: policy, secret, plan problems, safety', () => {
+    const all = withProblem(
+      plan(
+        [group('root', { is_admin: true, description: SECRET })],
+        [group('a'), group('b'), group('c')],
+        true,
+      ),
+    );
+    const reason = (options: GateOptions) => {
+      const gate = applyGate(all, options);
+      return gate.verdict === 'refuse' ? gate.error.message : gate.verdict;
+    };
+    expect(reason(flags({ failOn: broadens }))).toMatch(/^--fail-on: 1 change broadens_access/);
+    expect(reason(flags())).toMatch(/^refusing to send the API token/);
+    const noSecret = withProblem(
+      plan([group('root', { is_admin: true })], [group('a'), group('b'), group('c')], true),
+    );
+    expect(applyGate(noSecret, flags())).toMatchObject({
+      verdict: 'refuse',
+      error: { message: expect.stringMatching(/^1 object could not be planned .*pass --allow-partial/) },
+    });
+    expect(applyGate(noSecret, flags({ allowPartial: true }))).toMatchObject({
+      verdict: 'refuse',
+      error: { message: expect.stringMatching(/^refusing to delete 3 of 3 group objects/) },
+    });
   });
 });

@@ -75,6 +75,7 @@ const options = (dir: string) => ({
   kinds: KINDS.filter((kind) => kind.section === 'groups'),
   adopt: false,
   concurrency: 2,
+  cwd: dir,
   env: {},
 });
 
@@ -83,7 +84,7 @@ describe('preparePull', () => {
     const firewall = await firewallWithSoc();
     const dir = await writeConfig({ 'groups.yaml': GROUPS });
     const file = join(dir, 'groups.yaml');
-    const config = await loadDesiredState([dir]);
+    const config = await loadDesiredState([dir], { cwd: dir, env: {} });
     // The server edits the file before it answers: deterministic, no timing involved.
     const url = await proxy(firewall.url, () => writeFile(file, EDITED));
     const api = createApiClient({ baseUrl: url, token: E2E_TOKEN });
@@ -97,7 +98,7 @@ describe('preparePull', () => {
   it('edits the text it read when nothing changed', async () => {
     const firewall = await firewallWithSoc();
     const dir = await writeConfig({ 'groups.yaml': GROUPS });
-    const config = await loadDesiredState([dir]);
+    const config = await loadDesiredState([dir], { cwd: dir, env: {} });
     const result = await preparePull(config, firewall.api, options(dir));
     expect(result.files.map((f) => f.after)).toEqual([
       GROUPS.replace('Tier-1 analysts', 'Tier-1 analysts (night shift)'),
@@ -111,22 +112,25 @@ describe('assertUnchanged', () => {
     const file = join(dir, 'groups.yaml');
     const fresh = join(dir, 'schedules.yaml');
     await expect(
-      assertUnchanged([
-        { file, before: GROUPS, after: EDITED, created: false },
-        { file: fresh, before: '', after: 'schedules: []\n', created: true },
-      ]),
+      assertUnchanged(
+        [
+          { file, before: GROUPS, after: EDITED, created: false },
+          { file: fresh, before: '', after: 'schedules: []\n', created: true },
+        ],
+        dir,
+      ),
     ).resolves.toBeUndefined();
   });
 
   it('refuses a file changed after pull read it, and a file created meanwhile', async () => {
     const dir = await writeConfig({ 'groups.yaml': EDITED, 'schedules.yaml': 'schedules: []\n' });
     const file = join(dir, 'groups.yaml');
-    await expect(assertUnchanged([{ file, before: GROUPS, after: '', created: false }])).rejects.toThrow(
+    await expect(assertUnchanged([{ file, before: GROUPS, after: '', created: false }], dir)).rejects.toThrow(
       `${file} changed since pull read it; nothing was written, run pull again`,
     );
     const fresh = join(dir, 'schedules.yaml');
     await expect(
-      assertUnchanged([{ file: fresh, before: '', after: 'schedules: []\n', created: true }]),
+      assertUnchanged([{ file: fresh, before: '', after: 'schedules: []\n', created: true }], dir),
     ).rejects.toThrow(`${fresh} changed since pull read it`);
   });
 });

@@ -1,0 +1,34 @@
+/**
+ * Everything a command may take from the process, handed to it instead of read from `process`: only
+ * `main.ts` builds one from the real process (`processIo`), and tests build one around strings
+ * (test/helpers/cli.ts), so a command runs in the test's own process as it does in a terminal.
+ */
+import type { Clock } from '../api/retry.js';
+
+/** A stream a command writes to, and whether a person watches it (colour, live progress). */
+export type OutputStream = NodeJS.WritableStream & {
+  readonly isTTY?: boolean | undefined;
+  /** The terminal's width, when it is one (help text wraps to it). */
+  readonly columns?: number | undefined;
+};
+
+export type InterruptSignal = 'SIGINT' | 'SIGTERM';
+
+export interface Io {
+  readonly stdout: OutputStream;
+  readonly stderr: OutputStream;
+  /** The confirmation prompt reads it; `isTTY` says whether a person can answer. */
+  readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean | undefined };
+  /** The variables wafctl reads (WAF_*, WAFCTL_*, NO_COLOR, and `${VAR}` in configuration). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** What relative paths (arguments, `--out`, `--token-file`, ...) are relative to. */
+  readonly cwd: string;
+  /** Timers of the API client (retries, deadlines); the system clock when absent. */
+  readonly clock?: Partial<Clock> | undefined;
+  /** Calls `handler` on SIGINT and SIGTERM until the returned function is called. */
+  onSignal(handler: (signal: InterruptSignal) => void): () => void;
+  /** Ends the process at once with `code` (a second interrupt: nothing may run after it). */
+  exit(code: number): never;
+}
+
+export const EXIT_CODES: Readonly<Record<InterruptSignal, number>> = { SIGINT: 130, SIGTERM: 143 };
