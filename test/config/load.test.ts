@@ -6,6 +6,7 @@ import { loadDesiredState } from '../../src/config/load.js';
 import { MAX_FILE_BYTES } from '../../src/config/parse-yaml.js';
 import { ConfigError, formatProblem } from '../../src/config/problems.js';
 import { type SourceFile, validateSources } from '../../src/config/validate-sources.js';
+import { rulesYaml } from '../helpers/fixtures.js';
 
 function loaded(files: SourceFile[], env: Record<string, string> = {}) {
   const result = validateSources(files, { env });
@@ -13,18 +14,7 @@ function loaded(files: SourceFile[], env: Record<string, string> = {}) {
   return result.config;
 }
 
-const RULE = `application_rules:
-  - rq_host: shop.example.com
-    description: Block admin
-    priority: high
-    conditions:
-      - operator: match
-        expressions: ["^/admin"]
-        targets: [path]
-    actions:
-      - firewall_action: block
-        firewall_name: waf-eu-1
-`;
+const RULE = rulesYaml([{}]);
 
 describe('defaults and normalisation', () => {
   it('fills every default of the contract', () => {
@@ -247,36 +237,33 @@ function problems(files: SourceFile[], env: Record<string, string> = {}): string
   return result.ok ? [] : result.problems.map(formatProblem);
 }
 
-const ruleFor = (host: string, description = 'Block admin') => `  - rq_host: ${host}
-    description: ${description}
-    priority: high
-    conditions: [{operator: match, expressions: ["^/admin"], targets: [path]}]
-    actions: [{firewall_action: block, firewall_name: waf-eu-1}]
-`;
-
 describe('rq_host is a host name', () => {
   it.each([
     'shop.example.com',
-    '"*.example.com"',
+    '*.example.com',
     'shop.example.com:8443',
     '10.0.0.1',
-    '"[2001:db8::1]:443"',
+    '[2001:db8::1]:443',
     'bücher.example',
     'xn--bcher-kva.example',
     '例え.テスト',
   ])('accepts %s', (host) => {
-    expect(problems([{ file: 'r.yaml', text: `application_rules:\n${ruleFor(host)}` }])).toEqual([]);
+    expect(problems([{ file: 'r.yaml', text: rulesYaml([{ host }]) }])).toEqual([]);
   });
 
   it("refuses '/', which would make <rq_host>/<description> keys collide", () => {
-    const text = `application_rules:\n${ruleFor('a/b', 'c')}${ruleFor('a', 'b/c')}`;
+    const text = rulesYaml([
+      { host: 'a/b', description: 'c' },
+      { host: 'a', description: 'b/c' },
+    ]);
     expect(problems([{ file: 'r.yaml', text }])).toEqual([
       `r.yaml:2:14 application_rules[0].rq_host: rq_host must be a host name: it cannot contain '/', got "a/b"`,
     ]);
   });
 
   it('refuses whitespace and control characters, showing them escaped', () => {
-    const text = `application_rules:\n${ruleFor('"shop example.com"')}${ruleFor('"shop.example.com\\n"')}${ruleFor('"a\\u0085b"')}${ruleFor('"a\\u00a0b"')}${ruleFor('"a\\x7fb"')}`;
+    const hosts = ['shop example.com', 'shop.example.com\n', 'a\u0085b', 'a\u00a0b', 'a\x7fb'];
+    const text = rulesYaml(hosts.map((host) => ({ host })));
     expect(problems([{ file: 'r.yaml', text }])).toEqual([
       'r.yaml:2:14 application_rules[0].rq_host: rq_host must be a host name: it cannot contain spaces, got "shop example.com"',
       'r.yaml:7:14 application_rules[1].rq_host: rq_host must be a host name: it cannot contain whitespace (U+000A), got "shop.example.com\\n"',
@@ -291,7 +278,7 @@ describe('declarations outside their manage scope', () => {
   const MANAGE = 'manage:\n  application_rules:\n    match: {rq_host: ["*.example.com"], priority: [high]}\n';
 
   it('are problems at the field that fails, naming the glob list and where manage sets it', () => {
-    const rules = `application_rules:\n${ruleFor('shop.example.com')}${ruleFor('shop.other.org')}`;
+    const rules = rulesYaml([{ host: 'shop.example.com' }, { host: 'shop.other.org' }]);
     expect(
       problems([
         { file: 'a-manage.yaml', text: MANAGE },
@@ -303,7 +290,7 @@ describe('declarations outside their manage scope', () => {
   });
 
   it('are found with manage in the same file, in a later file, or spread over files', () => {
-    const out = `application_rules:\n${ruleFor('shop.other.org')}`;
+    const out = rulesYaml([{ host: 'shop.other.org' }]);
     expect(problems([{ file: 'one.yaml', text: `${MANAGE}${out}` }])).toHaveLength(1);
     expect(
       problems([
@@ -320,7 +307,7 @@ describe('declarations outside their manage scope', () => {
   });
 
   it('are reported together with other problems, but not when manage itself conflicts', () => {
-    const out = `application_rules:\n${ruleFor('shop.other.org')}`;
+    const out = rulesYaml([{ host: 'shop.other.org' }]);
     expect(
       problems([
         { file: 'a.yaml', text: `${MANAGE}${out}` },
@@ -352,9 +339,9 @@ describe('declarations outside their manage scope', () => {
   });
 
   it('do not include declarations inside the scope, nor any when match is empty', () => {
-    const inside = `${MANAGE}application_rules:\n${ruleFor('shop.example.com')}`;
+    const inside = `${MANAGE}${rulesYaml([{ host: 'shop.example.com' }])}`;
     expect(problems([{ file: 'a.yaml', text: inside }])).toEqual([]);
-    const noMatch = `manage: {application_rules: {prune: true}}\napplication_rules:\n${ruleFor('shop.other.org')}`;
+    const noMatch = `manage: {application_rules: {prune: true}}\n${rulesYaml([{ host: 'shop.other.org' }])}`;
     expect(problems([{ file: 'a.yaml', text: noMatch }])).toEqual([]);
   });
 });

@@ -2,15 +2,13 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { EXAMPLES } from '../helpers/fixtures.js';
 
 describe('wafctl validate', () => {
   it('accepts examples/ with exit 0 and a summary of what it loaded', async () => {
-    const result = await runCli(['validate', 'examples/config/'], { cwd: ROOT });
+    const result = await runCli(['validate', EXAMPLES]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
@@ -19,7 +17,7 @@ describe('wafctl validate', () => {
   });
 
   it('--format json prints the counts', async () => {
-    const result = await runCli(['validate', 'examples/config', '--format', 'json'], { cwd: ROOT });
+    const result = await runCli(['validate', EXAMPLES, '--format', 'json']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
       valid: true,

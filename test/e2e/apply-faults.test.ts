@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startTestFirewall, writeConfig } from '../helpers/firewall.js';
+import { rulesYaml } from '../helpers/fixtures.js';
+import { instantClock } from '../helpers/io.js';
 
 interface RuleSpec {
   description: string;
@@ -16,17 +18,7 @@ interface RuleSpec {
   expression: string;
 }
 
-const yaml = (specs: RuleSpec[]) =>
-  `application_rules:${specs
-    .map(
-      (r) => `
-  - rq_host: load.example.com
-    description: ${r.description}
-    priority: ${r.priority}
-    conditions: [{operator: match, expressions: ["${r.expression}"], targets: [path]}]
-    actions: [{firewall_action: block, firewall_name: waf-eu-1}]`,
-    )
-    .join('')}\n`;
+const yaml = (specs: RuleSpec[]) => rulesYaml(specs.map((r) => ({ ...r, host: 'load.example.com' })));
 
 const initial: RuleSpec[] = Array.from({ length: 40 }, (_, i) => ({
   description: `Rule ${i}`,
@@ -73,6 +65,8 @@ describe('wafctl apply under injected faults', () => {
     await setup.close();
 
     let faultsSeen = 0;
+    // The client's backoff between retries returns at once: the faults are real, the waiting is not.
+    const clock = instantClock();
     for (const [step, specs] of steps.entries()) {
       await writeFile(join(dir, 'rules.yaml'), yaml(specs));
       const faulty = await startTestFirewall({ statePath, faultRate: 0.2, faultSeed: 1000 + step });
@@ -81,6 +75,7 @@ describe('wafctl apply under injected faults', () => {
         while (codes.length < 3 && codes.at(-1) !== 0) {
           const result = await runCli(['apply', dir, '--auto-approve', '--batch-size', '3', '--force'], {
             env: { ...faulty.env, WAFCTL_DEBUG: '1' },
+            clock,
           });
           codes.push(result.code);
           faultsSeen += (result.stderr.match(/^<-- (?:500|503|429|ERR) /gm) ?? []).length;
@@ -107,5 +102,6 @@ describe('wafctl apply under injected faults', () => {
     }
     // The faults really happened (and were survived): 503/429/500 answers and broken connections.
     expect(faultsSeen).toBeGreaterThanOrEqual(5);
+    expect(clock.sleeps.length).toBeGreaterThan(0);
   });
 });

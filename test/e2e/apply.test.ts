@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
+import { EXAMPLES, type RuleSpec, rulesYaml } from '../helpers/fixtures.js';
 
 let firewall: TestFirewall;
 beforeEach(async () => {
@@ -17,32 +18,21 @@ const apply = (args: string[]) => runCli(['apply', '--auto-approve', ...args], {
 const planExit = async (dir: string) =>
   (await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env })).code;
 
-function rule(
-  description: string,
-  opts: { priority?: string; expression?: string; enabled?: boolean; host?: string } = {},
-) {
-  return `
-  - rq_host: ${opts.host ?? 'shop.example.com'}
-    description: ${description}
-    priority: ${opts.priority ?? 'high'}
-    enabled: ${opts.enabled ?? true}
-    conditions:
-      - operator: match
-        expressions: ["${opts.expression ?? `^/${description.toLowerCase().replace(/ /g, '-')}`}"]
-        targets: [path]
-    actions:
-      - firewall_action: block
-        firewall_name: waf-eu-1`;
-}
+/** A rule whose expression, unless given, is its description as a path: `Block admin` -> `^/block-admin`. */
+const rule = (description: string, opts: RuleSpec = {}): RuleSpec => ({
+  description,
+  expression: `^/${description.toLowerCase().replace(/ /g, '-')}`,
+  ...opts,
+});
 
-const rules = (...items: string[]) => `application_rules:${items.join('')}\n`;
+const rules = (...specs: RuleSpec[]) => rulesYaml(specs);
 
 describe('wafctl apply', () => {
   it('applies examples/ to an empty emulator, after which the plan is empty', async () => {
-    const result = await apply(['examples/config/']);
+    const result = await apply([EXAMPLES]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed\.\n$/);
-    expect(await planExit('examples/config/')).toBe(0);
+    expect(await planExit(EXAMPLES)).toBe(0);
   });
 
   it('converges after each of a scripted sequence of configuration changes', async () => {
@@ -87,7 +77,7 @@ describe('wafctl apply', () => {
         'more/export.yaml': rules(rule('Block export')),
       },
       // 7. prune a rule
-      { 'more/export.yaml': 'application_rules: []\n' },
+      { 'more/export.yaml': rules() },
       // 8. add members and a permission to a group
       {
         'groups.yaml':
@@ -163,7 +153,7 @@ describe('wafctl apply', () => {
     expect(updated.by_route['PUT /api/v1/application_rules/']).toBe(1);
     expect(updated.by_route['PUT /api/v1/application_rules/{application_rule_id}']).toBeUndefined();
 
-    await writeFile(join(dir, 'rules.yaml'), 'application_rules: []\n');
+    await writeFile(join(dir, 'rules.yaml'), rules());
     await firewall.resetStats();
     const refused = await apply([dir]);
     expect(refused.code).toBe(1);
@@ -278,7 +268,7 @@ describe('wafctl apply', () => {
     expect((await apply([dir])).code).toBe(0);
     const [old] = await firewall.api.applicationRules.list();
     // A protected rule whose condition changed cannot be planned; a new rule can.
-    const protectedChange = `${rule('Block admin', { expression: '^/admin/' })}\n    protect: true`;
+    const protectedChange = rule('Block admin', { expression: '^/admin/', protect: true });
     await writeFile(join(dir, 'rules.yaml'), rules(protectedChange, rule('Block export')));
 
     const refused = await apply([dir]);
@@ -315,7 +305,7 @@ describe('wafctl apply', () => {
   });
 
   it('refuses to run without a terminal unless --auto-approve is given, before reading anything', async () => {
-    const result = await runCli(['apply', 'examples/config/'], { env: firewall.env });
+    const result = await runCli(['apply', EXAMPLES], { env: firewall.env });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       'Error: refusing to apply without confirmation: no terminal to ask on. Pass --auto-approve to apply.\n',

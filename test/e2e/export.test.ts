@@ -9,6 +9,7 @@ import { EXPORT_MARKER } from '../../src/ops/export/document.js';
 import { SCHEMA_FILE } from '../../src/ops/export/schema-reference.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall, unreachableUrl } from '../helpers/firewall.js';
+import { EXAMPLES } from '../helpers/fixtures.js';
 
 const rule = (rqHost: string, description: string | null, expression = '^/x'): ApplicationRuleInput => ({
   rq_host: rqHost,
@@ -259,9 +260,7 @@ describe('wafctl export', () => {
   });
 
   it('round-trips examples/: apply, export to a directory, and the export plans to no changes', async () => {
-    expect((await runCli(['apply', 'examples/config/', '--auto-approve'], { env: firewall.env })).code).toBe(
-      0,
-    );
+    expect((await runCli(['apply', EXAMPLES, '--auto-approve'], { env: firewall.env })).code).toBe(0);
     const dir = join(await tempDir(), 'exported');
     const exported = await runCli(['export', '--dir', dir], { env: firewall.env });
     expect(exported.code).toBe(0);

@@ -10,6 +10,7 @@ import {
   unreachableUrl,
   writeConfig,
 } from '../helpers/firewall.js';
+import { EXAMPLES } from '../helpers/fixtures.js';
 
 const CONFIG = `
 groups:
@@ -101,7 +102,7 @@ describe('wafctl plan', () => {
   });
 
   it('lists every object of examples/ as created against an empty emulator', async () => {
-    const result = await runCli(['plan', 'examples/config/'], { env: firewall.env });
+    const result = await runCli(['plan', EXAMPLES], { env: firewall.env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     for (const header of [
@@ -117,7 +118,7 @@ describe('wafctl plan', () => {
       /^Plan: \d+ to add, 0 to change, 0 to destroy\.$/,
     );
 
-    const json = await runCli(['plan', 'examples/config/', '--format', 'json'], { env: firewall.env });
+    const json = await runCli(['plan', EXAMPLES, '--format', 'json'], { env: firewall.env });
     const doc = JSON.parse(json.stdout) as { summary: Record<string, number>; changes: { action: string }[] };
     expect(doc.summary.create).toBeGreaterThanOrEqual(13);
     expect(doc.summary.create).toBe(doc.changes.length);

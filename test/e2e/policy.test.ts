@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
+import { rulesYaml } from '../helpers/fixtures.js';
 
 let firewall: TestFirewall;
 beforeEach(async () => {
@@ -18,19 +19,7 @@ afterEach(async () => {
 
 const cli = (args: string[]) => runCli(args, { env: firewall.env });
 
-const config = (enabled: boolean) => `application_rules:
-  - rq_host: shop.example.com
-    description: Block admin
-    priority: high
-    enabled: ${enabled}
-    conditions:
-      - operator: match
-        expressions: ["^/admin"]
-        targets: [path]
-    actions:
-      - firewall_action: block
-        firewall_name: waf-eu-1
-notifications:
+const config = (enabled: boolean) => `${rulesYaml([{ enabled }])}notifications:
   - name: splunk
     settings: {destination_address: 10.0.0.5, destination_port: 514, format: cef, protocol: udp}
 `;
@@ -113,16 +102,8 @@ describe('--fail-on', () => {
 
 describe('--max-chars', () => {
   it('bounds the markdown plan, and refuses a budget too small for the summary', async () => {
-    const rules = Array.from(
-      { length: 60 },
-      (_, i) => `  - rq_host: shop.example.com
-    description: Rule ${i}
-    priority: high
-    conditions: [{operator: match, expressions: ["^/r${i}"], targets: [path]}]
-    actions: [{firewall_action: block, firewall_name: waf-eu-1}]
-`,
-    ).join('');
-    const dir = await writeConfig({ 'rules.yaml': `application_rules:\n${rules}` });
+    const rules = Array.from({ length: 60 }, (_, i) => ({ description: `Rule ${i}`, expression: `^/r${i}` }));
+    const dir = await writeConfig({ 'rules.yaml': rulesYaml(rules) });
     const markdown = await cli(['plan', dir, '--format', 'markdown', '--max-chars', '3000']);
     expect(markdown.code).toBe(0);
     expect(markdown.stdout.length).toBeLessThanOrEqual(3000);

@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCliOnTerminal } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall } from '../helpers/firewall.js';
+import { EXAMPLES } from '../helpers/fixtures.js';
 
 let firewall: TestFirewall;
 beforeEach(async () => {
@@ -19,7 +20,7 @@ describe('apply at a terminal', () => {
     { answer: 'Ctrl-C', keys: '\u0003', code: 130 },
   ])('answering $answer: "Apply cancelled.", exit $code, nothing written', async ({ keys, code }) => {
     await firewall.resetStats();
-    const result = await runCliOnTerminal(['apply', 'examples/config/'], {
+    const result = await runCliOnTerminal(['apply', EXAMPLES], {
       env: firewall.env,
       prompt: PROMPT,
       keys,
@@ -34,7 +35,7 @@ describe('apply at a terminal', () => {
   });
 
   it("'yes' applies", async () => {
-    const result = await runCliOnTerminal(['apply', 'examples/config/'], {
+    const result = await runCliOnTerminal(['apply', EXAMPLES], {
       env: firewall.env,
       prompt: PROMPT,
       keys: 'yes\r',

@@ -7,18 +7,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliResult, runCli, startCli } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
+import { rulesYaml } from '../helpers/fixtures.js';
 
 const rules = (specs: [description: string, expression: string][]) =>
-  `application_rules:${specs
-    .map(
-      ([description, expression]) => `
-  - rq_host: shop.example.com
-    description: ${description}
-    priority: high
-    conditions: [{operator: match, expressions: ["${expression}"], targets: [path]}]
-    actions: [{firewall_action: block, firewall_name: waf-eu-1}]`,
-    )
-    .join('')}\n`;
+  rulesYaml(specs.map(([description, expression]) => ({ description, expression })));
 
 // Rules no change touches: a merge changes a few rules among many.
 const KEPT = Array.from({ length: 20 }, (_, i): [string, string] => [`kept-${i}`, `^/kept/${i}`]);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { E2E_TOKEN, startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
+import { rulesYaml } from '../helpers/fixtures.js';
 
 let firewall: TestFirewall;
 beforeEach(async () => {
@@ -114,13 +115,7 @@ describe('a saved plan is applied only where it was made', () => {
 });
 
 describe('the API token is never sent to the firewall', () => {
-  const rule = (description: string) => `application_rules:
-  - rq_host: shop.example.com
-    description: Block admin
-    priority: high
-    conditions: [{operator: match, expressions: ["^/admin"], targets: [path]}]
-    actions: [{firewall_action: block, firewall_name: "${description}"}]
-`;
+  const rule = (firewall: string) => rulesYaml([{ firewall }]);
 
   it('refuses a fresh plan whose value holds it, naming the change and field, sending nothing', async () => {
     const dir = await writeConfig({ 'rules.yaml': rule(`waf ${E2E_TOKEN}`) });

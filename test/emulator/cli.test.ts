@@ -1,9 +1,14 @@
-/** `wafctl emulator` end to end: spawns the built CLI (`npm test` builds dist/ first). */
-import { writeFile } from 'node:fs/promises';
+/**
+ * `wafctl emulator`: the signals that stop it on the built CLI as a real process (`npm test` builds
+ * dist/ first); everything else in process.
+ */
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runWafctl } from '../../src/cli/program.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { runCli } from '../helpers/cli.js';
+import { testIo } from '../helpers/io.js';
 import { makeTempDir } from './helpers.js';
 import { serve } from './serve-cli.js';
 
@@ -39,26 +44,35 @@ describe('wafctl emulator', () => {
     expect(await served.exit).toBe(0);
   });
 
-  it('starts without an admin token when the seed has a token-holding user, and persists to --state', async () => {
+  it('starts without an admin token when the seed has a token-holding user, holding --state until it stops', async () => {
     const seedPath = join(dir, 'seed.yaml');
     const statePath = join(dir, 'state.json');
     await writeFile(seedPath, 'users:\n  - {id: u-1, username: ann, token: ann-token-1}\n');
-    const served = await serve(['--port', '0', '--seed', seedPath, '--state', statePath]);
-    const response = await fetch(`${served.url}/api/v1/reports/schedules?paginate=false`, {
+    const run = testIo();
+    const exit = runWafctl(['emulator', '--port', '0', '--seed', seedPath, '--state', statePath], run.io);
+    const url = (await run.stdoutMatches(/\n/)).trim();
+    const response = await fetch(`${url}/api/v1/reports/schedules?paginate=false`, {
       headers: { authorization: 'Bearer ann-token-1' },
     });
     expect(response.status).toBe(200);
-    served.child.kill('SIGTERM');
-    expect(await served.exit).toBe(0);
+    expect(await readdir(dir)).toContain('state.json.lock');
+    run.signal('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(await readdir(dir)).not.toContain('state.json.lock');
   });
 
   it('warns once for each secret shorter than 8 characters, never showing it, and redacts it', async () => {
     const seedPath = join(dir, 'seed.yaml');
     await writeFile(seedPath, 'users:\n  - {id: u-1, username: ann, token: ann-token-1, password: Pw-4k}\n');
-    const served = await serve(['--port', '0', '--admin-token', 'k9-Wx3', '--seed', seedPath]);
-    served.child.kill('SIGTERM');
-    expect(await served.exit).toBe(0);
-    expect(served.stderr().trim().split('\n')).toEqual([
+    const run = testIo();
+    const exit = runWafctl(
+      ['emulator', '--port', '0', '--admin-token', 'k9-Wx3', '--seed', seedPath],
+      run.io,
+    );
+    await run.stdoutMatches(/\n/);
+    run.signal('SIGINT');
+    expect(await exit).toBe(0);
+    expect(run.stderr().trim().split('\n')).toEqual([
       'Warning: the admin token is only 6 characters: redaction may hide ordinary text; use a longer token.',
       'Warning: the password of seed user "ann" is only 5 characters: redaction may hide ordinary text; use a longer password.',
     ]);

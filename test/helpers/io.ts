@@ -25,17 +25,36 @@ export interface TestIo {
   signal(signal: InterruptSignal): void;
   /** The code `io.exit` was called with, if it was. */
   exitCode(): number | undefined;
+  /** Resolves with stdout once it matches `pattern` (a command that runs until signalled). */
+  stdoutMatches(pattern: RegExp): Promise<string>;
 }
 
 class Captured extends Writable {
   text = '';
+  readonly waiting = new Set<() => void>();
   constructor(readonly isTTY: boolean) {
     super({ decodeStrings: false });
   }
   override _write(chunk: string | Buffer, _encoding: string, done: () => void): void {
     this.text += String(chunk);
+    for (const check of this.waiting) check();
     done();
   }
+}
+
+/**
+ * The API client's clock for tests of retries: a backoff or Retry-After wait returns at once (and
+ * is recorded), so a test of faults never sleeps for the client's default delays. Deadlines still
+ * run on real time: a test that wants one sets a short `--timeout` of its own.
+ */
+export function instantClock(): Partial<Clock> & { sleeps: number[] } {
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+  };
 }
 
 export class ExitCalled extends Error {
@@ -74,5 +93,15 @@ export function testIo(options: TestIoOptions = {}): TestIo {
       for (const handler of [...handlers]) handler(signal);
     },
     exitCode: () => exited,
+    stdoutMatches: (pattern) =>
+      new Promise((resolve) => {
+        const check = () => {
+          if (!pattern.test(stdout.text)) return;
+          stdout.waiting.delete(check);
+          resolve(stdout.text);
+        };
+        stdout.waiting.add(check);
+        check();
+      }),
   };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { IncompleteListingError } from '../../src/api/index.js';
 import { validateSources } from '../../src/config/validate-sources.js';
 import { refreshAndPlan } from '../../src/ops/refresh.js';
+import { rulesYaml } from '../helpers/fixtures.js';
 import { fakeApi } from '../kinds/fake-api.js';
 
 function config(text: string) {
@@ -42,15 +43,9 @@ describe('refreshAndPlan', () => {
   });
 
   it('names where a protected object is declared when it refuses to replace it', async () => {
-    const rule = (expression: string) => `
-application_rules:
-  - rq_host: a.example.com
-    description: d
-    priority: high
-    protect: true
-    conditions: [{operator: match, expressions: ["${expression}"], targets: [path]}]
-    actions: [{firewall_action: block, firewall_name: w}]
-`;
+    // After a blank first line: the rule is declared at line 3.
+    const rule = (expression: string) =>
+      `\n${rulesYaml([{ host: 'a.example.com', description: 'd', protect: true, expression, firewall: 'w' }])}`;
     const { api } = fakeApi({
       applicationRules: [
         {
@@ -75,14 +70,8 @@ application_rules:
   });
 
   it("attaches each kind's security impact, with the action classes of settings.firewall_actions", async () => {
-    const rule = (action: string) => `
-application_rules:
-  - rq_host: a.example.com
-    description: d
-    priority: high
-    conditions: [{operator: match, expressions: ["^/x"], targets: [path]}]
-    actions: [{firewall_action: ${action}, firewall_name: w}]
-`;
+    const rule = (action: string) =>
+      rulesYaml([{ host: 'a.example.com', description: 'd', expression: '^/x', action, firewall: 'w' }]);
     const classes = 'settings: {firewall_actions: {allowing: [allow, pass]}}\n';
     const byDefault = await refreshAndPlan(config(rule('pass')), fakeApi({}).api, { concurrency: 2 });
     expect(byDefault.changes[0]?.impact).toEqual([]);

@@ -1,0 +1,79 @@
+/**
+ * The test application rule, defined once: `ruleYaml` writes one entry of `application_rules` (the
+ * flow-style rule most tests declare, a host, a description, one match condition on the path and one
+ * action) and `rulesYaml` a whole list, so that a change to the configuration format is made here and
+ * not in every test that needs a rule. `EXAMPLES` is the example configuration, by absolute path, so
+ * no test depends on the directory it is run from.
+ */
+import { fileURLToPath } from 'node:url';
+
+/** The absolute path of `examples/config/` (with its trailing slash). */
+export const EXAMPLES = fileURLToPath(new URL('../../examples/config/', import.meta.url));
+
+export interface RuleSpec {
+  host?: string;
+  description?: string;
+  priority?: string;
+  /** The one expression of the one condition (`operator: match` on `path`). */
+  expression?: string;
+  action?: string;
+  firewall?: string;
+  /** Written only when given (the configuration's default is `true`). */
+  enabled?: boolean;
+  protect?: boolean;
+}
+
+/** A YAML double-quoted scalar: JSON, with the characters YAML does not print raw escaped. */
+const quoted = (value: string) =>
+  JSON.stringify(value).replace(
+    /[\u007f-\u00a0\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+
+/** Strings YAML would read as something else when plain: numbers, booleans and null. */
+const NOT_A_STRING =
+  /^(?:[-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:e[-+]?\d+)?|0x[\da-f]+|0o[0-7]+|true|false|yes|no|on|off|null|~)$/i;
+
+/**
+ * `value` plain when it reads back as the same string, else double-quoted. In a flow mapping (`flow`)
+ * only a single word stays plain.
+ */
+function scalar(value: string, flow = false): string {
+  const plain = flow
+    ? /^[\w.-]+$/.test(value)
+    : /^[\p{L}\p{N}_][\p{L}\p{N}_ ./:^-]*$/u.test(value) && !/: |:$| $/.test(value);
+  return plain && !NOT_A_STRING.test(value) ? value : quoted(value);
+}
+
+/**
+ * One entry of `application_rules`, 2-space list indent, ending in a newline. The defaults make the rule
+ * `shop.example.com/Block admin`, which blocks `^/admin` on waf-eu-1.
+ */
+export function ruleYaml({
+  host = 'shop.example.com',
+  description = 'Block admin',
+  priority = 'high',
+  expression = '^/admin',
+  action = 'block',
+  firewall = 'waf-eu-1',
+  enabled,
+  protect,
+}: RuleSpec = {}): string {
+  return [
+    `  - rq_host: ${scalar(host)}`,
+    `    description: ${scalar(description)}`,
+    `    priority: ${scalar(priority)}`,
+    ...(enabled === undefined ? [] : [`    enabled: ${enabled}`]),
+    ...(protect ? ['    protect: true'] : []),
+    `    conditions: [{operator: match, expressions: [${quoted(expression)}], targets: [path]}]`,
+    `    actions: [{firewall_action: ${scalar(action, true)}, firewall_name: ${scalar(firewall, true)}}]`,
+    '',
+  ].join('\n');
+}
+
+/** An `application_rules` list of `specs` (`application_rules: []` when there are none). */
+export function rulesYaml(specs: RuleSpec[]): string {
+  return specs.length === 0
+    ? 'application_rules: []\n'
+    : `application_rules:\n${specs.map(ruleYaml).join('')}`;
+}
