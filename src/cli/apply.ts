@@ -7,7 +7,7 @@
 import { Command } from 'commander';
 import { WafctlError } from '../core/errors.js';
 import { IMPACT_CLASSES, type ImpactClass } from '../core/model.js';
-import type { Io } from './io.js';
+import { EXIT_CODES, type InterruptSignal, type Io } from './io.js';
 import {
   addConnectionOptions,
   type ConnectionFlags,
@@ -129,11 +129,18 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
     if (gate.verdict === 'refuse') throw gate.error;
     if (gate.verdict === 'confirm') {
       const { confirm } = await import('./confirm.js');
-      const answer = await confirm(io.stdin, io.stdout);
+      // Ctrl-C at the prompt, or SIGINT/SIGTERM sent to the process: the same cancel.
+      const interrupt = new AbortController();
+      let received: InterruptSignal = 'SIGINT';
+      const stopListening = io.onSignal((signal) => {
+        received = signal;
+        interrupt.abort();
+      });
+      const answer = await confirm(io.stdin, io.stdout, undefined, interrupt.signal).finally(stopListening);
       // Terraform's words and codes: not an error, the person at the terminal said no.
       if (answer !== 'approved') {
         writeErr(io, '\nApply cancelled.');
-        return answer === 'interrupted' ? 130 : 1;
+        return answer === 'interrupted' ? EXIT_CODES[received] : 1;
       }
     }
 

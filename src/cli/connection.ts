@@ -146,7 +146,7 @@ async function resolveCredential(
 }
 
 /** A token or password file, trimmed (an editor's or `echo`'s newline is not part of it). */
-async function readSecretFile(
+export async function readSecretFile(
   path: string,
   what: 'token' | 'password',
   cwd: string | undefined,

@@ -14,6 +14,7 @@ interface EmulatorFlags {
   host: string;
   port: string;
   adminToken?: string;
+  adminTokenFile?: string;
   state?: string;
   seed?: string;
   latency?: string;
@@ -57,10 +58,15 @@ async function runEmulator(flags: EmulatorFlags, io: Io): Promise<number> {
     'a number from 0 to 1',
   );
   const faultSeed = parseNumber('--fault-seed', flags.faultSeed, Number.isSafeInteger, 'an integer');
-  const adminToken = flags.adminToken ?? (io.env.WAF_EMULATOR_ADMIN_TOKEN || undefined);
+  const adminToken = await readAdminToken(flags, io);
   registerSecret(adminToken);
   if (adminToken !== undefined && !isBearerToken(adminToken)) {
-    const source = flags.adminToken === undefined ? 'WAF_EMULATOR_ADMIN_TOKEN' : '--admin-token';
+    const source =
+      flags.adminTokenFile !== undefined
+        ? flags.adminTokenFile
+        : flags.adminToken === undefined
+          ? 'WAF_EMULATOR_ADMIN_TOKEN'
+          : '--admin-token';
     throw usageError(
       `${source} must be a token of printable ASCII characters without spaces (an empty one would make any caller an administrator).`,
     );
@@ -74,7 +80,7 @@ async function runEmulator(flags: EmulatorFlags, io: Io): Promise<number> {
     seed?.users?.some((user) => user.token !== undefined || user.password !== undefined) ?? false;
   if (adminToken === undefined && !seedHasToken) {
     throw usageError(
-      'the emulator needs a token to accept requests: pass --admin-token T, set WAF_EMULATOR_ADMIN_TOKEN, ' +
+      'the emulator needs a token to accept requests: pass --admin-token-file FILE, set WAF_EMULATOR_ADMIN_TOKEN, ' +
         'or give --seed FILE with users that have a token or a password.',
     );
   }
@@ -100,6 +106,28 @@ async function runEmulator(flags: EmulatorFlags, io: Io): Promise<number> {
   return 0;
 }
 
+/**
+ * The administrator token: from `--admin-token-file` (trimmed), else `--admin-token` (with a warning:
+ * argv shows in `ps` to every user of the machine), else WAF_EMULATOR_ADMIN_TOKEN.
+ */
+async function readAdminToken(flags: EmulatorFlags, io: Io): Promise<string | undefined> {
+  if (flags.adminTokenFile !== undefined && flags.adminToken !== undefined) {
+    throw usageError('give either --admin-token-file FILE or --admin-token T, not both.');
+  }
+  if (flags.adminTokenFile !== undefined) {
+    const { readSecretFile } = await import('./connection.js');
+    return readSecretFile(flags.adminTokenFile, 'token', io.cwd);
+  }
+  if (flags.adminToken !== undefined) {
+    writeErr(
+      io,
+      'Warning: --admin-token shows the token to every user of this machine (ps); use --admin-token-file FILE or WAF_EMULATOR_ADMIN_TOKEN.',
+    );
+    return flags.adminToken;
+  }
+  return io.env.WAF_EMULATOR_ADMIN_TOKEN || undefined;
+}
+
 /** Short secrets are redacted all the same (loadSeedFile registered them); one warning for each. */
 function warnShortSecrets(
   io: Io,
@@ -120,7 +148,14 @@ export function emulatorCommand(io: Io, done: (code: number) => void): Command {
     .description('serve the WAF management API locally (for pipelines, demos and tests)')
     .option('--host <H>', 'interface to listen on', '127.0.0.1')
     .option('--port <N>', 'port to listen on (0 picks a free port)', '8080')
-    .option('--admin-token <T>', 'administrator token (env: WAF_EMULATOR_ADMIN_TOKEN)')
+    .option(
+      '--admin-token-file <FILE>',
+      'read the administrator token from FILE (env: WAF_EMULATOR_ADMIN_TOKEN)',
+    )
+    .option(
+      '--admin-token <T>',
+      'administrator token on the command line (visible in ps: prefer --admin-token-file)',
+    )
     .option(
       '--state <FILE>',
       'persist state to FILE (JSON) and FILE.journal (every change made durable before it is answered); ' +

@@ -1,11 +1,41 @@
 /**
- * SIGINT/SIGTERM while apply writes. The first one aborts the applier's signal: it starts no new
- * call, lets the calls in flight finish and completes started replacements (src/ops/apply/order.ts
- * says what stopping means); the command then prints its report and exits 130 (SIGINT) or 143
- * (SIGTERM), the codes a shell gives a process killed by them. A second signal exits at once.
+ * SIGINT/SIGTERM. `layeredSignals` gives them a meaning for the phase a run is in; by default the
+ * run stops at once, saying so. While apply writes (`interruptOnSignals`), the first one aborts the
+ * applier's signal: it starts no new call, lets the calls in flight finish and completes started
+ * replacements (src/ops/apply/order.ts says what stopping means); the command then prints its report
+ * and exits 130 (SIGINT) or 143 (SIGTERM), the codes a shell gives a process killed by them. A
+ * second signal exits at once.
  */
 import { EXIT_CODES, type InterruptSignal, type Io } from './io.js';
 import { writeErr } from './output.js';
+
+type SignalHandler = (signal: InterruptSignal) => void;
+
+/**
+ * A run's signal handling, in layers: SIGINT/SIGTERM go to the handler added last (and not removed
+ * yet), so a command says what an interrupt means in the phase it is in: the prompt cancels, an
+ * apply's writes stop cleanly (`interruptOnSignals`), the emulator shuts down. Outside those phases
+ * the run stops at once with one line: nothing wafctl does there changes the firewall.
+ */
+export function layeredSignals(io: Io): { io: Io; dispose(): void } {
+  const layers: SignalHandler[] = [];
+  const stopAtOnce: SignalHandler = (signal) => {
+    writeErr(io, `\nInterrupted (${signal}): stopped; the firewall was not changed.`);
+    io.exit(EXIT_CODES[signal]);
+  };
+  const dispose = io.onSignal((signal) => (layers.at(-1) ?? stopAtOnce)(signal));
+  const layered: Io = {
+    ...io,
+    onSignal(handler) {
+      layers.push(handler);
+      return () => {
+        const at = layers.lastIndexOf(handler);
+        if (at >= 0) layers.splice(at, 1);
+      };
+    },
+  };
+  return { io: layered, dispose };
+}
 
 export interface Interruption {
   signal: AbortSignal;

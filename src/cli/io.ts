@@ -25,7 +25,10 @@ export interface Io {
   readonly cwd: string;
   /** Timers of the API client (retries, deadlines); the system clock when absent. */
   readonly clock?: Partial<Clock> | undefined;
-  /** Calls `handler` on SIGINT and SIGTERM until the returned function is called. */
+  /**
+   * Calls `handler` on SIGINT and SIGTERM until the returned function is called. Within a run
+   * (`runWafctl`), only the handler added last gets a signal (cli/interrupt.ts `layeredSignals`).
+   */
   onSignal(handler: (signal: InterruptSignal) => void): () => void;
   /** Ends the process at once with `code` (a second interrupt: nothing may run after it). */
   exit(code: number): never;

@@ -8,6 +8,7 @@ import { driftCommand } from './drift.js';
 import { emulatorCommand } from './emulator.js';
 import { exportCommand } from './export.js';
 import { getCommand } from './get.js';
+import { layeredSignals } from './interrupt.js';
 import type { Io } from './io.js';
 import { describeFamilies } from './options.js';
 import { colorEnabled } from './output.js';
@@ -39,7 +40,9 @@ function configure(command: Command, io: Io): Command {
 }
 
 /** Runs one command line (`args` without node and the script) and returns its exit code. */
-export async function runWafctl(args: readonly string[], io: Io): Promise<number> {
+export async function runWafctl(args: readonly string[], processIo: Io): Promise<number> {
+  const signals = layeredSignals(processIo);
+  const { io } = signals;
   let code = 0;
   try {
     await buildProgram(io, (exitCode) => {
@@ -48,6 +51,8 @@ export async function runWafctl(args: readonly string[], io: Io): Promise<number
     return code;
   } catch (error) {
     return reportError(io, error);
+  } finally {
+    signals.dispose();
   }
 }
 

@@ -1,12 +1,14 @@
 /**
  * What only the built binary shows, run as a child process: start-up (`--version`, `--help`), a
- * real non-terminal stdin, a reader that goes away, and the exit code of the process itself. Every
+ * real non-terminal stdin, a reader that goes away, a signal while it reads, and the exit code of the
+ * process itself. Every
  * other command test runs in process (test/helpers/cli.ts `runCli`).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CLI_PATH, spawnCli } from '../helpers/cli.js';
+import { CLI_PATH, spawnCli, startCli } from '../helpers/cli.js';
+import { startTestFirewall } from '../helpers/firewall.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -55,5 +57,26 @@ describe('the wafctl binary', () => {
     // The apply ran to its end: the last call's progress line is on stderr.
     expect(stderr).toMatch(/\[(\d+)\/\1\]\n$/);
     expect(code).toBe(0);
+  });
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s while plan reads the firewall: one line, exit %i', async (signal, code) => {
+    const firewall = await startTestFirewall({ latencyMs: 300 });
+    try {
+      const run = startCli(['plan', EXAMPLES], { env: { ...firewall.env, WAFCTL_DEBUG: '1' } });
+      await run.stderrMatches(/--> GET /);
+      run.child.kill(signal);
+      const result = await run.result;
+      expect(result.code).toBe(code);
+      expect(result.stderr.split('\n').filter((line) => !/^(-->|<--) /.test(line))).toEqual([
+        '',
+        `Interrupted (${signal}): stopped; the firewall was not changed.`,
+        '',
+      ]);
+    } finally {
+      await firewall.close();
+    }
   });
 });

@@ -22,7 +22,9 @@ afterEach(() => cleanup());
 
 describe('wafctl emulator', () => {
   it('prints its URL, serves the API, and exits 0 on SIGTERM', async () => {
-    const served = await serve(['--port', '0', '--admin-token', 'cli-admin-token']);
+    const tokenFile = join(dir, 'admin-token');
+    await writeFile(tokenFile, 'cli-admin-token\n');
+    const served = await serve(['--port', '0', '--admin-token-file', tokenFile]);
     expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const response = await fetch(`${served.url}/api/v1/groups`, {
       headers: { authorization: 'Bearer cli-admin-token' },
@@ -64,11 +66,8 @@ describe('wafctl emulator', () => {
   it('warns once for each secret shorter than 8 characters, never showing it, and redacts it', async () => {
     const seedPath = join(dir, 'seed.yaml');
     await writeFile(seedPath, 'users:\n  - {id: u-1, username: ann, token: ann-token-1, password: Pw-4k}\n');
-    const run = testIo();
-    const exit = runWafctl(
-      ['emulator', '--port', '0', '--admin-token', 'k9-Wx3', '--seed', seedPath],
-      run.io,
-    );
+    const run = testIo({ env: { WAF_EMULATOR_ADMIN_TOKEN: 'k9-Wx3' } });
+    const exit = runWafctl(['emulator', '--port', '0', '--seed', seedPath], run.io);
     await run.stdoutMatches(/\n/);
     run.signal('SIGINT');
     expect(await exit).toBe(0);
@@ -82,19 +81,67 @@ describe('wafctl emulator', () => {
     const result = await runCli(['emulator', '--port', '0']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('--admin-token');
+    expect(result.stderr).toContain('--admin-token-file');
     expect(result.stderr).toContain('WAF_EMULATOR_ADMIN_TOKEN');
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 
   it.each([
-    [['--admin-token', ''], '--admin-token must be a token of printable ASCII characters without spaces'],
-    [['--admin-token', ' '], '--admin-token must be a token of printable ASCII characters without spaces'],
-  ])('refuses %j: an empty bearer must never be an administrator', async (args, message) => {
-    const result = await runCli(['emulator', '--port', '0', ...args]);
+    [
+      { WAF_EMULATOR_ADMIN_TOKEN: ' ' },
+      'WAF_EMULATOR_ADMIN_TOKEN must be a token of printable ASCII characters without spaces',
+    ],
+    [
+      { WAF_EMULATOR_ADMIN_TOKEN: 'a b' },
+      'WAF_EMULATOR_ADMIN_TOKEN must be a token of printable ASCII characters without spaces',
+    ],
+  ])('refuses %j: an empty bearer must never be an administrator', async (env, message) => {
+    const result = await runCli(['emulator', '--port', '0'], { env });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(message)]);
+  });
+
+  it('--admin-token still works, with a warning that ps shows it; an empty one is refused', async () => {
+    const empty = await runCli(['emulator', '--port', '0', '--admin-token', '']);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr.trim().split('\n')).toEqual([
+      'Warning: --admin-token shows the token to every user of this machine (ps); use --admin-token-file FILE or WAF_EMULATOR_ADMIN_TOKEN.',
+      expect.stringContaining('--admin-token must be a token of printable ASCII characters without spaces'),
+    ]);
+    const run = testIo();
+    const exit = runWafctl(['emulator', '--port', '0', '--admin-token', 'flag-admin-token'], run.io);
+    const url = (await run.stdoutMatches(/\n/)).trim();
+    const response = await fetch(`${url}/api/v1/groups`, {
+      headers: { authorization: 'Bearer flag-admin-token' },
+    });
+    expect(response.status).toBe(200);
+    run.signal('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(run.stderr()).toMatch(
+      /^Warning: --admin-token shows the token to every user of this machine \(ps\)/,
+    );
+  });
+
+  it('--admin-token-file: a missing or empty file, or both ways at once, is one error line', async () => {
+    const empty = join(dir, 'empty');
+    await writeFile(empty, '\n');
+    const cases = [
+      [
+        ['--admin-token-file', join(dir, 'missing')],
+        `cannot read the token file ${join(dir, 'missing')}: ENOENT.`,
+      ],
+      [['--admin-token-file', empty], `the token file ${empty} is empty.`],
+      [
+        ['--admin-token-file', empty, '--admin-token', 'x-admin-token'],
+        'give either --admin-token-file FILE or --admin-token T, not both.',
+      ],
+    ] as const;
+    for (const [args, message] of cases) {
+      const result = await runCli(['emulator', '--port', '0', ...args]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(`Error: ${message}\n`);
+    }
   });
 
   it('startEmulator itself refuses an empty admin token', async () => {
@@ -110,7 +157,9 @@ describe('wafctl emulator', () => {
     [['--latency', '-3'], '--latency must be an integer >= 0'],
     [['--fault-seed', 'abc'], '--fault-seed must be an integer'],
   ])('rejects %j with one line and exit 1', async (args, message) => {
-    const result = await runCli(['emulator', '--admin-token', 'cli-admin-token', ...args]);
+    const result = await runCli(['emulator', ...args], {
+      env: { WAF_EMULATOR_ADMIN_TOKEN: 'cli-admin-token' },
+    });
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(message)]);
   });
@@ -118,15 +167,9 @@ describe('wafctl emulator', () => {
   it('a corrupt state file is one error line and exit 1, and the token is never printed', async () => {
     const statePath = join(dir, 'state.json');
     await writeFile(statePath, '{"format_version": 1, "groups": [');
-    const result = await runCli([
-      'emulator',
-      '--port',
-      '0',
-      '--admin-token',
-      'cli-admin-token',
-      '--state',
-      statePath,
-    ]);
+    const result = await runCli(['emulator', '--port', '0', '--state', statePath], {
+      env: { WAF_EMULATOR_ADMIN_TOKEN: 'cli-admin-token' },
+    });
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(statePath)]);
     expect(result.stderr).not.toContain('cli-admin-token');

@@ -22,7 +22,8 @@ let args: string[];
 beforeEach(async () => {
   ({ dir, cleanup } = await makeTempDir());
   statePath = join(dir, 'state.json');
-  args = ['--port', '0', '--admin-token', TOKEN, '--state', statePath];
+  await writeFile(join(dir, 'token'), `${TOKEN}\n`);
+  args = ['--port', '0', '--admin-token-file', join(dir, 'token'), '--state', statePath];
 });
 afterEach(() => cleanup());
 

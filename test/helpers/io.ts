@@ -2,7 +2,7 @@
  * An `Io` made of strings, for running commands in the test's own process: stdout and stderr are
  * captured, stdin is a given text, and signals are delivered by the test.
  */
-import { Readable, Writable } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
 import type { Clock } from '../../src/api/index.js';
 import type { InterruptSignal, Io } from '../../src/cli/io.js';
 
@@ -10,7 +10,7 @@ export interface TestIoOptions {
   /** The whole environment the command sees (nothing of the test process's leaks in). */
   env?: Record<string, string | undefined>;
   cwd?: string;
-  /** What stdin holds; it ends after it. */
+  /** What stdin holds; it ends after it, unless stdin is a terminal (`tty`). */
   input?: string;
   /** Whether stdin and stdout claim to be a terminal. */
   tty?: boolean;
@@ -66,7 +66,12 @@ export class ExitCalled extends Error {
 export function testIo(options: TestIoOptions = {}): TestIo {
   const stdout = new Captured(options.tty === true);
   const stderr = new Captured(false);
-  const stdin = Object.assign(Readable.from([options.input ?? '']), { isTTY: options.tty === true });
+  // A terminal's stdin stays open (the person has not typed yet); a pipe ends after its text.
+  const terminal = new PassThrough();
+  if (options.input !== undefined) terminal.write(options.input);
+  const stdin = Object.assign(options.tty === true ? terminal : Readable.from([options.input ?? '']), {
+    isTTY: options.tty === true,
+  });
   const handlers = new Set<(signal: InterruptSignal) => void>();
   let exited: number | undefined;
   const io: Io = {
