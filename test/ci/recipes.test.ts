@@ -4,7 +4,7 @@
  * runs wafctl and reports its outputs.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -79,6 +79,7 @@ describe('the action script', () => {
   async function action(inputs: Record<string, string>) {
     const dir = await mkdtemp(join(tmpdir(), 'wafctl-action-'));
     const env = {
+      HOME: dir, // no ~/.bashrc: bash reads it when its stdin is a socket, as under execFile
       PATH: process.env.PATH,
       GITHUB_ACTION_PATH: ROOT,
       GITHUB_OUTPUT: join(dir, 'output'),
@@ -111,10 +112,67 @@ describe('the action script', () => {
     expect(await readFile(join(result.dir, 'summary'), 'utf8')).toContain('#### Security impact');
   });
 
-  it('plan with fail-on: the step fails with exit 3', async () => {
+  it('plan with fail-on: the step fails with exit 3, and has-changes is still true', async () => {
     const result = await action({ WAFCTL_COMMAND: 'plan', WAFCTL_FAIL_ON: 'broadens_access' });
     expect(result.code).toBe(3);
-    expect(result.outputs).toMatchObject({ 'exit-code': '3', 'has-changes': 'false' });
+    // The refused plan has changes (the riskiest ones): `if: has-changes == 'true'` must not skip it.
+    expect(result.outputs).toMatchObject({ 'exit-code': '3', 'has-changes': 'true' });
+  });
+
+  it('plan without changes: exit 0, has-changes false', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wafctl-empty-'));
+    await writeFile(join(dir, 'empty.yaml'), 'groups: []\n');
+    const result = await action({ WAFCTL_COMMAND: 'plan', WAFCTL_PATHS: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.outputs).toMatchObject({ 'exit-code': '0', 'has-changes': 'false' });
+  });
+
+  it('drift refused by fail-on: exit 3, and has-changes is still true', async () => {
+    const result = await action({ WAFCTL_COMMAND: 'drift', WAFCTL_FAIL_ON: 'weakens_protection' });
+    expect(result.code).toBe(3);
+    expect(result.outputs).toMatchObject({ 'exit-code': '3', 'has-changes': 'true' });
+  });
+
+  /** How many times a text plan is in the log: each ends with exactly one `Plan: ...` line. */
+  const plansIn = (log: string) => log.split('\n').filter((line) => line.startsWith('Plan: ')).length;
+
+  it('apply: prints the plan once, applies it, has-changes true', async () => {
+    const result = await action({ WAFCTL_COMMAND: 'apply' });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.outputs).toMatchObject({ 'exit-code': '0', 'has-changes': 'true', markdown: '' });
+    expect(plansIn(result.stdout), result.stdout).toBe(1);
+    expect(result.stdout).toContain('Apply complete! Resources: 13 added');
+  });
+
+  it('apply refused by fail-on: prints the plan once, then the refusal; has-changes true', async () => {
+    const result = await action({ WAFCTL_COMMAND: 'apply', WAFCTL_FAIL_ON: 'broadens_access' });
+    expect(result.code).toBe(3);
+    expect(result.outputs).toMatchObject({ 'exit-code': '3', 'has-changes': 'true' });
+    expect(plansIn(result.stdout), result.stdout).toBe(1);
+    expect(result.stdout).not.toContain('Apply complete');
+    expect(result.stderr).toContain('--fail-on');
+  });
+
+  it('apply with a plan-file: prints the plan once, has-changes from the saved plan', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wafctl-saved-'));
+    const saved = join(dir, 'plan.json');
+    await run(
+      'node',
+      [join(ROOT, 'dist', 'cli', 'main.js'), 'plan', 'examples/config', '--url', 'embedded', '--out', saved],
+      { cwd: ROOT, env: { PATH: process.env.PATH, NO_COLOR: '1' } },
+    );
+    const result = await action({ WAFCTL_COMMAND: 'apply', WAFCTL_PLAN_FILE: saved });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.outputs).toMatchObject({ 'exit-code': '0', 'has-changes': 'true' });
+    expect(plansIn(result.stdout), result.stdout).toBe(1);
+  });
+
+  it('apply without changes: has-changes false', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wafctl-empty-'));
+    await writeFile(join(dir, 'empty.yaml'), 'groups: []\n');
+    const result = await action({ WAFCTL_COMMAND: 'apply', WAFCTL_PATHS: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.outputs).toMatchObject({ 'exit-code': '0', 'has-changes': 'false' });
   });
 
   it('an unknown command fails with a GitHub error annotation', async () => {
@@ -123,5 +181,132 @@ describe('the action script', () => {
     expect(result.stdout).toContain(
       "::error::wafctl action: command must be plan, apply, drift or pull, got 'destroy'",
     );
+  });
+});
+
+/**
+ * The drift job of both recipes, run for each exit code of wafctl drift against a stub wafctl: the
+ * GitHub action's step (scripts/github-action.sh, as drift.yml runs it) and the GitLab job's script
+ * (examples/ci/gitlab-ci.yml, parsed with yaml, lines run in one bash as the runner does, `set -e`
+ * first). Both must pass or fail alike, and open the drift issue alike.
+ */
+describe('drift: the GitHub and GitLab recipes treat exit codes the same way', () => {
+  const run = promisify(execFile);
+
+  /** A directory with a stub `wafctl` CLI (as dist/cli/main.js and as `wafctl` on PATH) exiting `code`. */
+  async function stub(code: number) {
+    const dir = await mkdtemp(join(tmpdir(), 'wafctl-stub-'));
+    await mkdir(join(dir, 'dist', 'cli'), { recursive: true });
+    await mkdir(join(dir, 'bin'));
+    // Writes the --report file when there is something to report, as wafctl drift does.
+    const main = `const i = process.argv.indexOf('--report');
+if (i > 0 && ${code} !== 1) require('node:fs').writeFileSync(process.argv[i + 1], 'drift report\\n');
+process.exit(${code});
+`;
+    await writeFile(join(dir, 'dist', 'cli', 'main.js'), main);
+    // GitLab's `wafctl` on PATH runs the same stub (the real `node`: the stub below shadows it).
+    await writeFile(
+      join(dir, 'bin', 'wafctl'),
+      `#!/bin/sh\nexec '${process.execPath}' '${join(dir, 'dist', 'cli', 'main.js')}' "$@"\n`,
+    );
+    // The GitLab job calls `node -e "$DRIFT_ISSUE"` to open the issue: recorded, not sent.
+    await writeFile(join(dir, 'bin', 'node'), `#!/bin/sh\necho issue >> '${join(dir, 'issue')}'\n`);
+    await chmod(join(dir, 'bin', 'wafctl'), 0o755);
+    await chmod(join(dir, 'bin', 'node'), 0o755);
+    return dir;
+  }
+
+  const exitOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 0,
+      (error: { code: number }) => error.code,
+    );
+  const exists = (path: string) =>
+    readFile(path).then(
+      () => true,
+      () => false,
+    );
+
+  async function github(code: number) {
+    const dir = await stub(code);
+    const env = {
+      HOME: dir,
+      PATH: process.env.PATH,
+      GITHUB_ACTION_PATH: dir,
+      GITHUB_OUTPUT: join(dir, 'output'),
+      RUNNER_TEMP: dir,
+      WAFCTL_COMMAND: 'drift',
+      WAFCTL_PATHS: 'config',
+      WAFCTL_FAIL_ON: 'weakens_protection,reduces_audit',
+    };
+    const exit = await exitOf(run('bash', [join(ROOT, 'scripts', 'github-action.sh')], { env, cwd: dir }));
+    const outputs = await readFile(join(dir, 'output'), 'utf8');
+    // drift.yml opens the issue (and the pull request) when has-changes is true.
+    const workflow = parse(await text(join(RECIPES, 'github-actions', 'drift.yml')));
+    const issueStep = workflow.jobs.drift.steps.find(
+      (s: { name?: string }) => s.name === 'Open or update the drift issue',
+    );
+    expect(issueStep.if).toBe("always() && steps.wafctl.outputs.has-changes == 'true'");
+    return { exit, issue: outputs.includes('has-changes=true\n') };
+  }
+
+  async function gitlab(code: number) {
+    const dir = await stub(code);
+    const job = parse(await text(join(RECIPES, 'gitlab-ci.yml')))['wafctl-drift'];
+    const script = (job.script as string[]).join('\n');
+    const env = {
+      HOME: dir, // no ~/.bashrc: bash reads it when its stdin is a socket, as under execFile
+      PATH: `${join(dir, 'bin')}:${process.env.PATH}`,
+      CONFIG: 'config',
+      DRIFT_ISSUE: 'ignored',
+    };
+    const exit = await exitOf(run('bash', ['-e', '-o', 'pipefail', '-c', script], { env, cwd: dir }));
+    return { exit, issue: await exists(join(dir, 'issue')) };
+  }
+
+  it.each([
+    [0, { exit: 0, issue: false }],
+    [1, { exit: 1, issue: false }],
+    [2, { exit: 0, issue: true }], // drift found: a result, reported by the issue, not a failure
+    [3, { exit: 3, issue: true }], // a hand change weakened the firewall: the alarm
+  ])('wafctl drift exit %i: both recipes give %o', async (code, expected) => {
+    expect(await github(code)).toEqual(expected);
+    expect(await gitlab(code)).toEqual(expected);
+  });
+});
+
+describe('the GitLab apply job', () => {
+  const run = promisify(execFile);
+
+  it('prints the plan once, and the refused plan once with fail-on', async () => {
+    const job = parse(await text(join(RECIPES, 'gitlab-ci.yml')))['wafctl-apply'];
+    const script = (job.script as string[]).join('\n');
+    for (const [failOn, exit] of [
+      ['', 0],
+      ['broadens_access', 3],
+    ] as const) {
+      const dir = await mkdtemp(join(tmpdir(), 'wafctl-gitlab-'));
+      await mkdir(join(dir, 'bin'));
+      await writeFile(
+        join(dir, 'bin', 'wafctl'),
+        `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, 'dist', 'cli', 'main.js')}' "$@"\n`,
+      );
+      await chmod(join(dir, 'bin', 'wafctl'), 0o755);
+      const env = {
+        HOME: dir, // no ~/.bashrc: bash reads it when its stdin is a socket, as under execFile
+        PATH: `${join(dir, 'bin')}:${process.env.PATH}`,
+        CONFIG: join(ROOT, 'examples', 'config'),
+        WAF_URL: 'embedded',
+        NO_COLOR: '1',
+        WAFCTL_FAIL_ON: failOn,
+      };
+      const result = await run('bash', ['-e', '-o', 'pipefail', '-c', script], { env, cwd: dir }).then(
+        (r) => ({ code: 0, ...r }),
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+      expect(result.code, result.stderr).toBe(exit);
+      const plans = result.stdout.split('\n').filter((line) => line.startsWith('Plan: '));
+      expect(plans, result.stdout).toHaveLength(1);
+    }
   });
 });
