@@ -1,5 +1,5 @@
 /** `wafctl export [--dir DIR] [--kind KIND...]`: the live state as configuration that plans to no changes. */
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { usageError } from '../core/errors.js';
 import { containsSecret, REDACTED, redact } from '../core/secrets.js';
@@ -83,12 +83,12 @@ async function exportLive(flags: ExportFlags, io: Io): Promise<number> {
   const redacted = <F extends { text: string }>(file: F): F =>
     flags.redactSecrets ? { ...file, text: redact(file.text) } : file;
   if (flags.dir === undefined) {
-    const file = redacted(exportToStream(live, schemaReference(io.cwd)));
+    const file = redacted(exportToStream(live, schemaReference('.', { cwd: io.cwd })));
     assertNoToken([file]);
     warnings += warnOversized(assertLoadable([file]));
     writeOut(io, file.text);
   } else {
-    const files = exportToDirectory(live, schemaReference(resolve(io.cwd, flags.dir))).map(redacted);
+    const files = exportToDirectory(live, schemaReference(flags.dir, { cwd: io.cwd })).map(redacted);
     assertNoToken(files, flags.dir);
     warnings += warnOversized(assertLoadable(files));
     await writeExportDirectory(flags.dir, files, { force: flags.force === true, cwd: io.cwd });

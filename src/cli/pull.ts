@@ -1,7 +1,8 @@
 /**
  * `wafctl pull [PATH...] [--adopt] [--kind KIND...] [--dry-run]`: write live changes back into the
  * files where the objects are declared, comments and layout kept. Exit 0 written or nothing to do,
- * 1 an error or a conflict (the rest is still written, unless --dry-run).
+ * 1 an error or a conflict (the rest is still written, unless --dry-run). Live objects in a pruned
+ * scope that no file declares and that were not adopted are named on stderr: the next apply deletes them.
  */
 import { Command } from 'commander';
 import { WafctlError } from '../core/errors.js';
@@ -9,6 +10,26 @@ import { plural, printable } from '../core/text.js';
 import type { Io } from './io.js';
 import { addConnectionOptions, type ConnectionFlags, FAMILIES, HYDRATION_CONCURRENCY } from './options.js';
 import { writeErr, writeOut, writeTextFile } from './output.js';
+
+/** How many of the objects the next apply would delete the warning names. */
+const SHOWN_UNADOPTED = 10;
+
+/**
+ * The warning that the next apply deletes live objects no file declares (in a pruned scope), which
+ * this pull did not adopt; undefined when there are none. `names` are their addresses, one per object.
+ */
+export function unadoptedWarning(names: readonly string[], adopt: boolean): string | undefined {
+  const n = names.length;
+  if (n === 0) return undefined;
+  const unique = [...new Set(names)];
+  const shown = unique.slice(0, SHOWN_UNADOPTED).join(', ');
+  const more = unique.length > SHOWN_UNADOPTED ? ` and ${unique.length - SHOWN_UNADOPTED} more` : '';
+  const one = n === 1;
+  const why = adopt
+    ? `could not be adopted (see above)`
+    : `${one ? 'was' : 'were'} not adopted (use --adopt)`;
+  return `Warning: ${plural(n, 'live object')} ${one ? 'is' : 'are'} not in the files and ${why}; apply would delete ${one ? 'it' : 'them'}: ${shown}${more}.`;
+}
 
 interface PullFlags extends ConnectionFlags {
   adopt?: boolean;
@@ -35,6 +56,7 @@ async function pull(paths: string[], flags: PullFlags, io: Io): Promise<number> 
   const { preparePull, assertUnchanged } = await import('../ops/pull/pull.js');
   const { withApiClient } = await import('./connection.js');
   const { createTwoFilesPatch } = await import('diff');
+  const { address } = await import('../plan/render/summary.js');
 
   // A bad --kind and configuration problems are reported before any network call.
   const kinds = resolveKinds(flags.kind);
@@ -49,10 +71,12 @@ async function pull(paths: string[], flags: PullFlags, io: Io): Promise<number> 
       cwd: io.cwd,
     }),
   );
-  const { decision, files, leftOut } = result;
+  const { decision, files, leftOut, unadopted } = result;
   for (const { kind, id, key, reason } of leftOut) {
     writeErr(io, `Warning: ${kind} ${printable(id)} (${printable(key)}) not adopted: ${printable(reason)}.`);
   }
+  const deleted = unadoptedWarning(unadopted.map(address), flags.adopt === true);
+  if (deleted !== undefined) writeErr(io, deleted);
   for (const c of decision.conflicts) {
     writeErr(
       io,

@@ -24,6 +24,9 @@ export function fromIso(text: string | undefined): string {
 
 export const text = (value: string | null | undefined): string => value ?? '';
 
+/** A list of names, comma-separated (`shop.example.com,api.example.com`); absent or null is empty. */
+export const list = (values: readonly string[] | null | undefined): string => values?.join(',') ?? '';
+
 export const flag = (value: boolean | undefined): string => (value === undefined ? '' : String(value));
 
 /** `10.0.0.5:514`, `[2001:db8::1]:514`. */

@@ -5,7 +5,7 @@ import { isEmail, isTimezone } from '../core/domain.js';
 import { added, type ImpactRule, listed, listField, reasonIf } from '../core/impact.js';
 import { setOf } from '../core/set-schema.js';
 import { didYouMean } from '../core/suggest.js';
-import { fromMicros } from './cells.js';
+import { fromMicros, list } from './cells.js';
 import {
   attributesById,
   changedValues,
@@ -176,7 +176,8 @@ export const schedulesKind = defineKind({
       { header: 'TYPE', cell: (s) => s.type },
       { header: 'SCHEDULE', cell: (s) => s.schedule },
       { header: 'SEND_VIA', cell: (s) => s.send_via },
-      { header: 'HOSTS', cell: (s) => s.hosts.join(',') },
+      { header: 'HOSTS', cell: (s) => list(s.hosts) },
+      { header: 'SERVICES', cell: (s) => list(s.services) },
       { header: 'TIMEZONE', cell: (s) => s.timezone },
       { header: 'CREATED', cell: (s) => fromMicros(s.scheduled_at) },
     ],

@@ -1,12 +1,12 @@
 /* biome-ignore-all lint/suspicious/noTemplateCurlyInString: a `${...}` in a rule description is data that export must escape */
 /** `wafctl export`: the real CLI against a real emulator; the export must plan to "No changes." */
-import { lstat, mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApplicationRuleInput } from '../../src/api/index.js';
 import { EXPORT_MARKER } from '../../src/ops/export/document.js';
-import { SCHEMA_FILE } from '../../src/ops/export/schema-reference.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall, unreachableUrl } from '../helpers/firewall.js';
 import { EXAMPLES } from '../helpers/fixtures.js';
@@ -189,6 +189,11 @@ schedules:
     timezone: Europe/Paris
 `;
 
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const VERSION = (JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { version: string })
+  .version;
+const SCHEMA_URL = `https://unpkg.com/wafctl@${VERSION}/schemas/wafctl.schema.json`;
+
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'wafctl-export-'));
 }
@@ -242,9 +247,9 @@ describe('wafctl export', () => {
       'notifications.yaml',
       'schedules.yaml',
     ]);
-    // The temporary directory is outside the repository: the schema is referenced by absolute path.
+    // The temporary directory is outside any project: the schema is the published one of this version.
     for (const text of Object.values(files)) {
-      expect(text.split('\n')[0]).toBe(`# yaml-language-server: $schema=${SCHEMA_FILE}`);
+      expect(text.split('\n')[0]).toBe(`# yaml-language-server: $schema=${SCHEMA_URL}`);
     }
     expect(files['groups.yaml']).toContain(
       'manage:\n  groups:\n    prune: true\n\ngroups:\n  - name: admins\n',
@@ -257,6 +262,42 @@ describe('wafctl export', () => {
     const plan = await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env });
     expect(plan.stdout).toBe('No changes. The firewall matches the configuration.\n');
     expect(plan.code).toBe(0);
+  });
+
+  it('never writes an absolute local path as the schema: the published URL outside a project, a relative path inside', async () => {
+    const header = (reference: string) => `# yaml-language-server: $schema=${reference}\n${EXPORT_MARKER}\n`;
+    const outside = await tempDir();
+    // A relative --dir, and stdout, decide from the command's current directory, not the process's.
+    const toDir = await runCli(['export', '--dir', 'waf', '--kind', 'groups'], {
+      env: firewall.env,
+      cwd: outside,
+    });
+    expect(toDir.code, toDir.stderr).toBe(0);
+    const outsideText = await readFile(join(outside, 'waf', 'groups.yaml'), 'utf8');
+    expect(outsideText.slice(0, header(SCHEMA_URL).length)).toBe(header(SCHEMA_URL));
+    const toStdout = await runCli(['export', '--kind', 'groups'], { env: firewall.env, cwd: outside });
+    expect(toStdout.stdout.split('\n')[0]).toBe(`# yaml-language-server: $schema=${SCHEMA_URL}`);
+
+    // Inside the repository (a git-ignored folder, so the tree stays clean): relative to the file.
+    const cache = join(REPO, 'node_modules', '.cache');
+    await mkdir(cache, { recursive: true });
+    const inside = await mkdtemp(join(cache, 'wafctl-export-'));
+    try {
+      const result = await runCli(['export', '--dir', join(inside, 'waf'), '--kind', 'groups'], {
+        env: firewall.env,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const reference = relative(join(inside, 'waf'), join(REPO, 'schemas', 'wafctl.schema.json'));
+      expect(reference).toBe('../../../../schemas/wafctl.schema.json');
+      const insideText = await readFile(join(inside, 'waf', 'groups.yaml'), 'utf8');
+      expect(insideText.slice(0, header(reference).length)).toBe(header(reference));
+      const fromInside = await runCli(['export', '--kind', 'groups'], { env: firewall.env, cwd: inside });
+      expect(fromInside.stdout.split('\n')[0]).toBe(
+        '# yaml-language-server: $schema=../../../schemas/wafctl.schema.json',
+      );
+    } finally {
+      await rm(inside, { recursive: true, force: true });
+    }
   });
 
   it('round-trips examples/: apply, export to a directory, and the export plans to no changes', async () => {
@@ -329,7 +370,7 @@ describe('wafctl export', () => {
     const result = await runCli(['export', '--dir', dir], { env: firewall.env });
     expect(result.code).toBe(0);
     expect((await readAll(dir))['groups.yaml']).toBe(
-      `# yaml-language-server: $schema=${SCHEMA_FILE}\n${EXPORT_MARKER}\nmanage:\n  groups:\n    prune: true\n\ngroups: []\n`,
+      `# yaml-language-server: $schema=${SCHEMA_URL}\n${EXPORT_MARKER}\nmanage:\n  groups:\n    prune: true\n\ngroups: []\n`,
     );
     const clean = await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env });
     expect(clean.code).toBe(0);

@@ -2,8 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { ApplicationRuleInput } from '../../src/api/index.js';
+import { forgetSecrets } from '../../src/core/secrets.js';
+import { fromIso } from '../../src/kinds/cells.js';
 import { runCli } from '../helpers/cli.js';
-import { startTestFirewall, type TestFirewall } from '../helpers/firewall.js';
+import { E2E_TOKEN, startTestFirewall, type TestFirewall } from '../helpers/firewall.js';
 
 const rule = (
   rqHost: string,
@@ -298,8 +300,24 @@ describe('wafctl get schedules', () => {
     expect(await listed('schedules', '--filter', 'scheduled_at_start=0')).toHaveLength(2);
     const table = await get('schedules', '--filter', 'type=summary');
     expect(lines(table.stdout)[1]).toMatch(
-      /^\S+\s+weekly-shop\s+summary\s+weekly\s+email\s+shop\.example\.com\s+Europe\/Paris\s+\d{4}-\S+Z$/,
+      /^\S+\s+weekly-shop\s+summary\s+weekly\s+email\s+shop\.example\.com\s+svc-shop\s+Europe\/Paris\s+\d{4}-\S+Z$/,
     );
+  });
+
+  it('shows the services of each schedule, an empty cell for none', async () => {
+    const result = await get('schedules');
+    expect(result.code).toBe(0);
+    const [header, ...rows] = lines(result.stdout);
+    expect(header).toMatch(
+      /^ID\s+NAME\s+TYPE\s+SCHEDULE\s+SEND_VIA\s+HOSTS\s+SERVICES\s+TIMEZONE\s+CREATED$/,
+    );
+    const services = (header ?? '').indexOf('SERVICES');
+    const timezone = (header ?? '').indexOf('TIMEZONE');
+    const weekly = rows.find((row) => row.includes('weekly-shop')) ?? '';
+    const daily = rows.find((row) => row.includes('daily-api')) ?? '';
+    expect(weekly.slice(services, timezone)).toBe('svc-shop'.padEnd(timezone - services));
+    expect(daily.slice(services, timezone)).toBe(' '.repeat(timezone - services));
+    expect(daily.slice(timezone)).toMatch(/^UTC\s+\d{4}-\S+Z$/);
   });
 
   it('says so on stderr when nothing matches, and exits 0', async () => {
@@ -310,6 +328,43 @@ describe('wafctl get schedules', () => {
     expect(JSON.parse((await get('schedules', '--filter', 'type=none', '--output', 'json')).stdout)).toEqual(
       [],
     );
+  });
+});
+
+describe('wafctl get: a registered secret in a cell', () => {
+  it('is redacted before the widths are measured, so the columns line up as printed', async () => {
+    const own = await startTestFirewall();
+    try {
+      // Put there "by hand": the client refuses to send a secret that an earlier command registered.
+      forgetSecrets();
+      const leaky = await own.api.groups.create({
+        name: 'leaky',
+        description: `token ${E2E_TOKEN} pasted here`,
+        permissions: [],
+        user_ids: [],
+      });
+      const plain = await own.api.groups.create({ name: 'plain', permissions: [], user_ids: [] });
+      const listedGroups = await own.api.groups.list();
+      const dates = (id: string) => {
+        const group = listedGroups.find((g) => g.id === id);
+        return `${fromIso(group?.created_at)}  ${fromIso(group?.updated_at)}`;
+      };
+      const result = await runCli(['get', 'groups'], { env: own.env });
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const idWidth = Math.max(2, leaky.id.length, plain.id.length);
+      const row = (id: string, name: string, admin: string, description: string) =>
+        `${id.padEnd(idWidth)}  ${name.padEnd(5)}  ${admin.padEnd(5)}  ${description.padEnd(28)}  ${dates(id)}`;
+      const header = `${'ID'.padEnd(idWidth)}  NAME   ADMIN  ${'DESCRIPTION'.padEnd(28)}  ${'CREATED'.padEnd(20)}  UPDATED`;
+      expect(lines(result.stdout)[0]).toBe(header);
+      expect(lines(result.stdout).slice(1).sort()).toEqual(
+        [row(leaky.id, 'leaky', 'false', 'token [REDACTED] pasted here'), row(plain.id, 'plain', 'false', '')]
+          .map((r) => r.trimEnd())
+          .sort(),
+      );
+    } finally {
+      await own.close();
+    }
   });
 });
 

@@ -6,6 +6,7 @@
 import { chmod, lstat, readdir, readFile, stat, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApplicationRuleInput } from '../../src/api/index.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
 
@@ -228,8 +229,9 @@ groups:
     const pulled = await cli(['pull', dir, '--adopt']);
     expect(pulled.code, pulled.stderr).toBe(0);
     const created = await read(dir, 'notifications.yaml');
+    // The directory is outside any project: the published schema of this version, no local path.
     expect(created).toMatch(
-      /^# yaml-language-server: \$schema=\S+wafctl\.schema\.json\nnotifications:\n {2}- name: qradar\n/,
+      /^# yaml-language-server: \$schema=https:\/\/unpkg\.com\/wafctl@\d+\.\d+\.\d+\S*\/schemas\/wafctl\.schema\.json\nnotifications:\n {2}- name: qradar\n/,
     );
     expect(await read(dir, 'groups.yaml')).toBe(GROUPS);
     expect(await planExit(dir)).toBe(0);
@@ -245,6 +247,91 @@ groups:
     expect(pulled.code).toBe(0);
     expect(await read(dir, 'groups.yaml')).toBe(GROUPS);
     expect(await read(dir, 'notifications.yaml')).toContain('destination_port: 6514');
+  });
+});
+
+describe('wafctl pull: what the next apply would delete', () => {
+  const PRUNED = `manage:
+  application_rules:
+    prune: true
+    match:
+      rq_host: ["*.example.com"]
+`;
+  const hotfix = (rqHost: string, description: string): ApplicationRuleInput => ({
+    rq_host: rqHost,
+    description,
+    priority: 'high',
+    username: 'console',
+    conditions: [{ operator: 'match', expressions: [{ expression: '^/x' }], targets: [{ target: 'path' }] }],
+    actions: [{ firewall_action: 'block', firewall_name: 'waf-eu-1' }],
+  });
+
+  it('says which live objects in a pruned scope are not adopted and would be deleted', async () => {
+    const dir = await appliedConfig({ 'rules.yaml': RULES, 'manage.yaml': PRUNED });
+    // A hotfix made in the console, in scope; and one outside the scope, which apply never touches.
+    await firewall.api.applicationRules.create([
+      hotfix('shop.example.com', 'Hotfix at 3am'),
+      hotfix('intranet.local', 'Not ours'),
+    ]);
+
+    const pulled = await cli(['pull', dir]);
+    expect(pulled.code).toBe(0);
+    expect(pulled.stderr).toBe(
+      'Warning: 1 live object is not in the files and was not adopted (use --adopt); apply would delete it: application_rule.shop.example.com/Hotfix at 3am.\n',
+    );
+    expect(pulled.stdout).toBe('Nothing to pull: the files match the firewall.\n');
+    const plan = await cli(['plan', dir]);
+    expect(plan.stdout).toContain('# application_rule.shop.example.com/Hotfix at 3am will be destroyed');
+
+    // With --adopt they are adopted: nothing to warn about, and the next plan deletes nothing.
+    const adopted = await cli(['pull', dir, '--adopt']);
+    expect(adopted.stderr).toBe('');
+    expect(adopted.stdout).toBe('Pulled 1 object (1 adopted) into 1 file.\n');
+    expect(await planExit(dir)).toBe(0);
+  });
+
+  it('names the first ten and counts the rest; reads a pruned kind that no file declares', async () => {
+    const dir = await appliedConfig({
+      'rules.yaml': RULES,
+      'manage.yaml': `${PRUNED}  groups:\n    prune: true\n`,
+    });
+    await firewall.api.applicationRules.create(
+      Array.from({ length: 12 }, (_, i) =>
+        hotfix('shop.example.com', `Hotfix ${String(i).padStart(2, '0')}`),
+      ),
+    );
+    await firewall.api.groups.create({ name: 'night-shift', permissions: [], user_ids: [] });
+
+    const pulled = await cli(['pull', dir, '--dry-run']);
+    expect(pulled.code).toBe(0);
+    const names = Array.from({ length: 9 }, (_, i) => `application_rule.shop.example.com/Hotfix 0${i}`);
+    expect(pulled.stderr).toBe(
+      `Warning: 13 live objects are not in the files and were not adopted (use --adopt); apply would delete them: group.night-shift, ${names.join(', ')} and 3 more.\n`,
+    );
+  });
+
+  it('says nothing when the scope does not prune', async () => {
+    const dir = await appliedConfig({ 'rules.yaml': RULES });
+    await firewall.api.applicationRules.create([hotfix('shop.example.com', 'Hotfix')]);
+    const pulled = await cli(['pull', dir]);
+    expect(pulled.code).toBe(0);
+    expect(pulled.stderr).toBe('');
+    expect(await planExit(dir)).toBe(0);
+  });
+
+  it('with --adopt, names those it could not adopt', async () => {
+    const dir = await appliedConfig({ 'rules.yaml': RULES, 'manage.yaml': PRUNED });
+    const [unkeyed] = await firewall.api.applicationRules.create([
+      hotfix('shop.example.com', ''),
+      hotfix('shop.example.com', 'Hotfix'),
+    ]);
+    const pulled = await cli(['pull', dir, '--adopt']);
+    expect(pulled.code).toBe(0);
+    expect(pulled.stderr).toBe(
+      `Warning: application_rule ${unkeyed} (shop.example.com/) not adopted: it has no description, and application rules are keyed by rq_host and description.\n` +
+        'Warning: 1 live object is not in the files and could not be adopted (see above); apply would delete it: application_rule.shop.example.com/.\n',
+    );
+    expect(pulled.stdout).toBe('Pulled 1 object (1 adopted) into 1 file.\n');
   });
 });
 

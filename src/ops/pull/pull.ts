@@ -20,11 +20,11 @@ import type { ApiClient } from '../../api/index.js';
 import type { Environment } from '../../config/env.js';
 import { parseYamlFile } from '../../config/parse-yaml.js';
 import { formatProblem } from '../../config/problems.js';
-import { declaredObjects } from '../../config/schema.js';
+import { declaredObjects, scopeOf } from '../../config/schema.js';
 import { type LoadedConfig, sourcesOf, textDigest, validateSources } from '../../config/validate-sources.js';
 import { sameJson } from '../../core/canonical.js';
 import { WafctlError } from '../../core/errors.js';
-import type { Attributes, KindName } from '../../core/model.js';
+import type { Attributes, Change, KindName } from '../../core/model.js';
 import { inScope } from '../../core/scope.js';
 import type { Kind } from '../../kinds/index.js';
 import { planChanges } from '../../plan/planner.js';
@@ -68,6 +68,11 @@ export interface PullResult {
   decision: PullDecision;
   files: FileChange[];
   leftOut: LeftOut[];
+  /**
+   * Live objects in a pruned scope that no file declares and that this pull does not adopt (without
+   * `--adopt`; with it, those it could not adopt): the next plan deletes them. In plan order.
+   */
+  unadopted: Pick<Change, 'kind' | 'key'>[];
 }
 
 function rulesOf(kind: Kind): PullRules {
@@ -179,10 +184,13 @@ export async function preparePull(
   api: ApiClient,
   requested: PullOptions,
 ): Promise<PullResult> {
-  // Without --adopt, a kind no file declares has nothing to pull: it is not even read.
+  // Without --adopt, a kind no file declares has nothing to pull: it is not even read, unless its
+  // scope prunes (its live objects are then what the next apply deletes, which pull must say).
   const kinds = requested.adopt
     ? requested.kinds
-    : requested.kinds.filter((kind) => declaredObjects(config.state, kind).length > 0);
+    : requested.kinds.filter(
+        (kind) => declaredObjects(config.state, kind).length > 0 || scopeOf(config.state, kind).prune,
+      );
   const options = { ...requested, kinds };
   const inputs = await refreshInputs(config, api, { concurrency: options.concurrency }, kinds);
   const plan = planChanges(inputs, planOptions(config));
@@ -268,12 +276,25 @@ export async function preparePull(
     const existing = texts.get(file) ?? (await read(file));
     const fresh = [...targets.values()].find((t) => t.file === file)?.fresh ?? false;
     const before = existing ?? '';
-    const start = fresh ? `# yaml-language-server: $schema=${schemaReference(dirname(file))}\n` : before;
+    const start = fresh
+      ? `# yaml-language-server: $schema=${schemaReference(dirname(file), { cwd: options.cwd })}\n`
+      : before;
     const after = editYaml(sourceOf(file, start), edits);
     if (after !== before) files.push({ file, before, after, created: existing === undefined });
   }
   assertLoads(texts, files, options.env);
-  return { decision, files, leftOut };
+  // What the next plan deletes and the files will still not declare: prunes (a duplicate of a
+  // declared object is deleted whatever the scope, and is no object to adopt).
+  const adopted = new Set(adopt.map((candidate) => declaredKey(candidate.kind, candidate.key)));
+  const unadopted = plan.changes
+    .filter(
+      (change) =>
+        change.action === 'delete' &&
+        change.duplicateOf === undefined &&
+        !adopted.has(declaredKey(change.kind, change.key)),
+    )
+    .map(({ kind, key }) => ({ kind, key }));
+  return { decision, files, leftOut, unadopted };
 }
 
 /**

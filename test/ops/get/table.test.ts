@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { fromIso, fromMicros } from '../../../src/kinds/cells.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { forgetSecrets, registerSecret } from '../../../src/core/secrets.js';
+import { fromIso, fromMicros, list } from '../../../src/kinds/cells.js';
 import { MAX_CELL_WIDTH, renderTable } from '../../../src/ops/get/table.js';
 
 describe('renderTable', () => {
@@ -25,9 +26,48 @@ describe('renderTable', () => {
     expect(table.split('\n')[1]).toBe(`${'x'.repeat(MAX_CELL_WIDTH - 1)}…`);
   });
 
+  describe('with a registered secret in a cell', () => {
+    afterEach(() => forgetSecrets());
+
+    it('measures the columns on the redacted text, so they line up as printed', () => {
+      registerSecret('s3cr3t-token-0123456789abcdef');
+      const table = renderTable(
+        ['ID', 'DESCRIPTION', 'USERNAME'],
+        [
+          ['1', 'rotated s3cr3t-token-0123456789abcdef by hand', 'alice'],
+          ['22', 'plain', 'bob'],
+        ],
+        { color: false },
+      );
+      expect(table).toBe(
+        [
+          'ID  DESCRIPTION                 USERNAME',
+          '1   rotated [REDACTED] by hand  alice',
+          '22  plain                       bob',
+        ].join('\n'),
+      );
+    });
+
+    it('redacts before cutting a long cell, so no piece of the secret is left', () => {
+      const secret = `tok-${'z'.repeat(40)}`;
+      registerSecret(secret);
+      const table = renderTable(['A', 'B'], [[`${'x'.repeat(30)}${secret}`, 'ok']], { color: false });
+      expect(table.split('\n')).toEqual([`${'A'.padEnd(40)}  B`, `${'x'.repeat(30)}[REDACTED]  ok`]);
+    });
+  });
+
   it('makes the header bold only when colour is on', () => {
     expect(renderTable(['A'], [], { color: true })).toBe('\u001b[1mA\u001b[22m');
     expect(renderTable(['A'], [], { color: false })).toBe('A');
+  });
+});
+
+describe('list cells', () => {
+  it('joins the members with commas; null or absent is an empty cell', () => {
+    expect(list(['svc-shop', 'svc-api'])).toBe('svc-shop,svc-api');
+    expect(list([])).toBe('');
+    expect(list(null)).toBe('');
+    expect(list(undefined)).toBe('');
   });
 });
 
