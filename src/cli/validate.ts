@@ -36,8 +36,10 @@ async function validate(paths: string[], flags: ValidateFlags, io: Io): Promise<
     return 0;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    if (flags.format === 'json') writeOut(io, JSON.stringify({ valid: false, problems: error.problems }));
-    else writeErr(io, error.message);
+    if (flags.format === 'json') {
+      const skipped = error.skipped.length === 0 ? {} : { skipped: error.skipped };
+      writeOut(io, JSON.stringify({ valid: false, problems: error.problems, ...skipped }));
+    } else writeErr(io, error.message);
     return 1;
   }
 }

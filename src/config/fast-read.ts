@@ -274,7 +274,15 @@ class Positions {
           map.items.push(new Pair(key, build(nodes[i + 1] as number)));
         }
         built = map;
-      } else built = new Scalar<unknown>(null);
+      } else {
+        // A scalar's range ends where its text does (past a closing quote): messages quote a number
+        // as it is written there.
+        built = new Scalar<unknown>(null);
+        const quoted = kind === SCALAR_STYLE.SINGLE_QUOTED || kind === SCALAR_STYLE.DOUBLE_QUOTED;
+        const end = Math.max(start, (this.extents[node] as number) + (quoted ? 1 : 0));
+        built.range = [start, end, end];
+        return built;
+      }
       built.range = [start, start, start];
       return built;
     };
@@ -441,7 +449,7 @@ export function readFast(file: string, text: string): ParsedDocument[] | undefin
   if (values.length !== positions.length || values.some((value) => value === null)) return undefined;
   const lines = lazyLines(text);
   // No document is empty (see above), so their indexes are yaml's too.
-  return positions.map((places, index) => fastDocument(file, index, values[index], places, lines));
+  return positions.map((places, index) => fastDocument(file, index, values[index], places, lines, text));
 }
 
 /** The file's line starts, counted on first use. */
@@ -464,6 +472,7 @@ function fastDocument(
   data: unknown,
   positions: Positions,
   lines: () => LineCounter,
+  text: string,
 ): ParsedDocument {
   return {
     file,
@@ -472,6 +481,6 @@ function fastDocument(
     reportedPaths: new Set(),
     locate: (path) => lines().linePos(positions.offsetAt(path)),
     has: (path) => positions.has(path),
-    tree: () => ({ doc: positions.tree(), lineCounter: lines() }),
+    tree: () => ({ doc: positions.tree(), lineCounter: lines(), text }),
   };
 }

@@ -4,7 +4,7 @@
  * unknown field; at the mapping that lacks it for a missing field.
  */
 
-import type { Document, LineCounter } from 'yaml';
+import { type Document, isMap, isScalar, isSeq, type LineCounter } from 'yaml';
 import * as z from 'zod';
 import { didYouMean } from '../core/suggest.js';
 import { describeType, describeValue } from './describe-value.js';
@@ -16,6 +16,8 @@ export interface IssueContext {
   file: string;
   doc: Document;
   lineCounter: LineCounter;
+  /** The file's text: a number is quoted as written (`100000000000000000000000`, not `1e+23`). */
+  text?: string;
   /** The schema the document was validated with (to find allowed keys and bounds). */
   root: z.ZodType;
 }
@@ -34,6 +36,34 @@ function suggestion(input: unknown, candidates: readonly string[]): string {
   return match === undefined ? '' : ` (did you mean "${match}"?)`;
 }
 
+/** The plain scalar at exactly `path`, as written in the file; undefined if there is none. */
+function writtenAt(ctx: IssueContext, path: YamlPath): string | undefined {
+  if (ctx.text === undefined) return undefined;
+  let node: unknown = ctx.doc.contents;
+  for (const segment of path) {
+    if (isMap(node) && typeof segment === 'string') node = pairOf(node, segment)?.value;
+    else if (isSeq(node) && typeof segment === 'number') node = node.items[segment];
+    else return undefined;
+  }
+  if (!isScalar(node) || node.range === undefined || node.range === null) return undefined;
+  const [start, end] = node.range;
+  const written = ctx.text.slice(start, end).trimEnd();
+  return written === '' || /[\s"'|>]/.test(written[0] ?? '') ? undefined : written;
+}
+
+/** A value in a message: a number as the file writes it (JavaScript would print a huge one `1e+23`). */
+function shown(ctx: IssueContext, path: YamlPath, input: unknown): string {
+  const described = describeValue(input);
+  if (typeof input !== 'number') return described;
+  const written = writtenAt(ctx, path);
+  return written === undefined ? described : `number ${written}`;
+}
+
+/** A number as the file writes it, without the word "number". */
+function writtenNumber(ctx: IssueContext, path: YamlPath, input: unknown): string {
+  return (typeof input === 'number' ? writtenAt(ctx, path) : undefined) ?? String(input);
+}
+
 function isInteger(ctx: IssueContext, path: YamlPath): boolean {
   const found = schemaAt(ctx.root, path)?.schema;
   return found instanceof z.ZodNumber && found.isInt;
@@ -44,10 +74,32 @@ function typeMessage(
   ctx: IssueContext,
   path: YamlPath,
 ): string {
-  const got = describeValue(issue.input);
+  const got = shown(ctx, path, issue.input);
   if (path.length === 0) return `the top level must be a mapping (keys: ${TOP_LEVEL_HINT}), got ${got}`;
   const nullable = schemaAt(ctx.root, path)?.nullable ?? false;
   return `expected ${describeType(issue.expected, isInteger(ctx, path))}${nullable ? ' or null' : ''}, got ${got}`;
+}
+
+/** z.int() carries the safe-integer range as bounds; only bounds the schema chose are worth naming. */
+const chosen = (n: number | null): n is number => n !== null && Math.abs(n) < Number.MAX_SAFE_INTEGER;
+
+/** A bound z.int() adds by itself: the safe-integer range, not one the schema chose. */
+function isSafeIntegerBound(issue: Issue): boolean {
+  if (issue.code !== 'too_small' && issue.code !== 'too_big') return false;
+  return (
+    (issue.origin === 'int' || issue.origin === 'number') &&
+    !chosen(Number(issue.code === 'too_small' ? issue.minimum : issue.maximum))
+  );
+}
+
+/**
+ * One message per value: a huge integer fails z.int()'s safe range and the bound the schema chose
+ * (a port's 65535); only the chosen bound is said.
+ */
+export function withoutRedundantIssues(issues: readonly Issue[]): Issue[] {
+  const key = (issue: Issue) => issue.path.map(String).join('\u0000');
+  const others = new Set(issues.filter((issue) => !isSafeIntegerBound(issue)).map(key));
+  return issues.filter((issue) => !isSafeIntegerBound(issue) || !others.has(key(issue)));
 }
 
 /** Bounds on a length ("must not be empty") or on a number ("must be between 0 and 100, got 150"). */
@@ -63,11 +115,10 @@ function rangeMessage(
     const unit = issue.origin === 'string' ? 'characters' : 'items';
     return `must have ${small ? 'at least' : 'at most'} ${bound} ${unit}`;
   }
-  const got = `got ${String(issue.input)}`;
+  const got = `got ${writtenNumber(ctx, path, issue.input)}`;
   const found = schemaAt(ctx.root, path)?.schema;
-  // z.int() carries the safe-integer range as bounds; only bounds the schema chose are worth naming.
-  const chosen = (n: number | null): n is number => n !== null && Math.abs(n) < Number.MAX_SAFE_INTEGER;
   if (found instanceof z.ZodNumber && chosen(found.minValue) && chosen(found.maxValue)) {
+    if (found.isInt) return `expected an integer from ${found.minValue} to ${found.maxValue}, ${got}`;
     return `must be between ${found.minValue} and ${found.maxValue}, ${got}`;
   }
   const operator = small ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';
@@ -78,8 +129,8 @@ function rangeMessage(
  * Every union in the schema carries its own `error` naming what it accepts (e.g. "expected a
  * permission name or id"), because the branches' own messages would be about zod's types.
  */
-function unionMessage(issue: Extract<Issue, { code: 'invalid_union' }>): string {
-  return `${issue.message}, got ${describeValue(issue.input)}`;
+function unionMessage(issue: Extract<Issue, { code: 'invalid_union' }>, got: string): string {
+  return `${issue.message}, got ${got}`;
 }
 
 export function problemsFromIssue(issue: Issue, ctx: IssueContext): ConfigProblem[] {
@@ -113,14 +164,14 @@ export function problemsFromIssue(issue: Issue, ctx: IssueContext): ConfigProble
       return [here(typeMessage(issue, ctx, path))];
     case 'invalid_value': {
       const values = issue.values.map(String);
-      const got = describeValue(issue.input);
+      const got = shown(ctx, path, issue.input);
       return [here(`expected one of ${values.join(', ')}, got ${got}${suggestion(issue.input, values)}`)];
     }
     case 'too_small':
     case 'too_big':
       return [here(rangeMessage(issue, ctx, path))];
     case 'invalid_union':
-      return [here(unionMessage(issue))];
+      return [here(unionMessage(issue, shown(ctx, path, issue.input)))];
     case 'custom': {
       const duplicateOf: unknown = issue.params?.duplicateOf;
       if (typeof duplicateOf === 'number') {

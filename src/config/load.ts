@@ -152,7 +152,10 @@ export async function loadDesiredState(
   }
   const result = validateSources(sources, { env: options.env });
   if (!result.ok || problems.length > 0) {
-    throw new ConfigError([...problems, ...(result.ok ? [] : result.problems)]);
+    throw new ConfigError(
+      [...problems, ...(result.ok ? [] : result.problems)],
+      result.ok ? [] : result.skipped,
+    );
   }
   return { ...result.config, files: files.map((file) => file.display) };
 }

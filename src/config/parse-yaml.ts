@@ -47,6 +47,12 @@ export interface ParsedDocument {
    * store): schema complaints about them would be noise.
    */
   reportedPaths: Set<string>;
+  /**
+   * Keys written twice in one mapping (a problem already reported): the value read is the last one,
+   * but which one the user meant is unknown, so nothing is said about what is at or under them and
+   * no object is declared by a natural key written twice. Absent when there is none.
+   */
+  ambiguous?: readonly YamlPath[];
   /** Where the node at `path` starts (the deepest node on it that exists). */
   locate(path: YamlPath): LineAndColumn;
   /** Whether the document holds a node at `path` (also once a caller has let go of `data`). */
@@ -55,7 +61,7 @@ export interface ParsedDocument {
    * The document's nodes with their positions, to place schema problems in: yaml's own tree, or
    * for a fast-read document, one built from the fast reader's positions (see fast-read.ts).
    */
-  tree(): { doc: Document; lineCounter: LineCounter };
+  tree(): { doc: Document; lineCounter: LineCounter; text: string };
 }
 
 export interface ParsedFile {
@@ -150,6 +156,10 @@ export function yamlMessage(message: string): string {
 
 const MAX_QUOTED = 120;
 
+/** How a YAML error's problem starts, and the problem of a file with no document. */
+export const INVALID_YAML = 'invalid YAML: ';
+export const EMPTY_FILE = 'file is empty';
+
 /**
  * `declared`: the names the whole configuration declares in `variables:` (see `declaredVariablesIn`);
  * `WAFCTL_VAR_*` variables are read without.
@@ -171,6 +181,9 @@ export function parseYamlFile(
   const documents: ParsedDocument[] = [];
   for (const [index, doc] of docs.entries()) {
     const before = problems.length;
+    // A key written twice leaves the rest of the document readable: it is read on (the later value
+    // counts, and `ambiguous` says where), so the checks after the schema still run on it.
+    const ambiguous: YamlPath[] = [];
     for (const error of doc.errors) {
       const duplicate = error.code === 'DUPLICATE_KEY' ? duplicateKeyAt(doc, error.pos[0]) : undefined;
       if (duplicate) {
@@ -180,13 +193,14 @@ export function parseYamlFile(
           [],
           `duplicate key "${duplicate.key}" (first at ${file}:${first.line}:${first.col})`,
         );
-      } else at(error.pos[0], [], `invalid YAML: ${yamlMessage(error.message)}`);
+        ambiguous.push(duplicate.path);
+      } else at(error.pos[0], [], `${INVALID_YAML}${yamlMessage(error.message)}`);
     }
     for (const warning of doc.warnings) {
       if (warning.code === 'TAG_RESOLVE_FAILED') {
         const tag = yamlMessage(text.slice(warning.pos[0], warning.pos[1]));
         at(warning.pos[0], [], `unsupported tag ${tag}: tags are not allowed in wafctl files`);
-      } else at(warning.pos[0], [], `invalid YAML: ${yamlMessage(warning.message)}`);
+      } else at(warning.pos[0], [], `${INVALID_YAML}${yamlMessage(warning.message)}`);
     }
     for (const pair of complexKeys(doc)) {
       at(offsetOf(pair.key), [], 'a mapping key must be a plain scalar, not a list or mapping');
@@ -196,7 +210,7 @@ export function parseYamlFile(
       if (!resolved)
         at(offsetOf(alias), [], `unknown alias *${alias.source}: no anchor &${alias.source} before it`);
     }
-    if (problems.length > before) continue;
+    if (problems.length > before + ambiguous.length) continue;
     if (isEmptyDocument(doc)) continue;
     const reportedPaths = new Set<string>();
     // Escapes make in values what raw text cannot hold (`"\0"`, `"\uD800"`).
@@ -220,7 +234,7 @@ export function parseYamlFile(
         [],
         message.includes('Excessive alias count')
           ? `too many alias expansions (limit ${MAX_ALIAS_COUNT}): refusing a possible alias bomb`
-          : `invalid YAML: ${message}`,
+          : `${INVALID_YAML}${message}`,
       );
       continue;
     }
@@ -229,13 +243,14 @@ export function parseYamlFile(
       index,
       data,
       reportedPaths,
+      ...(ambiguous.length > 0 ? { ambiguous } : {}),
       locate: (path) => lineCounter.linePos(offsetOf(nodeAt(doc, path))),
       has: (path) => hasPath(data, path),
-      tree: () => ({ doc, lineCounter }),
+      tree: () => ({ doc, lineCounter, text }),
     });
   }
   if (documents.length === 0 && problems.length === 0) {
-    problems.push({ file, line: 1, col: 1, path: '', message: 'file is empty' });
+    problems.push({ file, line: 1, col: 1, path: '', message: EMPTY_FILE });
   }
   return { documents, problems };
 }

@@ -92,14 +92,24 @@ export class ConfigError extends WafctlError {
   /** Every problem found, shown or not. */
   readonly total: number;
 
-  constructor(problems: readonly ConfigProblem[]) {
+  /** The checks the problems kept from running, each with why (`Not checked ...`). */
+  readonly skipped: string[];
+
+  constructor(problems: readonly ConfigProblem[], skipped: readonly string[] = []) {
     const sorted = sortProblems(problems);
     const shown = capProblems(sorted);
     const total = problemCount(sorted);
-    super('CONFIG_INVALID', [...shown.map(formatProblem), problemSummary(shown, total)].join('\n'), {
-      userFault: true,
-    });
+    const notChecked =
+      skipped.length === 0 ? [] : [`Not checked because of the problems above: ${skipped.join('; ')}.`];
+    super(
+      'CONFIG_INVALID',
+      [...shown.map(formatProblem), problemSummary(shown, total), ...notChecked].join('\n'),
+      {
+        userFault: true,
+      },
+    );
     this.problems = shown;
     this.total = total;
+    this.skipped = [...skipped];
   }
 }

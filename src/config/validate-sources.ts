@@ -5,15 +5,24 @@
 import { createHash } from 'node:crypto';
 import type * as z from 'zod';
 import { type ManageScope, scopeMismatch } from '../core/scope.js';
+import { printable } from '../core/text.js';
 import { type DesiredObjects, KINDS, type Kind, type Section } from '../kinds/index.js';
 import { boundedSafeParse } from './bounded-parse.js';
+import { describeValue } from './describe-value.js';
 import type { Environment } from './env.js';
 import { readFast } from './fast-read.js';
 import { firewallActionProblems } from './firewall-actions.js';
-import { problemsFromIssue } from './issues.js';
+import { problemsFromIssue, withoutRedundantIssues } from './issues.js';
 import { mergeSection } from './merge.js';
 import { DeclaredSources } from './natural-keys.js';
-import { declaredVariablesIn, type ParsedDocument, type ParsedFile, parseYamlFile } from './parse-yaml.js';
+import {
+  declaredVariablesIn,
+  EMPTY_FILE,
+  INVALID_YAML,
+  type ParsedDocument,
+  type ParsedFile,
+  parseYamlFile,
+} from './parse-yaml.js';
 import { type ConfigProblem, hiddenProblems, MAX_PROBLEMS_PER_FILE, sortProblems } from './problems.js';
 import {
   type DesiredState,
@@ -59,7 +68,13 @@ export function textDigest(text: string): string {
 
 export type ValidationResult =
   | { ok: true; config: LoadedConfig }
-  | { ok: false; problems: ConfigProblem[]; files: string[] };
+  | {
+      ok: false;
+      problems: ConfigProblem[];
+      files: string[];
+      /** The checks the problems kept from running, each with why: said, so nothing hides silently. */
+      skipped: string[];
+    };
 
 export interface ValidateOptions {
   env: Environment;
@@ -76,15 +91,19 @@ export const DEFAULT_USERNAME = 'wafctl';
 interface Family {
   kinds: readonly Kind[];
   document: z.ZodType<ValidDocument>;
+  /** The document schema's sections, each validated alone when the document fails. */
+  shape: Record<string, z.ZodType>;
   manage: z.ZodType<Record<string, ScopeInput | undefined>>;
   /** One value per family, by section. */
   bySection<T>(make: (kind: Kind) => T): Record<Section, T>;
 }
 
 function familyOf(kinds: readonly Kind[]): Family {
+  const document = kinds === KINDS ? documentSchema : documentSchemaFor(kinds);
   return {
     kinds,
-    document: kinds === KINDS ? documentSchema : documentSchemaFor(kinds),
+    document: document as z.ZodType<ValidDocument>,
+    shape: (document as z.ZodObject).shape as Record<string, z.ZodType>,
     manage: kinds === KINDS ? manageSchema : manageSchemaFor(kinds),
     bySection: <T>(make: (kind: Kind) => T) =>
       Object.fromEntries(kinds.map((kind) => [kind.section, make(kind)])) as Record<Section, T>,
@@ -94,25 +113,123 @@ function familyOf(kinds: readonly Kind[]): Family {
 /** A document as its schema outputs it: each section's objects, `manage`, `settings`, `variables`. */
 type ValidDocument = Record<string, unknown>;
 
+/** Whether the formatted `path` is `at` or under it. */
+function isAtOrUnder(path: string, at: string): boolean {
+  return path === at || (path.startsWith(at) && (path[at.length] === '.' || path[at.length] === '['));
+}
+
+/**
+ * What of a document passed the schema: whole sections, and, in a section of objects that did not,
+ * the objects that did (by index; `undefined` for one that did not). `undefined` when nothing did
+ * (the document is not a mapping).
+ */
+function validParts(
+  document: ParsedDocument,
+  family: Family,
+  failedPaths: readonly (readonly PropertyKey[])[],
+): ValidDocument | undefined {
+  const data = document.data;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return undefined;
+  const failed = new Map<string, Set<number> | 'all'>();
+  for (const path of failedPaths) {
+    if (path.length === 0) continue; // an unknown top-level key: the sections are still read
+    const section = String(path[0]);
+    const item = path[1];
+    const earlier = failed.get(section);
+    if (typeof item !== 'number') failed.set(section, 'all');
+    else if (earlier !== 'all') failed.set(section, (earlier ?? new Set()).add(item));
+  }
+  const output: ValidDocument = {};
+  for (const [section, value] of Object.entries(data)) {
+    const schema = Object.hasOwn(family.shape, section) ? family.shape[section] : undefined;
+    if (schema === undefined) continue;
+    const items = failed.get(section);
+    if (items === undefined) {
+      const parsed = boundedSafeParse(schema, value);
+      if (parsed.success) output[section] = parsed.data;
+      continue;
+    }
+    const kind = family.kinds.find((candidate) => candidate.section === section);
+    if (items === 'all' || kind === undefined || !Array.isArray(value)) continue;
+    output[section] = value.map((item: unknown, index) => {
+      if (items.has(index)) return undefined;
+      const parsed = kind.schema.safeParse(item);
+      return parsed.success ? parsed.data : undefined;
+    });
+  }
+  return output;
+}
+
+/**
+ * The document as the checks after the schema read it: only the sections that passed it (objects
+ * in a section that did not are read from `output`), and without the objects whose natural key is
+ * written twice (`ambiguous`).
+ */
+function checkedView(document: ParsedDocument, output: ValidDocument, family: Family): ParsedDocument {
+  const data = document.data as Record<string, unknown>;
+  const view: Record<string, unknown> = {};
+  for (const key of Object.keys(output)) {
+    if (family.kinds.some((kind) => kind.section === key)) continue;
+    view[key] = data[key];
+  }
+  return { ...document, data: view };
+}
+
+/**
+ * `document` for declaring natural keys: an object whose key field is written twice in it (or a
+ * section written twice) is left out, since which key the user meant is unknown.
+ */
+function declarable(document: ParsedDocument, kinds: readonly Kind[]): ParsedDocument {
+  const ambiguous = document.ambiguous;
+  const data = document.data;
+  if (ambiguous === undefined || data === null || typeof data !== 'object' || Array.isArray(data)) {
+    return document;
+  }
+  const view: Record<string, unknown> = { ...(data as Record<string, unknown>) };
+  for (const path of ambiguous) {
+    const kind = kinds.find((candidate) => candidate.section === path[0]);
+    if (kind === undefined) continue;
+    const [, index, field] = path;
+    if (path.length === 1) delete view[kind.section];
+    else if (typeof index === 'number' && typeof field === 'string' && path.length === 3) {
+      const items = view[kind.section];
+      if (!Array.isArray(items) || !kind.keyFields.includes(field)) continue;
+      const copy = [...items];
+      copy[index] = null;
+      view[kind.section] = copy;
+    }
+  }
+  return { ...document, data: view };
+}
+
 function validateDocument(
   document: ParsedDocument,
-  root: z.ZodType<ValidDocument>,
-): { output?: ValidDocument; problems: ConfigProblem[] } {
+  family: Family,
+): { output?: ValidDocument; partial?: ValidDocument; problems: ConfigProblem[] } {
+  const root = family.document;
+  const ambiguous = (document.ambiguous ?? []).map(formatPath);
   const result = boundedSafeParse(root, document.data);
-  if (result.success) return { output: result.data, problems: [] };
+  if (result.success && ambiguous.length === 0) return { output: result.data, problems: [] };
+  const issues = result.success ? [] : result.issues;
+  const partial = validParts(document, family, [
+    ...issues.map((issue) => issue.path),
+    ...(document.ambiguous ?? []),
+  ]);
+  if (issues.length === 0) return { partial, problems: [] };
   const context = { file: document.file, ...document.tree(), root };
   // Placing a problem costs a walk of the yaml tree: 200,000 would take a minute, and only
   // MAX_PROBLEMS_PER_FILE are shown. zod lists issues in document order; the rest are counted.
-  const placed = result.issues.slice(0, MAX_PROBLEMS_PER_FILE);
+  const placed = withoutRedundantIssues(issues.slice(0, MAX_PROBLEMS_PER_FILE));
   const problems = placed
     .flatMap((issue) => problemsFromIssue(issue, context))
-    .filter((problem) => !document.reportedPaths.has(problem.path));
+    .filter((problem) => !document.reportedPaths.has(problem.path))
+    .filter((problem) => !ambiguous.some((at) => isAtOrUnder(problem.path, at)));
   let unplaced = 0;
-  for (const issue of result.issues.slice(MAX_PROBLEMS_PER_FILE)) {
+  for (const issue of issues.slice(MAX_PROBLEMS_PER_FILE)) {
     unplaced += issue.code === 'unrecognized_keys' ? issue.keys.length : 1;
   }
   if (unplaced > 0) problems.push(hiddenProblems(document.file, unplaced));
-  return { problems };
+  return { partial, problems };
 }
 
 /** Default scope of a kind that no file mentions: everything, never pruned. */
@@ -168,7 +285,8 @@ function scopeProblems(
       if (scope === undefined || Object.keys(scope.match).length === 0) continue;
       const objects = output[section];
       if (!Array.isArray(objects)) continue;
-      objects.forEach((object: Record<string, unknown>, index) => {
+      objects.forEach((object: Record<string, unknown> | undefined, index) => {
+        if (object === undefined) return; // it failed the schema: its own problems are said
         const mismatch = scopeMismatch(object, scope);
         if (mismatch === undefined) return;
         const { field, value, globs } = mismatch;
@@ -193,23 +311,47 @@ function scopeProblems(
   return problems;
 }
 
-/** A file as read: `fast` when the fast reader read it. */
-type ReadFile = ParsedFile & { fast?: true };
+const YAML_NAME = /\.ya?ml$/i;
+
+function isMapping(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
 
 /**
- * The document without its object lists, once they are validated and declared: what is left
- * (`settings`, `manage`) is all the rest of a run needs of its data. Only for fast-read documents,
- * whose positions need no data (`has`, `locate`); a yaml document's tree holds its data anyway.
+ * The one problem of a file that holds nothing of wafctl's shape: YAML reads a README as one plain
+ * string (or a list), so no document of it is a mapping; given by name, a file that is not named
+ * `*.yaml`/`*.yml` and does not read as YAML at all, or holds only `#` lines (a markdown file's
+ * headings), is said to be no configuration file too, rather than listing YAML's complaints or
+ * calling it empty. A really empty file keeps its own problem ("file is empty").
  */
-function withoutObjects(document: ParsedDocument, kinds: readonly Kind[]): ParsedDocument {
-  const data = document.data;
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) return document;
-  const rest: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(data)) {
-    if (!kinds.some((kind) => kind.section === key)) rest[key] = value;
+function notConfigurationProblem(
+  source: SourceFile,
+  parsed: ParsedFile,
+  family: Family,
+): ConfigProblem | undefined {
+  if (parsed.documents.some((document) => isMapping(document.data))) return undefined;
+  const sections = [...family.kinds.map((kind) => kind.section), 'settings'].map((section) => `${section}:`);
+  const expected = `expected a mapping with sections such as ${sections.join(', ')}`;
+  const message = (why: string) => `not a wafctl configuration file: ${expected}, ${why}`;
+  const first = parsed.documents[0];
+  if (first !== undefined && parsed.problems.length === 0) {
+    const { line, col } = first.locate([]);
+    return { file: source.file, line, col, path: '', message: message(`got ${describeValue(first.data)}`) };
   }
-  return { ...document, data: rest };
+  if (YAML_NAME.test(source.file)) return undefined;
+  const problem = sortProblems(parsed.problems)[0];
+  if (problem === undefined) return undefined;
+  if (problem.message === EMPTY_FILE && source.text.trim() !== '') {
+    return { ...problem, message: message('and it holds only comments (# lines)') };
+  }
+  const cause = problem.message.startsWith(INVALID_YAML)
+    ? problem.message.slice(INVALID_YAML.length)
+    : problem.message;
+  return { ...problem, message: message(`and YAML cannot read it (${cause})`) };
 }
+
+/** A file as read: `fast` when the fast reader read it. */
+type ReadFile = ParsedFile & { fast?: true };
 
 /**
  * The names `variables:` declares anywhere in the configuration: substitution in one file may use a
@@ -254,17 +396,36 @@ function validateParsed(
   const family = familyOf(options.kinds ?? KINDS);
   const declared: DesiredSources = family.bySection((kind) => new DeclaredSources(kind));
   const valid: { document: ParsedDocument; output: ValidDocument }[] = [];
+  const skipped: string[] = [];
   for (const source of sources) {
     const parsed = read(source);
+    const notConfiguration = notConfigurationProblem(source, parsed, family);
+    if (notConfiguration !== undefined) {
+      problems.push(notConfiguration);
+      continue;
+    }
     for (const problem of parsed.problems) problems.push(problem);
+    // An empty file declares nothing: only a file YAML cannot read hides objects from the checks.
+    const unread = parsed.documents.length === 0 && parsed.problems.some((p) => p.message !== EMPTY_FILE);
+    if (unread && sources.length > 1) {
+      skipped.push(`the objects of ${printable(source.file)} (YAML cannot read it) against the other files`);
+    }
     for (const document of parsed.documents) {
-      const { output, problems: found } = validateDocument(document, family.document);
+      const { output, partial, problems: found } = validateDocument(document, family);
       for (const problem of found) problems.push(problem);
+      const declaring = declarable(document, family.kinds);
       for (const sources of Object.values<DeclaredSources>(declared)) {
-        for (const problem of sources.declare(document)) problems.push(problem);
+        for (const problem of sources.declare(declaring)) problems.push(problem);
       }
-      if (output && found.length === 0) {
-        valid.push({ document: parsed.fast ? withoutObjects(document, family.kinds) : document, output });
+      // What passed the schema goes on to the checks after it, even when the rest did not: every
+      // problem of a run is reported together.
+      const checked = output !== undefined && found.length === 0 ? output : partial;
+      if (checked !== undefined)
+        valid.push({ document: checkedView(document, checked, family), output: checked });
+      for (const section of ['settings', 'manage'] as const) {
+        if (!isMapping(document.data) || !Object.hasOwn(document.data as object, section)) continue;
+        if (checked !== undefined && Object.hasOwn(checked, section)) continue;
+        skipped.push(`what depends on the ${section} of ${printable(document.file)} (it has problems)`);
       }
     }
   }
@@ -287,8 +448,11 @@ function validateParsed(
       problems.push(problem);
     }
   }
+  if (settings.problems.length > 0) skipped.push('firewall_actions conflicts (settings is set twice)');
+  if (manage.problems.length > 0)
+    skipped.push('the manage scope of the declared objects (manage is set twice)');
   if (problems.length > 0 || mergedSettings === undefined) {
-    return { ok: false, problems: sortProblems(problems), files };
+    return { ok: false, problems: sortProblems(problems), files, skipped: [...new Set(skipped)] };
   }
 
   const envUsername = options.env.WAF_USERNAME;
