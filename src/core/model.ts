@@ -29,4 +29,5 @@ export type {
   PlanSummary,
   ReplaceChange,
   SafetyWarning,
+  UnmanagedObject,
 } from './plan-document.js';

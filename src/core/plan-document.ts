@@ -286,6 +286,17 @@ const summarySchema = z.strictObject({
   impact: z.strictObject({ weakens_protection: count, broadens_access: count, reduces_audit: count }),
 });
 
+/**
+ * A remote object the plan leaves alone: outside its kind's manage scope, or in scope but declared
+ * by no file while `prune` is off. Written the same in memory and in JSON.
+ */
+const unmanagedSchema = z.strictObject({
+  kind,
+  key: z.string(),
+  id: z.string(),
+  reason: z.enum(['outside_scope', 'not_declared']),
+});
+
 /** Something that stops the plan for one object (the rest of the plan stands). */
 const problemSchema = z.strictObject({ kind, key: z.string(), message: z.string() });
 
@@ -300,6 +311,13 @@ export const planDocumentSchema = z.object({
   problems: z.array(problemSchema),
   /** Kinds whose pure deletes are above the configured share of their existing objects. */
   warnings: z.array(warningCodec),
+  /**
+   * The objects counted in `summary.unmanaged`, in the kinds' order then by key: an addition, so that a
+   * reader of the plan is told which objects wafctl leaves alone. Absent when there are none, from
+   * plans written before it, and from a saved plan re-planned at apply time (which knows only its
+   * changes).
+   */
+  unmanaged: z.array(unmanagedSchema).optional(),
 });
 
 type DocumentSchema = typeof planDocumentSchema;
@@ -312,6 +330,7 @@ export type Plan = Omit<PlanDocument, 'format_version'>;
 export type PlanSummary = PlanDocument['summary'];
 export type PlanProblem = PlanDocument['problems'][number];
 export type SafetyWarning = PlanDocument['warnings'][number];
+export type UnmanagedObject = NonNullable<PlanDocument['unmanaged']>[number];
 export type Change = PlanDocument['changes'][number];
 export type Impact = Change['impact'][number];
 export type Action = Change['action'];

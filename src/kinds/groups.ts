@@ -132,8 +132,9 @@ const permissionLabel = (p: PermissionEntry) =>
   `${p.permission} (${p.service_id === '' ? 'all services' : `service ${p.service_id}`})`;
 
 /**
- * What a group change does to access: more power for its members, or more members. Losing members
- * or permissions, and deleting a group, take access away: neutral.
+ * What a group change does to access: more power for its members, or more members (said to be added
+ * to an administrator group when the group is one after the change: they become administrators).
+ * Losing members or permissions, and deleting a group, take access away: neutral.
  */
 const groupImpact: readonly ImpactRule[] = [
   { class: 'broadens_access', reasons: (s) => reasonIf(becomes(s, 'is_admin', true), 'made administrator') },
@@ -148,12 +149,15 @@ const groupImpact: readonly ImpactRule[] = [
   },
   {
     class: 'broadens_access',
-    reasons: (s) =>
-      listed(
-        'member added',
-        'members added',
+    // Why it matters: a member of an administrator group is an administrator.
+    reasons: (s) => {
+      const admin = s.after?.is_admin === true ? ' to an administrator group' : '';
+      return listed(
+        `member added${admin}`,
+        `members added${admin}`,
         added(s, (g) => listField<string>(g, 'users')),
-      ),
+      );
+    },
   },
 ];
 

@@ -8,7 +8,15 @@
 import { fingerprint, sameJson } from '../core/canonical.js';
 import { DEFAULT_FIREWALL_ACTIONS, type FirewallActions } from '../core/firewall-actions.js';
 import type { ImpactContext, ImpactDirection, ImpactRule } from '../core/impact.js';
-import type { Attributes, Change, KindName, Plan, PlanProblem, SafetyWarning } from '../core/model.js';
+import type {
+  Attributes,
+  Change,
+  KindName,
+  Plan,
+  PlanProblem,
+  SafetyWarning,
+  UnmanagedObject,
+} from '../core/model.js';
 import { inScope, type ManageScope } from '../core/scope.js';
 import { inRegistryOrder } from '../kinds/index.js';
 import { attachImpact, DEFAULT_SAFETY, type SafetySettings, safetyWarning, summarize } from './assess.js';
@@ -64,7 +72,8 @@ interface KindResult {
   changes: Change[];
   problems: PlanProblem[];
   unchanged: number;
-  unmanaged: number;
+  /** The remote objects left alone, sorted by key (counted in `summary.unmanaged`). */
+  unmanaged: UnmanagedObject[];
   warning?: SafetyWarning;
 }
 
@@ -75,6 +84,7 @@ export function planChanges(inputs: readonly KindPlanInput[], options: PlanOptio
   const problems: PlanProblem[] = [];
   const warnings: SafetyWarning[] = [];
   const untouched = { unchanged: 0, unmanaged: 0 };
+  const unmanaged: UnmanagedObject[] = [];
   for (const input of inRegistryOrder(inputs, (input) => input.kind)) {
     const result = planKind(input, safety);
     attachImpact(result.changes, input.impact, context, options.impactDirection);
@@ -82,23 +92,27 @@ export function planChanges(inputs: readonly KindPlanInput[], options: PlanOptio
     for (const problem of result.problems) problems.push(problem);
     if (result.warning) warnings.push(result.warning);
     untouched.unchanged += result.unchanged;
-    untouched.unmanaged += result.unmanaged;
+    untouched.unmanaged += result.unmanaged.length;
+    for (const object of result.unmanaged) unmanaged.push(object);
   }
-  return { summary: summarize(changes, untouched), changes, problems, warnings };
+  const plan: Plan = { summary: summarize(changes, untouched), changes, problems, warnings };
+  // Only when there are some: a plan that leaves nothing alone writes the JSON it always wrote.
+  if (unmanaged.length > 0) plan.unmanaged = unmanaged;
+  return plan;
 }
 
 function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
   const { kind, scope } = input;
-  const result: KindResult = { changes: [], problems: [], unchanged: 0, unmanaged: 0 };
+  const result: KindResult = { changes: [], problems: [], unchanged: 0, unmanaged: [] };
 
-  // Remote objects outside the scope are never touched, only counted — but remembered by key: a
+  // Remote objects outside the scope are never touched, only listed as unmanaged — and remembered by key: a
   // declared object whose key exists out of scope must not be created a second time.
   const byKey = new Map<string, RemoteObject[]>();
   const outOfScope = new Map<string, string[]>();
   let existing = 0;
   for (const remote of input.remote) {
     if (!inScope(remote.attributes, scope)) {
-      result.unmanaged += 1;
+      result.unmanaged.push({ kind, key: remote.key, id: remote.id, reason: 'outside_scope' });
       outOfScope.set(remote.key, [...(outOfScope.get(remote.key) ?? []), remote.id]);
       continue;
     }
@@ -172,14 +186,18 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
   for (const [key, remotes] of byKey) {
     if (declared.has(key)) continue;
     // Not declared and not pruned: left alone, and counted as unmanaged like out-of-scope objects.
-    if (!scope.prune) result.unmanaged += remotes.length;
-    else for (const remote of survivorFirst(remotes, () => false)) destroy(remote);
+    if (!scope.prune) {
+      for (const remote of remotes) {
+        result.unmanaged.push({ kind, key: remote.key, id: remote.id, reason: 'not_declared' });
+      }
+    } else for (const remote of survivorFirst(remotes, () => false)) destroy(remote);
   }
 
   const warning = safetyWarning(kind, { deletes, duplicates, existing }, safety);
   if (warning) result.warning = warning;
   // Stable: several changes of one key (a survivor's update, then its duplicates) keep their order.
   result.changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  result.unmanaged.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return result;
 }
 

@@ -4,7 +4,7 @@
  */
 import { WafctlError } from '../core/errors.js';
 import { type Change, IMPACT_CLASSES, type ImpactClass, type Plan } from '../core/model.js';
-import { plural } from '../core/text.js';
+import { changesWith } from './render/security.js';
 import { address } from './render/summary.js';
 
 /** Classes named by `--fail-on` that some change has, each with the changes that have it. */
@@ -36,11 +36,12 @@ export function failOnRefusal(
   const parts = matches.map(({ class: klass, changes }) => {
     const names = changes.slice(0, SHOWN).map(address).join(', ');
     const more = changes.length > SHOWN ? ` and ${changes.length - SHOWN} more` : '';
-    return `${plural(changes.length, 'change')} ${klass} (${names}${more})`;
+    return `${changesWith(changes.length, klass)} (${names}${more})`;
   });
+  const named = matches.map((match) => match.class).join(',');
   return new WafctlError(
     'POLICY_REFUSED',
-    `--fail-on: ${parts.join('; ')}; see the Security impact section above. ${consequence}`,
+    `--fail-on ${named}: ${parts.join('; ')}; see the Security impact section above. ${consequence}`,
     { userFault: true },
   );
 }

@@ -185,6 +185,17 @@ const ROWS: Row[] = [
     group({ permissions: [{ permission: 'Explore alerts', service_id: '' }, handle()], users: users(2) }),
     [`${B}: permissions added: Explore alerts (all services), Handle rules (service svc-shop)`,
       `${B}: members added: u-1001, u-1002`]],
+  // Why a member matters: in an administrator group, the member becomes an administrator.
+  ['member added to an administrator group', groupsKind, group({ is_admin: true, users: ['u-1001'] }),
+    group({ is_admin: true, users: ['u-1001', 'u-1005'] }),
+    [`${B}: member added to an administrator group: u-1005`]],
+  ['group made admin and members added at once', groupsKind, group({ users: ['u-1001'] }),
+    group({ is_admin: true, users: users(3) }),
+    [`${B}: made administrator`, `${B}: members added to an administrator group: u-1002, u-1003`]],
+  ['created admin group with a member', groupsKind, undefined, group({ is_admin: true, users: ['u-1001'] }),
+    [`${B}: made administrator`, `${B}: member added to an administrator group: u-1001`]],
+  ['member added to a group that stops being administrator', groupsKind, group({ is_admin: true }),
+    group({ users: ['u-1001'] }), [`${B}: member added: u-1001`]],
   ['group gains 5,000 members: one bounded reason', groupsKind, group(), group({ users: users(5000) }),
     [`${B}: members added: u-1001, u-1002, u-1003, u-1004, u-1005 and 4995 more`]],
   // Groups: neutral.

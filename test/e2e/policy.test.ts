@@ -33,7 +33,7 @@ async function disablingTheRule(): Promise<string> {
 }
 
 const REFUSAL =
-  'Error: --fail-on: 1 change weakens_protection (application_rule.shop.example.com/Block admin); see the Security impact section above.';
+  'Error: --fail-on weakens_protection: 1 change weakens protection (application_rule.shop.example.com/Block admin); see the Security impact section above.';
 
 describe('--fail-on', () => {
   it('plan exits 3 when a change has a named class, after printing the plan with its Security impact', async () => {
@@ -86,7 +86,7 @@ describe('--fail-on', () => {
     expect(drift.stdout).toContain(
       'Security impact of the drift (what was changed outside wafctl): 1 change reduces audit.\n  ! reduces_audit  notification.splunk: redirected: destination_address 10.0.0.5 -> 10.9.9.9\n',
     );
-    expect(drift.stderr).toMatch(/^Error: --fail-on: 1 change reduces_audit \(notification\.splunk\);/);
+    expect(drift.stderr).toMatch(/^Error: --fail-on reduces_audit: 1 change reduces audit \(notification\.splunk\);/);
     expect((await cli(['drift', dir, '--fail-on', 'weakens_protection'])).code).toBe(2);
   });
 

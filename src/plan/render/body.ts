@@ -9,28 +9,19 @@
  * - Every list in this domain is a set (the kinds sort them canonically before the planner compares
  *   them), so a changed list is shown as members removed and added, matched by deep equality: a
  *   member has no identity but its value, and pairing members by position would invent one.
- * - Long or multi-line strings are `<<-EOT` blocks, a changed one a line diff (the `diff` package).
+ * - Every string is one JSON line, its line breaks and other control characters escaped (`\n`):
+ *   a value never spreads over lines, so text in it can never stand on a line of its own (a name
+ *   `x\nPlan: 0 to add, ...` shows as one line, as it does in the headers). A changed long string
+ *   is its old and its new line (`-` then `+`) rather than one `~ old -> new` line.
  *
  * Every line's text is printable: values are JSON (escaped by JSON.stringify, then by `printable` for
- * what JSON leaves raw: DEL, C1 controls, U+2028/2029, bidi controls), and field names, object keys
- * and the lines of long strings go through `printable`, so data can never start a line of its own.
+ * what JSON leaves raw: DEL, C1 controls, U+2028/2029, bidi controls), and field names and object
+ * keys go through `printable`, so data can never start a line of its own.
  */
 
-import { createRequire } from 'node:module';
 import { canonicalJson, sameJson } from '../../core/canonical.js';
 import type { Change } from '../../core/model.js';
 import { printable } from '../../core/text.js';
-
-type DiffLibrary = typeof import('diff');
-let diffLibrary: DiffLibrary | undefined;
-/**
- * `diff`, loaded on first use (synchronously, as renderers return strings): a plan with no changed
- * long string, such as a nightly drift run that finds none, never needs it; loading it costs ~12 ms.
- */
-function diff(): DiffLibrary {
-  diffLibrary ??= createRequire(import.meta.url)('diff') as DiffLibrary;
-  return diffLibrary;
-}
 
 export type Sign = '+' | '-' | '~' | ' ';
 
@@ -51,7 +42,7 @@ export interface BodyLine {
   closes?: '+' | '-';
 }
 
-/** Above this, a string is a `<<-EOT` block rather than one line (as are multi-line strings). */
+/** Above this, or with a line break, a changed string is a `-`/`+` pair rather than `~ old -> new`. */
 const LONG_STRING = 72;
 /** A changed object with at most this many fields also shows its unchanged inline ones. */
 const SMALL_OBJECT = 8;
@@ -67,9 +58,9 @@ const isFields = (value: unknown): value is Fields =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 const isLongString = (value: unknown): value is string =>
   typeof value === 'string' && (value.length > LONG_STRING || value.includes('\n'));
-/** Shown on its label's line: scalars, short strings, and empty lists and objects. */
+/** Shown on its label's line: scalars (every string), and empty lists and objects. */
 const isInline = (value: unknown): boolean =>
-  !isLongString(value) && !(value !== null && typeof value === 'object' && Object.keys(value).length > 0);
+  !(value !== null && typeof value === 'object' && Object.keys(value).length > 0);
 const hiddenLine = (depth: number, n: number, what: 'attribute' | 'element'): BodyLine => ({
   sign: ' ',
   depth,
@@ -82,22 +73,15 @@ function padLabels(fields: readonly string[]): (field: string) => string {
   return (field) => printable(field).padEnd(width);
 }
 
-/**
- * A value that is only added or only removed, `sign` at every depth. `label` is undefined for a
- * list member, whose strings stay one JSON line whatever their length: a member is one unit.
- */
+/** A value that is only added or only removed, `sign` at every depth (`label` undefined for a list member). */
 function wholeValue(out: Lines, sign: '+' | '-', depth: number, label: string | undefined, value: unknown) {
   const prefix = label === undefined ? '' : `${label} = `;
-  if (isInline(value) || (label === undefined && typeof value === 'string')) {
+  if (isInline(value)) {
     out.push({ sign, depth, text: `${prefix}${json(value)}` });
     return;
   }
   let close: string;
-  if (typeof value === 'string') {
-    out.push({ sign, depth, text: `${prefix}<<-EOT` });
-    for (const line of value.split('\n')) out.push({ sign, depth: depth + 1, text: printable(line) });
-    close = 'EOT';
-  } else if (Array.isArray(value)) {
+  if (Array.isArray(value)) {
     out.push({ sign, depth, text: `${prefix}[` });
     for (const member of value) wholeValue(out, sign, depth + 1, undefined, member);
     close = ']';
@@ -140,13 +124,7 @@ function changedValue(
   let start = out.length;
   if (Array.isArray(before) && Array.isArray(after)) changedSet(out, depth, label, before, after);
   else if (isFields(before) && isFields(after)) changedObject(out, depth, label, before, after);
-  else if (
-    typeof before === 'string' &&
-    typeof after === 'string' &&
-    (isLongString(before) || isLongString(after))
-  ) {
-    changedString(out, depth, label, before, after);
-  } else if (isInline(before) && isInline(after)) {
+  else if (isInline(before) && isInline(after) && !isLongString(before) && !isLongString(after)) {
     out.push({
       sign: '~',
       depth,
@@ -155,7 +133,8 @@ function changedValue(
       new: `${label} = ${json(after)}`,
     });
   } else {
-    // A change of shape (null to a list, a number to a long string): nothing inside to compare.
+    // A long string (its old line, then its new one), or a change of shape (null to a list): shown
+    // as the old value removed and the new one added.
     wholeValue(out, '-', depth, label, before);
     start = out.length;
     wholeValue(out, '+', depth, label, after);
@@ -173,7 +152,8 @@ function changedObject(out: Lines, depth: number, label: string, before: Fields,
   const keys = [...new Set([...Object.keys(after), ...Object.keys(before)])];
   // A missing field reads undefined, which the one equality tells from every written value.
   const changed = (key: string) => !sameJson(before[key], after[key]);
-  const shown = keys.filter((key) => changed(key) || (keys.length <= SMALL_OBJECT && isInline(after[key])));
+  const context = (value: unknown) => isInline(value) && !isLongString(value);
+  const shown = keys.filter((key) => changed(key) || (keys.length <= SMALL_OBJECT && context(after[key])));
   const pad = padLabels(shown);
   out.push({ sign: '~', depth, text: `${label} = {` });
   for (const key of shown) {
@@ -212,7 +192,7 @@ function changedSet(out: Lines, depth: number, label: string, before: unknown[],
   }
   members.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
-  const isScalar = (value: unknown) => typeof value === 'string' || isInline(value);
+  const isScalar = isInline;
   const showContext = members.filter((m) => m.sign === ' ' && isScalar(m.value)).length <= SET_CONTEXT;
   let hidden = 0;
   out.push({ sign: '~', depth, text: `${label} = [` });
@@ -224,18 +204,6 @@ function changedSet(out: Lines, depth: number, label: string, before: unknown[],
   }
   if (hidden > 0) out.push(hiddenLine(depth + 1, hidden, 'element'));
   out.push({ sign: ' ', depth, text: ']' });
-}
-
-/** A long or multi-line string as a line diff. */
-function changedString(out: Lines, depth: number, label: string, before: string, after: string) {
-  out.push({ sign: '~', depth, text: `${label} = <<-EOT` });
-  for (const part of diff().diffLines(before, after)) {
-    const sign: Sign = part.added ? '+' : part.removed ? '-' : ' ';
-    for (const text of part.value.replace(/\n$/, '').split('\n')) {
-      out.push({ sign, depth: depth + 1, text: printable(text) });
-    }
-  }
-  out.push({ sign: ' ', depth, text: 'EOT' });
 }
 
 export function changeBody(change: Change): BodyLine[] {

@@ -11,6 +11,7 @@ import { address, problemLine, SYMBOL, unmanagedLine, warningLine } from './summ
 
 const fields = (c: Change): string => c.fields.map(printable).join(', ');
 
+/** Drift's words for what differs, in the text report's lines and the markdown report's summaries. */
 const DESCRIBE: Record<Change['action'], (c: Change) => string> = {
   create: () => 'missing from the firewall',
   update: (c) => `${fields(c)} ${c.fields.length === 1 ? 'differs' : 'differ'}`,
@@ -29,6 +30,8 @@ export function driftHeadline(plan: Plan): string {
 
 export function renderTextDrift(plan: Plan): string {
   const out = [driftHeadline(plan)];
+  // Right after the headline, as in the plan: apply refuses these without --force.
+  for (const warning of plan.warnings) out.push(`Warning: ${warningLine(warning)}`);
   if (plan.changes.length > 0) {
     for (const line of textImpactSection(plan, (_klass, text) => text, DRIFT_IMPACT_TITLE)) out.push(line);
   }
@@ -36,7 +39,6 @@ export function renderTextDrift(plan: Plan): string {
     out.push(`  ${SYMBOL[change.action].padStart(3)} ${address(change)}: ${DESCRIBE[change.action](change)}`);
   }
   for (const problem of plan.problems) out.push(`Error: ${problemLine(problem)}`);
-  for (const warning of plan.warnings) out.push(`Warning: ${warningLine(warning)}`);
   const unmanaged = unmanagedLine(plan);
   if (unmanaged) out.push(unmanaged);
   if (plan.changes.length > 0) out.push('Run `wafctl plan` for the full diff.');
@@ -50,6 +52,9 @@ export function renderMarkdownDrift(plan: Plan, options: Pick<MarkdownOptions, '
     title: `wafctl drift: ${driftHeadline(plan)}`,
     marker: DRIFT_MARKDOWN_MARKER,
     impactTitle: DRIFT_IMPACT_TITLE,
+    // Drift's words, as in the text report: the title already says what differs, not what to apply.
+    describe: (change) => DESCRIBE[change.action](change),
+    planLine: false,
   });
 }
 

@@ -2,7 +2,8 @@
  * The machine-readable plan of the contract (`format_version: 1`), written by the plan document's
  * codec (src/core/plan-document.ts). Fields of the contract never change meaning; the extra ones
  * (`forced_by`, `target`, `fingerprint`, `duplicate_of`, `objects`, `problems`, `warnings`) are
- * additions the contract allows, and are what `apply --plan` needs to apply exactly this plan.
+ * additions the contract allows, and are what `apply --plan` needs to apply exactly this plan;
+ * `unmanaged`, also an addition, names the remote objects the plan leaves alone.
  */
 import * as z from 'zod';
 import type { Plan } from '../../core/model.js';

@@ -8,7 +8,7 @@
  * any backtick run inside, and message text (HTML and inline markdown syntax escaped). Everything is
  * `printable` first, so no `\n` or control character from data ever reaches the output raw.
  */
-import type { Change, Plan } from '../../core/model.js';
+import type { Change, Plan, SafetyWarning } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 import { type BodyLine, changeBody } from './body.js';
 import { impactEntries, impactSummary } from './security.js';
@@ -32,6 +32,13 @@ export interface MarkdownOptions {
   maxChars?: number;
   /** Heading of the Security impact section; default "Security impact". */
   impactTitle?: string;
+  /**
+   * What each change's `<summary>` says after its address, as printable text; default the plan's
+   * words (`will be destroyed`). A drift report passes its own (`not in the configuration ...`).
+   */
+  describe?: (change: Change) => string;
+  /** Whether the bold `Plan: ...` line follows the title (a plan's words); default true. */
+  planLine?: boolean;
 }
 
 const escapeHtml = (s: string): string =>
@@ -78,12 +85,15 @@ function diffLines(line: BodyLine): string[] {
   return [`${sign} ${indent}${line.text}${note}`];
 }
 
-function renderChange(change: Change): string {
+/** The plan's words for a change's `<summary>`: `will be destroyed (duplicate of 12)`. */
+const planWords = (change: Change): string => headline(change).slice(address(change).length + 1);
+
+function renderChange(change: Change, describe: (change: Change) => string): string {
   const lines: string[] = [];
   for (const line of changeBody(change)) for (const shown of diffLines(line)) lines.push(shown);
   const content = lines.join('\n');
   const f = fence(content);
-  const summary = `<code>${escapeHtml(`${SYMBOL[change.action]} ${address(change)}`)}</code> ${escapeHtml(headline(change).slice(address(change).length + 1))}`;
+  const summary = `<code>${escapeHtml(`${SYMBOL[change.action]} ${address(change)}`)}</code> ${escapeHtml(describe(change))}`;
   return ['<details>', `<summary>${summary}</summary>`, '', `${f}diff`, content, f, '', '</details>'].join(
     '\n',
   );
@@ -122,7 +132,7 @@ class Budget {
 const notShown = (n: number, what: string): string =>
   `_${n} more ${what} not shown (see the JSON plan / job log)._`;
 
-/** Lines that must come before the details: the Security impact list, problems, warnings. */
+/** Lines that must come before the details: the Security impact list, problems, unmanaged objects. */
 function frontLines(plan: Plan, impactTitle: string): string[] {
   const lines: string[] = [];
   if (plan.changes.length > 0) {
@@ -135,41 +145,59 @@ function frontLines(plan: Plan, impactTitle: string): string[] {
   }
   for (const problem of plan.problems)
     lines.push(`> **Error:** ${codeSpan(address(problem))}: ${markdownText(problem.message)}`, '');
-  for (const warning of plan.warnings) lines.push(`> **Warning:** ${warningLine(warning)}`, '');
-  const unmanaged = unmanagedLine(plan);
+  const unmanaged = unmanagedLine(plan, codeSpan);
   if (unmanaged) lines.push(`_${unmanaged}_`, '');
   return lines;
+}
+
+/**
+ * The safety warnings, in the header that is always kept: apply refuses such a plan without --force,
+ * which no truncation may hide. One line a kind while they fit with `reserve` to spare, else one
+ * short line for the rest (at most one a kind, so the least --max-chars always has room for it).
+ */
+function addWarnings(budget: Budget, warnings: readonly SafetyWarning[], reserve: number): void {
+  const shown = warnings.findIndex((w) => !budget.tryAdd(`> **Warning:** ${warningLine(w)}\n`, reserve));
+  if (shown === -1) return;
+  const rest = warnings.slice(shown);
+  const kinds = rest.map((w) => w.kind).join(', ');
+  budget.add(
+    `> **Warning:** the plan deletes more ${kinds} objects than the safety limit allows; apply refuses this without --force.\n`,
+  );
 }
 
 export function renderMarkdownPlan(plan: Plan, options: MarkdownOptions = {}): string {
   const s = plan.summary;
   const budget = new Budget(options.maxChars ?? MARKDOWN_MAX_CHARS);
-  for (const line of [
+  const header = [
     options.marker ?? MARKDOWN_MARKER,
     `### ${markdownText(options.title ?? 'wafctl plan')}`,
     '',
-    `**${plan.changes.length > 0 ? planLine(plan) : NO_CHANGES}**`,
-    '',
+  ];
+  if (options.planLine ?? true)
+    header.push(`**${plan.changes.length > 0 ? planLine(plan) : NO_CHANGES}**`, '');
+  header.push(
     '| create | update | replace | delete | unchanged | unmanaged |',
     '|---:|---:|---:|---:|---:|---:|',
     `| ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${s.unchanged} | ${s.unmanaged} |`,
     '',
-  ])
-    budget.add(line);
+  );
+  for (const line of header) budget.add(line);
 
   // The summary, the Security impact section and the problems come first and whole, or cut with a
   // count; room is always kept for the line that counts the changes whose details are left out.
   const front = frontLines(plan, options.impactTitle ?? 'Security impact');
   const detailsReserve = notShown(plan.changes.length, 'changes').length + 2;
   const frontReserve = notShown(front.length, 'lines of this summary').length + 2 + detailsReserve;
+  addWarnings(budget, plan.warnings, frontReserve);
   const shownFront = front.findIndex((line) => !budget.tryAdd(line, frontReserve));
   if (shownFront !== -1) {
     budget.add(notShown(front.slice(shownFront).filter((l) => l !== '').length, 'lines of this summary'));
     budget.add('');
   }
 
+  const describe = options.describe ?? planWords;
   const shownChanges = plan.changes.findIndex(
-    (change) => !budget.tryAdd(`${renderChange(change)}\n`, detailsReserve),
+    (change) => !budget.tryAdd(`${renderChange(change, describe)}\n`, detailsReserve),
   );
   if (shownChanges !== -1) budget.add(notShown(plan.changes.length - shownChanges, 'changes'));
   return budget.text();

@@ -38,14 +38,21 @@ export function impactEntries(plan: Plan): ImpactEntry[] {
 }
 
 /**
+ * `1 change reduces audit`, `2 changes reduce audit`: the one wording of a count of changes with a
+ * class, wherever one is written (the verb agrees with the count; the class's name is not a verb).
+ */
+export function changesWith(n: number, klass: ImpactClass): string {
+  return `${n} ${n === 1 ? 'change' : 'changes'} ${WORDS[klass][n === 1 ? 0 : 1]}`;
+}
+
+/**
  * `2 changes weaken protection, 1 change broadens access.`, or `none: no change weakens protection,
  * broadens access or reduces audit.`: said explicitly, so a reviewer knows it was looked at.
  */
 export function impactSummary(plan: Plan): string {
-  const parts = IMPACT_CLASSES.filter((c) => plan.summary.impact[c] > 0).map((c) => {
-    const n = plan.summary.impact[c];
-    return `${n} ${n === 1 ? 'change' : 'changes'} ${WORDS[c][n === 1 ? 0 : 1]}`;
-  });
+  const parts = IMPACT_CLASSES.filter((c) => plan.summary.impact[c] > 0).map((c) =>
+    changesWith(plan.summary.impact[c], c),
+  );
   if (parts.length === 0) return 'none: no change weakens protection, broadens access or reduces audit.';
   return `${parts.join(', ')}.`;
 }

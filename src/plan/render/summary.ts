@@ -3,7 +3,7 @@
  * key and id from configuration or the API goes through `printable` here, where it is put into a
  * line: a `\n` in a name must not forge a line of the plan, nor an ESC recolour or erase one.
  */
-import type { Action, Change, Plan, PlanProblem, SafetyWarning } from '../../core/model.js';
+import type { Action, Change, Plan, PlanProblem, SafetyWarning, UnmanagedObject } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 
 export const SYMBOL: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+' };
@@ -53,10 +53,30 @@ export function warningLine(w: SafetyWarning): string {
   return `the plan deletes ${w.deletes} of ${w.existing} existing ${w.kind} objects (${percent}%${duplicates}), above the safety limit of ${w.maxDeletePercent}%; apply refuses this without --force.`;
 }
 
-export function unmanagedLine(plan: Plan): string | undefined {
+/** How many unmanaged objects a plan names before it says "and N more". */
+export const UNMANAGED_SHOWN = 10;
+
+const UNMANAGED_WHY: Record<UnmanagedObject['reason'], string> = {
+  outside_scope: 'outside the manage scope',
+  not_declared: 'in scope but in no file, and prune is off',
+};
+
+/**
+ * `2 remote objects are not managed by this configuration and will be left alone: group.ops (outside
+ * the manage scope), ...`: the first UNMANAGED_SHOWN named (`name` formats an escaped address, e.g.
+ * as a code span), then `and N more`. A plan without the list (a saved plan's) only counts them.
+ */
+export function unmanagedLine(plan: Plan, name: (address: string) => string = (a) => a): string | undefined {
   const n = plan.summary.unmanaged;
   if (n === 0) return undefined;
-  return `${n} remote ${n === 1 ? 'object is' : 'objects are'} not managed by this configuration and will be left alone.`;
+  const head = `${n} remote ${n === 1 ? 'object is' : 'objects are'} not managed by this configuration and will be left alone`;
+  const objects = plan.unmanaged ?? [];
+  if (objects.length === 0) return `${head}.`;
+  const shown = objects
+    .slice(0, UNMANAGED_SHOWN)
+    .map((object) => `${name(address(object))} (${UNMANAGED_WHY[object.reason]})`);
+  const more = n - shown.length;
+  return `${head}: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}.`;
 }
 
 export const actionsUsed = (plan: Plan): Action[] =>

@@ -40,6 +40,11 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
     options.color ? styleText(style, text, { validateStream: false }) : text;
   const out: string[] = [];
 
+  // Safety warnings first: apply refuses such a plan without --force, which must not hide at the end
+  // of thousands of lines of details.
+  for (const warning of plan.warnings) out.push(`${paint('yellow', 'Warning:')} ${warningLine(warning)}`);
+  if (plan.warnings.length > 0) out.push('');
+
   if (plan.changes.length > 0) {
     // The reviewer's first question, answered before the details (and in full: one line a reason).
     for (const line of textImpactSection(plan, (klass, text) => paint(IMPACT_STYLE[klass], text))) {
@@ -64,10 +69,9 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
   for (const problem of plan.problems) {
     out.push(`${paint('red', 'Error:')} ${problemLine(problem)}`);
   }
-  for (const warning of plan.warnings) out.push(`${paint('yellow', 'Warning:')} ${warningLine(warning)}`);
   const unmanaged = unmanagedLine(plan);
   if (unmanaged) out.push(unmanaged);
-  if (plan.problems.length + plan.warnings.length > 0 || unmanaged) out.push('');
+  if (plan.problems.length > 0 || unmanaged) out.push('');
 
   out.push(plan.changes.length > 0 ? paint('bold', planLine(plan)) : NO_CHANGES);
   return `${out.join('\n')}\n`;

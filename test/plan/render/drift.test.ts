@@ -22,11 +22,30 @@ describe('drift reports', () => {
         '    ~ application_rule.shop.example.com/Block admin: priority differs',
         '  -/+ application_rule.shop.example.com/Block export: conditions differ (apply would replace it)',
         '    - application_rule.shop.example.com/Old rule: not in the configuration (apply would delete it)',
-        '1 remote object is not managed by this configuration and will be left alone.',
+        '1 remote object is not managed by this configuration and will be left alone: application_rule.other.net/Foreign (outside the manage scope).',
         'Run `wafctl plan` for the full diff.',
         '',
       ].join('\n'),
     );
+  });
+
+  it("words the markdown report's changes as the text report does, never as actions to approve", () => {
+    const markdown = renderMarkdownDrift(samplePlan({ impactDirection: 'drift' }));
+    const summaries = markdown.split('\n').filter((line) => line.startsWith('<summary>'));
+    expect(summaries).toEqual([
+      '<summary><code>+ group.auditors</code> missing from the firewall</summary>',
+      '<summary><code>~ group.soc-analysts</code> users differs</summary>',
+      '<summary><code>~ application_rule.shop.example.com/Block admin</code> priority differs</summary>',
+      '<summary><code>-/+ application_rule.shop.example.com/Block export</code> conditions differ (apply would replace it)</summary>',
+      '<summary><code>- application_rule.shop.example.com/Old rule</code> not in the configuration (apply would delete it)</summary>',
+    ]);
+    expect(markdown).not.toMatch(/will be (created|updated|replaced|destroyed)|Plan: \d/);
+    expect(markdown.split('\n').slice(0, 4)).toEqual([
+      '<!-- wafctl-drift -->',
+      '### wafctl drift: Drift detected: 5 objects differ from the configuration.',
+      '',
+      '| create | update | replace | delete | unchanged | unmanaged |',
+    ]);
   });
 
   it('says there is no drift when nothing differs', () => {

@@ -139,7 +139,7 @@ describe('data in a human-readable plan or drift report', () => {
     expect(lines).toHaveLength(render(plan(' harmless-suffix')).split('\n').length);
   });
 
-  it('escapes keys, ids, field names, object keys and long-string lines in the text plan', () => {
+  it('escapes keys, ids, field names, object keys and values in the text plan', () => {
     const p = plan(EVIL);
     // The fixture has every action, a duplicate and a problem.
     expect(p.changes.map((c) => c.action).sort()).toEqual([
@@ -159,8 +159,10 @@ describe('data in a human-readable plan or drift report', () => {
     const width = `note${ESCAPED}`.length;
     expect(text).toContain(`        ${'id'.padEnd(width)} = "g-7${ESCAPED}"\n`);
     expect(text).toContain(`      ~ note${ESCAPED} = "b" -> "a"\n`);
-    expect(text).toContain(`      ~ ${'description'.padEnd(width)} = <<-EOT\n`);
-    expect(text).toContain(`          + ${FORGED}\\u001b[2K\n`);
+    // A value with a line break is one JSON line, escaped like a key: never a heredoc of raw lines.
+    expect(text).toContain(`      - ${'description'.padEnd(width)} = "Tier-1"\n`);
+    expect(text).toContain(`      + ${'description'.padEnd(width)} = "Tier-1${ESCAPED}"\n`);
+    expect(text).toContain(`      + name        = "new${ESCAPED}"\n`);
     expect(text).toContain(`          - "u-2${ESCAPED}"\n`);
     expect(text).toContain(`          - port${ESCAPED} = 515\n`);
     expect(text).toContain(
@@ -293,6 +295,39 @@ describe('data in a markdown plan', () => {
         'wafctl never touches objects outside it\n',
     );
   });
+
+  // The text drift report shows no values, only which fields differ.
+  it.each(RENDERERS.filter(([name]) => name !== 'text drift'))(
+    'shows a name holding a line break in an attribute value as one escaped line in the %s',
+    (_, render) => {
+      // Only the value differs between the two plans: the key and every header are harmless.
+      const named = (name: string) =>
+        planChanges([
+          {
+            kind: 'group',
+            immutable: [],
+            scope: { prune: false, match: {} },
+            desired: [
+              { key: 'soc', attributes: { name, description: 'd' }, protect: false, ignoreChanges: [] },
+              {
+                key: 'ops',
+                attributes: { name: 'ops', description: name },
+                protect: false,
+                ignoreChanges: [],
+              },
+            ],
+            remote: [{ id: 'g-1', key: 'ops', attributes: { name: 'ops', description: 'old' } }],
+          },
+        ]);
+      const evil = render(named(`soc${EVIL}`));
+      const lines = evil.split('\n');
+      expect(lines.filter((line) => line.includes(FORGED) && !line.includes(ESCAPED))).toEqual([]);
+      expect(evil).toContain(`"soc${ESCAPED}"`);
+      expect(evil).not.toContain('<<-EOT');
+      // A long harmless name, shown as the evil one is (a changed long string is a -/+ pair).
+      expect(lines).toHaveLength(render(named(`soc ${'x'.repeat(80)}`)).split('\n').length);
+    },
+  );
 
   it('escapes a line break in a title', () => {
     const markdown = renderMarkdownPlan(samplePlan(), { title: `wafctl plan${EVIL}` });

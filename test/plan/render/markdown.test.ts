@@ -26,7 +26,7 @@ describe('renderMarkdownPlan', () => {
       - **weakens_protection** \`application_rule.shop.example.com/Old rule\`: deleted
       - **broadens_access** \`group.soc-analysts\`: member added: u-1003
 
-      _1 remote object is not managed by this configuration and will be left alone._
+      _1 remote object is not managed by this configuration and will be left alone: \`application_rule.other.net/Foreign\` (outside the manage scope)._
 
       <details>
       <summary><code>+ group.auditors</code> will be created</summary>

@@ -473,7 +473,7 @@ describe('a nested change', () => {
 describe('nested rendering rules', () => {
   const notification = (settings: Attributes): Side => ({ key: 'n', attributes: { name: 'n', settings } });
 
-  it('shows fields added to and removed from a nested object, and keeps long strings a line diff', () => {
+  it('shows fields added to and removed from a nested object, and shows a changed multi-line string escaped, old then new', () => {
     const before = { format: 'cef', template: 'line one\nline two', tls: { verify: true } };
     const after = { format: 'leef', template: 'line one\nline 2', tls: { verify: false, ca: 'x' } };
     const plan = planOf('notification', [], notification(before), notification(after));
@@ -484,11 +484,8 @@ describe('nested rendering rules', () => {
               id       = "n-1"
             ~ settings = {
                 ~ format   = "cef" -> "leef"
-                ~ template = <<-EOT
-                      line one
-                    - line two
-                    + line 2
-                  EOT
+                - template = "line one\\nline two"
+                + template = "line one\\nline 2"
                 ~ tls      = {
                     ~ verify = true -> false
                     + ca     = "x"
@@ -508,11 +505,8 @@ describe('nested rendering rules', () => {
         settings = {
       -   format   = "cef"
       +   format   = "leef"
-          template = <<-EOT
-            line one
-      -     line two
-      +     line 2
-          EOT
+      -   template = "line one\\nline two"
+      +   template = "line one\\nline 2"
           tls      = {
       -     verify = true
       +     verify = false

@@ -168,7 +168,7 @@ describe('--fail-on', () => {
     expect(refusal?.code).toBe('POLICY_REFUSED');
     expect(exitCodeFor(refusal)).toBe(3);
     expect(refusal?.message).toBe(
-      '--fail-on: 7 changes weakens_protection (notification.siem-0000, notification.siem-0001, notification.siem-0002, notification.siem-0003, notification.siem-0004 and 2 more); 1 change reduces_audit (notification.siem-0007); see the Security impact section above. Nothing was applied.',
+      '--fail-on weakens_protection,reduces_audit: 7 changes weaken protection (notification.siem-0000, notification.siem-0001, notification.siem-0002, notification.siem-0003, notification.siem-0004 and 2 more); 1 change reduces audit (notification.siem-0007); see the Security impact section above. Nothing was applied.',
     );
   });
 });

@@ -101,7 +101,7 @@ describe('renderTextPlan', () => {
               ]
           }
 
-      1 remote object is not managed by this configuration and will be left alone.
+      1 remote object is not managed by this configuration and will be left alone: application_rule.other.net/Foreign (outside the manage scope).
 
       Plan: 2 to add, 2 to change, 2 to destroy.
       "
@@ -131,7 +131,7 @@ describe('renderTextPlan', () => {
     );
   });
 
-  it('shows long and multi-line strings as a line diff', () => {
+  it('shows a changed multi-line string as its old and new values, each one escaped line', () => {
     const plan = planChanges([
       {
         kind: 'group',
@@ -151,12 +151,8 @@ describe('renderTextPlan', () => {
     const text = renderTextPlan(plan, { color: false });
     expect(text).toContain(
       [
-        '      ~ description = <<-EOT',
-        '            line one',
-        '          - line two',
-        '          + line two changed',
-        '            line three',
-        '        EOT',
+        '      - description = "line one\\nline two\\nline three"',
+        '      + description = "line one\\nline two changed\\nline three"',
       ].join('\n'),
     );
   });
