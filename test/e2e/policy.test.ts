@@ -86,7 +86,9 @@ describe('--fail-on', () => {
     expect(drift.stdout).toContain(
       'Security impact of the drift (what was changed outside wafctl): 1 change reduces audit.\n  ! reduces_audit  notification.splunk: redirected: destination_address 10.0.0.5 -> 10.9.9.9\n',
     );
-    expect(drift.stderr).toMatch(/^Error: --fail-on reduces_audit: 1 change reduces audit \(notification\.splunk\);/);
+    expect(drift.stderr).toMatch(
+      /^Error: --fail-on reduces_audit: 1 change reduces audit \(notification\.splunk\);/,
+    );
     expect((await cli(['drift', dir, '--fail-on', 'weakens_protection'])).code).toBe(2);
   });
 

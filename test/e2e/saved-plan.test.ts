@@ -57,7 +57,9 @@ describe('apply --plan rebuilds what it shows, sends and judges', () => {
     expect(gated.code).toBe(3);
     expect(gated.stdout).toMatch(/~ is_admin += false -> true/);
     expect(gated.stdout).toContain('broadens_access  group.ops: made administrator');
-    expect(gated.stderr).toMatch(/^Error: --fail-on broadens_access: 1 change broadens access \(group\.ops\);/);
+    expect(gated.stderr).toMatch(
+      /^Error: --fail-on broadens_access: 1 change broadens access \(group\.ops\);/,
+    );
     expect(await writes()).toEqual([]);
     const [live] = await firewall.api.groups.list();
     expect([live?.is_admin, live?.description]).toEqual([false, 'team ops']);

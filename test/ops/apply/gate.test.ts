@@ -177,7 +177,9 @@ describe('applyGate', () => {
       const gate = applyGate(all, options);
       return gate.verdict === 'refuse' ? gate.error.message : gate.verdict;
     };
-    expect(reason(flags({ failOn: broadens }))).toMatch(/^--fail-on broadens_access: 1 change broadens access/);
+    expect(reason(flags({ failOn: broadens }))).toMatch(
+      /^--fail-on broadens_access: 1 change broadens access/,
+    );
     expect(reason(flags())).toMatch(/^refusing to send the API token/);
     const noSecret = withProblem(
       plan([group('root', { is_admin: true })], [group('a'), group('b'), group('c')], true),
