@@ -34,7 +34,11 @@ describe('POST /api/v1/signin', () => {
     const first = await signIn('carol', PASSWORDS.carol);
     const second = await signIn('carol', PASSWORDS.carol);
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ status: 'ok', message: 'Signed in', data: { token: expect.any(String) } });
+    expect(first.body).toEqual({
+      status: 'ok',
+      message: 'You are successfully logged in',
+      data: { token: expect.any(String) },
+    });
     const [a, b] = [first.body.data?.token ?? '', second.body.data?.token ?? ''];
     expect(a).toMatch(/^[0-9a-f]{48}$/);
     expect(b).not.toBe(a);
@@ -63,9 +67,9 @@ describe('POST /api/v1/signin', () => {
     ['a user without a password', 'erin', 'erin-static-token'],
     ["another user's password", 'dan', PASSWORDS.carol],
     ['an empty password', 'carol', ''],
-  ])('%s is a 400 with the vendor error shape, whoever asks', async (_case, username, password) => {
+  ])('%s is a 401 with the vendor error shape, whoever asks', async (_case, username, password) => {
     const reply = await signIn(username, password);
-    expect(reply.status).toBe(400);
+    expect(reply.status).toBe(401);
     expect(reply.body).toEqual(REFUSED);
     // A caller that sends a (valid) token along gets the same answer.
     expect((await signIn(username, password, 'erin-static-token')).body).toEqual(REFUSED);
