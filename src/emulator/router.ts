@@ -29,7 +29,8 @@ export interface RouteContext {
 }
 
 export interface RouteResult {
-  status: 200 | 400;
+  /** 401: a refused sign-in, the vendor's status for it (routes/signin.ts). */
+  status: 200 | 400 | 401;
   body: Record<string, unknown>;
   /** True when the store changed (and must be persisted). */
   mutated: boolean;
