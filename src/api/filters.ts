@@ -93,6 +93,7 @@ export const FILTERS_BY_KIND = {
   'application-rules': APPLICATION_RULE_FILTERS,
   notifications: {},
   schedules: SCHEDULE_FILTERS,
+  'network-rule-settings': {},
 } as const satisfies Record<string, FilterTable>;
 
 export type ListKind = keyof typeof FILTERS_BY_KIND;

@@ -12,6 +12,11 @@ import { type ListKind, parseFilterStrings, type RawFilters } from './filters.js
 import { type GroupsApi, groupsApi } from './groups.js';
 import { createHttp } from './http.js';
 import { DEFAULT_MAX_ROWS, MAX_ROWS_ENV } from './limits.js';
+import {
+  type NetworkRuleSettings,
+  type NetworkRuleSettingsApi,
+  networkRuleSettingsApi,
+} from './network-rule-settings.js';
 import { type NotificationsApi, notificationsApi } from './notifications.js';
 import type { ApplicationRule, Group, Notification, Rule, Schedule } from './records.js';
 import {
@@ -55,6 +60,8 @@ export interface RecordsByKind {
   'application-rules': ApplicationRule;
   notifications: Notification;
   schedules: Schedule;
+  /** A singleton: its listing is the one object. */
+  'network-rule-settings': NetworkRuleSettings;
 }
 
 export interface ApiClient {
@@ -63,6 +70,8 @@ export interface ApiClient {
   applicationRules: ApplicationRulesApi;
   notifications: NotificationsApi;
   schedules: SchedulesApi;
+  /** The network-rule settings (`/api/v1/settings/rules`): one object, read and updated. */
+  networkRuleSettings: NetworkRuleSettingsApi;
   /**
    * For `wafctl get KIND --filter NAME=VALUE`: checks each name against the documented filters of
    * KIND (an unknown one throws a USAGE error listing the valid names), converts the values, and
@@ -116,6 +125,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     applicationRules: applicationRulesApi(ctx),
     notifications: notificationsApi(ctx),
     schedules: schedulesApi(ctx),
+    networkRuleSettings: networkRuleSettingsApi(ctx),
   };
   // Filters were checked against the kind's own table, so handing them on as that kind's type is sound.
   const iterators: { [K in ListKind]: (filters: object) => AsyncIterable<RecordsByKind[K]> } = {
@@ -124,6 +134,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     'application-rules': (filters) => client.applicationRules.iterate(filters),
     notifications: () => rowsOf(client.notifications.list()),
     schedules: (filters) => client.schedules.iterate(filters),
+    'network-rule-settings': () => rowsOf(client.networkRuleSettings.get().then((settings) => [settings])),
   };
   return {
     ...client,
@@ -170,6 +181,11 @@ export {
   MAX_ROWS_ENV,
   type ResponseLimits,
 } from './limits.js';
+export type {
+  NetworkRuleSettings,
+  NetworkRuleSettingsApi,
+  NetworkRuleSettingsUpdate,
+} from './network-rule-settings.js';
 export type { NotificationInput, NotificationSettingsInput, NotificationUpdate } from './notifications.js';
 export type {
   Action,

@@ -92,7 +92,9 @@ async function exportLive(flags: ExportFlags, io: Io): Promise<number> {
     assertNoToken(files, flags.dir);
     warnings += warnOversized(assertLoadable(files));
     await writeExportDirectory(flags.dir, files, { force: flags.force === true, cwd: io.cwd });
-    const counts = live.sections.map((s) => countOf(s.section, s.objects.length));
+    const counts = live.sections.map((s) =>
+      s.singleton ? s.section.replaceAll('_', ' ') : countOf(s.section, s.objects.length),
+    );
     writeOut(io, `Exported ${counts.join(', ')} to ${plural(files.length, 'file')} in ${flags.dir}.`);
   }
   if (warnings > 0) writeErr(io, `Export finished with ${plural(warnings, 'warning')}.`);

@@ -31,7 +31,12 @@ async function validate(paths: string[], flags: ValidateFlags, io: Io): Promise<
       return 0;
     }
     const { countOf } = await import('../ops/export/document.js');
-    const counts = families.map(({ kind, count }) => countOf(kind.section, count));
+    // A singleton section (settings) is named when declared, not counted.
+    const counts = families
+      .filter(({ kind, count }) => !kind.singleton || count > 0)
+      .map(({ kind, count }) =>
+        kind.singleton ? kind.section.replaceAll('_', ' ') : countOf(kind.section, count),
+      );
     writeOut(io, `Configuration is valid: ${[plural(files.length, 'file'), ...counts].join(', ')}.`);
     return 0;
   } catch (error) {

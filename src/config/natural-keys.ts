@@ -70,13 +70,18 @@ export class DeclaredSources implements Iterable<SourceLocation> {
     const kind = this.kind;
     const section = kind.section;
     if (data === null || typeof data !== 'object' || !Object.hasOwn(data, section)) return [];
-    const items: unknown = (data as Record<string, unknown>)[section];
+    const value: unknown = (data as Record<string, unknown>)[section];
+    // A singleton's section is its object (declared at the section, item -1), keyed by the section.
+    const single =
+      kind.singleton === true && value !== null && typeof value === 'object' && !Array.isArray(value);
+    const items: unknown = single ? [value] : value;
     if (!Array.isArray(items)) return [];
     const problems: ConfigProblem[] = [];
-    items.forEach((item: unknown, index) => {
-      const key = naturalKey(kind, item);
+    items.forEach((item: unknown, at) => {
+      const key = single ? section : naturalKey(kind, item);
       if (key === undefined) return;
-      const { line, col } = document.locate([section, index]);
+      const index = single ? -1 : at;
+      const { line, col } = document.locate(single ? [section] : [section, index]);
       const earlier = this.byKey.get(key);
       if (earlier !== undefined) {
         const here = this.location(document.file, document.index, index, line, col);
@@ -124,7 +129,7 @@ export class DeclaredSources implements Iterable<SourceLocation> {
   }
 
   private location(file: string, document: number, item: number, line: number, col: number): SourceLocation {
-    const nodePath = [this.kind.section, item];
+    const nodePath = item < 0 ? [this.kind.section] : [this.kind.section, item];
     return { file, line, col, path: formatPath(nodePath), document, nodePath };
   }
 }

@@ -16,6 +16,7 @@ import { firewallActionsSchema } from './firewall-actions.js';
 
 /** `manage.<kind>.match` may only name a kind's scalar string fields: those are what a glob can match. */
 export function matchableFields(kind: Kind): string[] {
+  if (kind.singleton) return []; // no manage scope: one object, always managed when declared
   return Object.entries(kind.schema.shape)
     .filter(([, field]) => {
       let inner = field as z.ZodType;
@@ -47,7 +48,9 @@ function manageScope(kind: Kind) {
 /** `manage:`, one optional scope per family. */
 export function manageSchemaFor(kinds: readonly Kind[]) {
   return z.strictObject(
-    Object.fromEntries(kinds.map((kind) => [kind.section, manageScope(kind).optional()])),
+    Object.fromEntries(
+      kinds.filter((kind) => !kind.singleton).map((kind) => [kind.section, manageScope(kind).optional()]),
+    ),
   );
 }
 
@@ -86,7 +89,13 @@ const variablesSchema = z
  * split over several files.
  */
 export function documentSchemaFor(kinds: readonly Kind[]) {
-  const sections = Object.fromEntries(kinds.map((kind) => [kind.section, z.array(kind.schema).optional()]));
+  // A singleton's section is its one object; every other section is a list of objects.
+  const sections = Object.fromEntries(
+    kinds.map((kind) => [
+      kind.section,
+      kind.singleton ? kind.schema.optional() : z.array(kind.schema).optional(),
+    ]),
+  );
   return z
     .strictObject({
       variables: variablesSchema.optional(),
@@ -127,7 +136,11 @@ export type DeclaredObject = Record<string, unknown> & {
 /** A family's declared objects, for code that holds the family as a `Kind` (any registry). */
 export function declaredObjects(state: DesiredState, kind: Kind): readonly DeclaredObject[] {
   const objects: unknown = (state as Record<string, unknown>)[kind.section];
-  return Array.isArray(objects) ? objects : [];
+  if (!Array.isArray(objects)) return [];
+  // A singleton's object has no wafctl-only fields: it is never deleted or replaced.
+  return kind.singleton
+    ? objects.map((object) => ({ protect: false, ignore_changes: [], ...object }))
+    : objects;
 }
 
 /** A family's resolved `manage` scope (every family has one once loaded). */

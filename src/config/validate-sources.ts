@@ -459,6 +459,8 @@ function validateParsed(
   const objects = family.bySection((kind) =>
     valid.flatMap((entry) => {
       const objects = entry.output[kind.section];
+      // A singleton's section is one object: held as a list of one, like every section.
+      if (kind.singleton) return objects === undefined ? [] : [objects];
       return Array.isArray(objects) ? objects : [];
     }),
   ) as DesiredObjects; // each section's schema made these objects

@@ -22,7 +22,8 @@ export type Privilege =
   | 'groups'
   | 'notifications'
   | 'schedules:read'
-  | 'schedules:write';
+  | 'schedules:write'
+  | 'rule_settings';
 
 /** A fresh token for this username and password, or undefined when they do not match a seeded user. */
 export type SignIn = (username: string, password: string) => string | undefined;
@@ -39,6 +40,13 @@ const BEARER = /^Bearer +(\S+) *$/i;
 
 export const PERMISSION_EXPLORE_ALERTS = 0;
 export const PERMISSION_HANDLE_RULES = 1;
+/**
+ * `Load source rules` in the spec's catalog: the vendor calls it "Load network rules", "translation
+ * and sending of network rules to the enabled firewall"
+ * (https://docs.seerbox.it/main/configuration/authentication-and-authorization). It is what a
+ * non-admin needs for /api/v1/settings/rules (see routes/network-rule-settings.ts).
+ */
+export const PERMISSION_LOAD_NETWORK_RULES = 3;
 
 /** Compared as digests, in constant time: how long a comparison takes says nothing of the password. */
 function samePassword(expected: string, given: string): boolean {
@@ -114,5 +122,7 @@ export function isAllowed(caller: Caller, privilege: Privilege, store: Store): b
     case 'notifications':
     case 'schedules:write':
       return false;
+    case 'rule_settings':
+      return permissions.has(PERMISSION_LOAD_NETWORK_RULES);
   }
 }

@@ -5,6 +5,19 @@
  */
 import type { Rule, User } from './records.js';
 
+/**
+ * Seer Box creates the `admin` user and the `admins` group it belongs to on first start-up; the
+ * group "cannot be edited or deleted" and its members have maximum privileges
+ * (https://docs.seerbox.it/main/configuration/authentication-and-authorization). The emulator always
+ * holds both (seed.ts): the user under this id unless the seed has a user named `admin`, the group
+ * under id `0` (below the group counter, so the ids the API hands out do not move) unless the seed
+ * declares a group named `admins`.
+ */
+export const ADMIN_USER: User = { id: 'u-1000', username: 'admin' };
+export const ADMINS_GROUP_ID = '0';
+export const ADMINS_GROUP_NAME = 'admins';
+export const ADMINS_GROUP_DESCRIPTION = 'Built-in administrators';
+
 export const DEMO_USERS: readonly User[] = [
   { id: 'u-1001', username: 'alice' },
   { id: 'u-1002', username: 'bob' },

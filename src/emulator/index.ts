@@ -9,14 +9,13 @@ import { isBearerToken, registerSecret } from '../core/secrets.js';
 import type { FileFaultHook } from '../files/durable-files.js';
 import { Authenticator } from './auth.js';
 import { Committer } from './commit.js';
-import { DEMO_RULES, DEMO_USERS } from './demo-directory.js';
 import { FaultInjector, type FaultKind } from './faults.js';
 import { BODY_LIMIT_BYTES } from './http.js';
 import { openStateFile } from './open-state.js';
 import { replayJournal } from './replay.js';
 import { type ApplicationRuleListShape, Router } from './router.js';
 import { API_ROUTES } from './routes/index.js';
-import { type EmulatorSeed, parseSeed } from './seed.js';
+import { directoryOf, type EmulatorSeed, type ParsedSeed, parseSeed } from './seed.js';
 import { createRequestListener } from './server.js';
 import type { StateFile } from './state-file.js';
 import { RequestStats } from './stats.js';
@@ -51,7 +50,10 @@ export interface EmulatorOptions {
   requestTimeoutMs?: number;
   /** How long an idle keep-alive connection stays open (default 5 s). */
   keepAliveTimeoutMs?: number;
-  /** Users (with tokens) and read-only rules; replaces the demo directory key by key. */
+  /**
+   * Users (with tokens), read-only rules and groups; replaces the demo directory key by key. The
+   * built-in `admin` user and `admins` group are always added (see seed.ts).
+   */
   seed?: EmulatorSeed;
   /** Added to every API request. */
   latencyMs?: number;
@@ -153,6 +155,12 @@ function createHttpServer(options: EmulatorOptions, listener: ReturnType<typeof 
   return server;
 }
 
+/** A store without a state file: the seed's directory (or the demo's) and the built-ins. */
+function freshStore(seed: ParsedSeed): Store {
+  const { users, rules, groups } = directoryOf(seed, new Date().toISOString());
+  return Store.fromDirectory(users, rules, groups);
+}
+
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   checkOptions(options);
   registerSecret(options.adminToken);
@@ -169,9 +177,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   try {
     // A state file wins over the seed and the demo for everything it holds; tokens only ever come
     // from the seed (they are never written to the state file).
-    const store = opened?.saved
-      ? Store.fromState(opened.saved)
-      : Store.fromDirectory(seed.users ?? DEMO_USERS, seed.rules ?? DEMO_RULES);
+    const store = opened?.saved ? Store.fromState(opened.saved) : freshStore(seed);
     if (opened !== undefined) replayJournal(store, opened.records, opened.journalPath);
     stateFile = opened?.start(() => store.snapshot());
     const listener = createRequestListener({

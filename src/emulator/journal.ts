@@ -19,6 +19,7 @@ import {
   nextIdsSchema,
   notificationSchema,
   ruleSchema,
+  ruleSettingsSchema,
   scheduleSchema,
   userSchema,
 } from './records.js';
@@ -37,6 +38,7 @@ const recordSchema = z.strictObject({
     application_rules: change(applicationRuleSchema).optional(),
     notifications: change(notificationSchema).optional(),
     schedules: change(scheduleSchema).optional(),
+    rule_settings: change(ruleSettingsSchema).optional(),
   }),
   next_ids: nextIdsSchema,
 });

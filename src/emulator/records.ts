@@ -43,11 +43,17 @@ export const ruleSchema = z.strictObject({
 export type Rule = z.output<typeof ruleSchema>;
 export type SeedRule = z.input<typeof ruleSchema>;
 
+/**
+ * A permission of a group. The id is the spec's catalog (0..3) or a permission the real server has
+ * and the spec does not name (seeded, see seed.ts): then `permission_name` is the name the server
+ * shows for it (the catalog's name is shown for a catalog id).
+ */
 export const storedPermissionSchema = z.strictObject({
-  permission_id: z.int().min(0).max(3),
+  permission_id: z.int().min(0),
   service_id: z.string(),
   inserted_at: text,
   expired_at: nullableText,
+  permission_name: z.string().optional(),
 });
 export type StoredPermission = z.output<typeof storedPermissionSchema>;
 
@@ -132,6 +138,32 @@ export const scheduleSchema = z.strictObject({
 });
 export type Schedule = z.output<typeof scheduleSchema>;
 
+/**
+ * The network-rule settings (`/api/v1/settings/rules`): one record, stored under the fixed id
+ * `rules` (the id is the emulator's, never sent by the API). Values as the vendor documents them
+ * (https://docs.seerbox.it/api/settings/network_rules); `whitelist` holds IP addresses and CIDR
+ * networks, checked by the route.
+ */
+export const RULE_SETTINGS_ID = 'rules';
+export const ruleSettingsSchema = z.strictObject({
+  id: z.literal(RULE_SETTINGS_ID),
+  automation: z.strictObject({
+    default_duration_minutes: z.int().min(0),
+    enable: z.boolean(),
+    update_firewall: z.boolean(),
+    whitelist: z.array(z.string()),
+  }),
+  expire_strategy: z.string(),
+});
+export type RuleSettings = z.output<typeof ruleSettingsSchema>;
+
+/** What a fresh server answers: the vendor's example response. */
+export const DEFAULT_RULE_SETTINGS: RuleSettings = {
+  id: RULE_SETTINGS_ID,
+  automation: { default_duration_minutes: 1440, enable: false, update_firewall: false, whitelist: [] },
+  expire_strategy: 'delete',
+};
+
 /** Counters are per kind and only grow, so an id is never handed out twice, even after a delete. */
 export const nextIdsSchema = z.strictObject({
   group: z.int().min(1),
@@ -152,6 +184,8 @@ export const stateSchema = z.strictObject({
   application_rules: z.array(applicationRuleSchema),
   notifications: z.array(notificationSchema),
   schedules: z.array(scheduleSchema),
+  /** Absent in state files written before the network-rule settings existed: the defaults then. */
+  rule_settings: z.array(ruleSettingsSchema).max(1).default([]),
   next_ids: nextIdsSchema,
 });
 export type StoreState = z.output<typeof stateSchema>;

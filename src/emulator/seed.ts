@@ -1,16 +1,50 @@
 /**
  * Seeds: the user directory (with the tokens and passwords that let users call the API, or sign in
- * through `POST /api/v1/signin`) and the read-only rules. Every token and password read here is
- * registered as a secret at once, so no later message can print it; neither is ever stored (the
- * store keeps only id and username).
+ * through `POST /api/v1/signin`), the read-only rules, and groups the server holds at start. Every
+ * token and password read here is registered as a secret at once, so no later message can print it;
+ * neither is ever stored (the store keeps only id and username).
+ *
+ * Seeded groups may hold permission ids outside the spec's catalog (the real Seer Box has more
+ * permissions than the spec names), each with the name the server shows for it; the API then accepts
+ * those ids too (routes/groups.ts). Whatever the seed says, the directory holds the built-in `admin`
+ * user and `admins` group (demo-directory.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { WafctlError } from '../core/errors.js';
 import { registerSecret } from '../core/secrets.js';
+import {
+  ADMIN_USER,
+  ADMINS_GROUP_DESCRIPTION,
+  ADMINS_GROUP_ID,
+  ADMINS_GROUP_NAME,
+  DEMO_RULES,
+  DEMO_USERS,
+} from './demo-directory.js';
+import type { Group, Rule, User } from './records.js';
 import { ruleSchema } from './records.js';
 import { issueLines } from './validation.js';
+
+const seedGroupSchema = z.strictObject({
+  /** Default: the next id of the group counter, in seed order. */
+  id: z.string().min(1).optional(),
+  name: z.string().min(1),
+  description: z.string().default(''),
+  is_admin: z.boolean().default(false),
+  permissions: z
+    .array(
+      z.strictObject({
+        permission_id: z.int().min(0),
+        service_id: z.string().default(''),
+        /** The server's name of a permission outside the spec's catalog (ignored for a catalog id). */
+        permission_name: z.string().optional(),
+      }),
+    )
+    .default([]),
+  /** Members: ids of the directory's users. */
+  user_ids: z.array(z.string().min(1)).default([]),
+});
 
 const seedUserSchema = z.strictObject({
   id: z.string().min(1),
@@ -24,6 +58,7 @@ const seedSchema = z
   .strictObject({
     users: z.array(seedUserSchema).optional(),
     rules: z.array(ruleSchema).optional(),
+    groups: z.array(seedGroupSchema).optional(),
   })
   .superRefine((seed, ctx) => {
     reportDuplicates(
@@ -50,6 +85,18 @@ const seedSchema = z
       'rules',
       'id',
       seed.rules?.map((r) => r.id),
+    );
+    reportDuplicates(
+      ctx,
+      'groups',
+      'id',
+      seed.groups?.map((g) => g.id),
+    );
+    reportDuplicates(
+      ctx,
+      'groups',
+      'name',
+      seed.groups?.map((g) => g.name),
     );
   });
 
@@ -79,6 +126,72 @@ function reportDuplicates(
     }
     seen.add(value);
   });
+}
+
+/** A seeded group as stored, with an id only if the seed gave one (the store numbers the others). */
+export type DirectoryGroup = Omit<Group, 'id'> & { id?: string };
+
+/** What a store starts with when it has no state file: the seed's, else the demo's, plus the built-ins. */
+export interface Directory {
+  users: User[];
+  rules: readonly Rule[];
+  groups: DirectoryGroup[];
+}
+
+/**
+ * The directory a fresh store holds: the seed's users (else the demo's) with the built-in `admin`
+ * user, the seed's rules (else the demo's), and the built-in `admins` group followed by the seed's
+ * groups. A seed group naming a user the directory does not hold is refused.
+ */
+export function directoryOf(seed: ParsedSeed, now: string): Directory {
+  const users: User[] = (seed.users ?? DEMO_USERS).map(({ id, username }) => ({ id, username }));
+  let admin = users.find((u) => u.username === ADMIN_USER.username);
+  if (admin === undefined && !users.some((u) => u.id === ADMIN_USER.id)) {
+    admin = ADMIN_USER;
+    users.unshift(ADMIN_USER);
+  }
+  const known = new Set(users.map((u) => u.id));
+  const problems: string[] = [];
+  const groups: DirectoryGroup[] = (seed.groups ?? []).map((g, index) => {
+    for (const id of g.user_ids) {
+      if (!known.has(id)) problems.push(`groups.${index}.user_ids: unknown user id '${id}'`);
+    }
+    return {
+      ...(g.id === undefined ? {} : { id: g.id }),
+      name: g.name,
+      description: g.description,
+      is_admin: g.is_admin,
+      created_at: now,
+      updated_at: now,
+      permissions: g.permissions.map((p) => ({
+        permission_id: p.permission_id,
+        service_id: p.service_id,
+        inserted_at: now,
+        expired_at: null,
+        ...(p.permission_name === undefined ? {} : { permission_name: p.permission_name }),
+      })),
+      user_ids: [...new Set(g.user_ids)],
+    };
+  });
+  if (problems.length > 0) {
+    throw new WafctlError('CONFIG_INVALID', `seed is not a valid seed: ${problems.join('; ')}`, {
+      userFault: true,
+    });
+  }
+  if (!groups.some((g) => g.name === ADMINS_GROUP_NAME)) {
+    const takenId = groups.some((g) => g.id === ADMINS_GROUP_ID);
+    groups.unshift({
+      ...(takenId ? {} : { id: ADMINS_GROUP_ID }),
+      name: ADMINS_GROUP_NAME,
+      description: ADMINS_GROUP_DESCRIPTION,
+      is_admin: true,
+      created_at: now,
+      updated_at: now,
+      permissions: [],
+      user_ids: admin === undefined ? [] : [admin.id],
+    });
+  }
+  return { users, rules: seed.rules ?? DEMO_RULES, groups };
 }
 
 /** Validates a seed given as data; `source` names it in the error (a file path or "seed"). */

@@ -8,10 +8,13 @@
 import { Collection, type CollectionChange } from './collection.js';
 import {
   type ApplicationRule,
+  DEFAULT_RULE_SETTINGS,
   type Group,
   type NextIds,
   type Notification,
+  RULE_SETTINGS_ID,
   type Rule,
+  type RuleSettings,
   type Schedule,
   STATE_FORMAT_VERSION,
   type StoreState,
@@ -28,6 +31,7 @@ export interface StoreChanges {
   application_rules?: CollectionChange<ApplicationRule>;
   notifications?: CollectionChange<Notification>;
   schedules?: CollectionChange<Schedule>;
+  rule_settings?: CollectionChange<RuleSettings>;
 }
 
 /** What one write did: enough to replay it (changes, counters) and to take it back (undo). */
@@ -45,6 +49,8 @@ export class Store {
   /** Keyed by name: the name is the notification's path key. */
   readonly notifications = new Collection<Notification>();
   readonly schedules = new Collection<Schedule>();
+  /** The network-rule settings: one record, under RULE_SETTINGS_ID (always present). */
+  readonly ruleSettings = new Collection<RuleSettings>();
   private readonly nextIds: NextIds;
   private lastMicros = 0;
   private idsBeforeWrite: NextIds | undefined;
@@ -53,11 +59,28 @@ export class Store {
     this.nextIds = { ...nextIds };
   }
 
-  static fromDirectory(users: readonly User[], rules: readonly Rule[]): Store {
-    const store = new Store(FIRST_IDS);
+  /**
+   * A fresh store. Groups without an id are numbered by the group counter, in order; the counter
+   * starts above every numeric id a group was given, so the API never hands one out twice.
+   */
+  static fromDirectory(
+    users: readonly User[],
+    rules: readonly Rule[],
+    groups: readonly (Omit<Group, 'id'> & { id?: string })[] = [],
+  ): Store {
+    const given = groups.flatMap((g) =>
+      g.id !== undefined && /^(?:0|[1-9][0-9]*)$/.test(g.id) ? [Number(g.id)] : [],
+    );
+    const first = given.reduce((next, n) => Math.max(next, n + 1), FIRST_IDS.group);
+    const store = new Store({ ...FIRST_IDS, group: Number.isSafeInteger(first) ? first : FIRST_IDS.group });
     // Only id and username: a seed user's token must never reach the state file.
     for (const { id, username } of users) store.users.set(id, { id, username });
     for (const rule of rules) store.rules.set(rule.id, rule);
+    store.ruleSettings.set(RULE_SETTINGS_ID, DEFAULT_RULE_SETTINGS);
+    for (const group of groups) {
+      const id = group.id ?? store.nextId('group');
+      store.groups.set(id, { ...group, id });
+    }
     return store;
   }
 
@@ -69,6 +92,7 @@ export class Store {
     for (const rule of state.application_rules) store.applicationRules.set(rule.id, rule);
     for (const notification of state.notifications) store.notifications.set(notification.name, notification);
     for (const schedule of state.schedules) store.schedules.set(schedule.id, schedule);
+    store.ruleSettings.set(RULE_SETTINGS_ID, state.rule_settings[0] ?? DEFAULT_RULE_SETTINGS);
     // Keys unique, every id below its counter: checked when the file was loaded (invariants.ts).
     return store;
   }
@@ -153,6 +177,7 @@ export class Store {
       application_rules: [...this.applicationRules.values()],
       notifications: [...this.notifications.values()],
       schedules: [...this.schedules.values()],
+      rule_settings: [...this.ruleSettings.values()],
       next_ids: { ...this.nextIds },
     };
   }
@@ -165,6 +190,7 @@ export class Store {
       ['application_rules', this.applicationRules],
       ['notifications', this.notifications],
       ['schedules', this.schedules],
+      ['rule_settings', this.ruleSettings],
     ] as [keyof StoreChanges, Collection<unknown>][];
   }
 

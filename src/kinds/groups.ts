@@ -1,6 +1,20 @@
 /**
  * Groups: keyed by name. The list endpoint returns groups without permissions and members, so every
  * group costs one GET-one to hydrate: the API offers nothing cheaper.
+ *
+ * Two facts of the real Seer Box (https://docs.seerbox.it/main/configuration/authentication-and-authorization):
+ *
+ * - The `admins` group is created on first start-up, holds the `admin` user, "cannot be edited or
+ *   deleted" and gives its members maximum privileges. wafctl never manages it: a file may not
+ *   declare it (a validation error at its name), the live group is read-only (`readOnly`: the planner
+ *   leaves it alone as unmanaged, even under prune) and export writes it as a comment.
+ * - The vendor lists more permissions than the spec's catalog of four (Handle assets, Handle
+ *   traffic sources, Handle users, Handle groups, Handle firewalls, Handle notifications, Load
+ *   network rules, and per-domain-group ones) but gives no ids for them, so the catalog stays the
+ *   spec's. A permission id outside it is kept as the integer (`permission: 7`), compared exactly,
+ *   sent back as it is, and exported with the server's name in a trailing comment. A known id
+ *   written as an integer (`permission: 0`) is normalised to its name, so it plans equal to
+ *   `permission: Explore alerts`, and export writes the name.
  */
 import * as z from 'zod';
 import type { ApiClient, Group, GroupInput } from '../api/index.js';
@@ -18,6 +32,7 @@ import {
   nonEmptyString,
   REREAD_CONCURRENCY,
   type RemoteRecord,
+  type ValueComment,
 } from './kind.js';
 import { mapLimited, sortedSet } from './normalize.js';
 
@@ -27,30 +42,51 @@ const MIN_ID = PERMISSION_IDS.reduce<number>((a, b) => Math.min(a, b), Number.PO
 const MAX_ID = PERMISSION_IDS.reduce<number>((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
 const ID_RANGE = `${MIN_ID}..${MAX_ID}`;
 
-function unknownPermission(value: string | number): string {
-  if (typeof value === 'number') {
-    return `unknown permission id ${value}: expected ${ID_RANGE}`;
-  }
+/** The group Seer Box creates on first start-up and refuses to edit or delete. */
+export const ADMINS_GROUP = 'admins';
+
+const ADMINS_REFUSED = `the ${ADMINS_GROUP} group is built into Seer Box and cannot be managed: the server refuses to edit or delete it (its members are administrators); remove it from the file (export lists it as a comment)`;
+
+function unknownPermission(value: string): string {
   const suggestion = didYouMean(value, PERMISSION_NAMES);
   if (suggestion) return `unknown permission "${value}" (did you mean "${suggestion}"?)`;
-  return `unknown permission "${value}": expected one of ${PERMISSION_NAMES.join(', ')}, or an id ${ID_RANGE}`;
+  return `unknown permission "${value}": expected one of ${PERMISSION_NAMES.join(', ')}, or an integer id (${ID_RANGE} are those names; another id is kept as it is)`;
 }
 
-/** A catalog name or id in the file; always the integer id in the loaded model. */
+/**
+ * A permission as compared, shown and written: the catalog name of a known id, else the id itself
+ * (an integer: the server knows permissions the spec does not name).
+ */
+export type PermissionKey = string | number;
+
+export function permissionKey(id: number): PermissionKey {
+  return permissionById(id)?.name ?? id;
+}
+
+/** The id to send for a permission key. */
+function permissionIdOf(key: PermissionKey): number {
+  if (typeof key === 'number') return key;
+  const found = permissionByName(key);
+  if (found === undefined) throw new Error(`unknown permission name "${key}" in planned attributes`);
+  return found.id;
+}
+
+/** A catalog name or any id in the file; always the integer id in the loaded model. */
 const permissionRef = z
-  .union([z.string(), z.int()], { error: `expected a permission name or an id ${ID_RANGE}` })
+  .union([z.string(), z.int().min(0)], { error: 'expected a permission name or an integer id >= 0' })
   .transform((value, ctx) => {
-    const found = typeof value === 'number' ? permissionById(value) : permissionByName(value);
+    if (typeof value === 'number') return value;
+    const found = permissionByName(value);
     if (found) return found.id;
     ctx.addIssue({ code: 'custom', message: unknownPermission(value), input: value });
     return z.NEVER;
   })
   // The union above is loose so that a typo gets a "did you mean"; editors get the exact choices.
   .meta({
-    description: 'A permission of the catalog, by name or by id.',
+    description: `A permission, by catalog name or by id (ids ${ID_RANGE} are the named ones; another id is one the server knows and wafctl does not, kept as it is).`,
     anyOf: [
       { type: 'string', enum: PERMISSION_NAMES },
-      { type: 'integer', minimum: MIN_ID, maximum: MAX_ID },
+      { type: 'integer', minimum: 0 },
     ],
   });
 
@@ -59,8 +95,12 @@ const permissionEntry = z.strictObject({
   service_id: z.string().default('').meta({ description: 'Service the permission applies to; "" for all.' }),
 });
 
+const groupName = nonEmptyString
+  .refine((name) => name !== ADMINS_GROUP, { message: ADMINS_REFUSED, abort: true })
+  .meta({ description: 'Group name (natural key); not "admins", which is built in and read-only.' });
+
 export const groupSchema = kindObject(
-  { name: nonEmptyString.meta({ description: 'Group name (natural key).' }) },
+  { name: groupName },
   {
     description: z.string().default(''),
     is_admin: z.boolean().default(false),
@@ -72,22 +112,61 @@ export const groupSchema = kindObject(
   },
 );
 
-/** A group as compared and shown: permissions by catalog name, members by user id, both sets. */
-type GroupAttributes = ReturnType<typeof normalize>;
+/**
+ * A group as compared and shown: permissions by catalog name (or id, unknown ones), members by user
+ * id, both sets.
+ */
+interface GroupAttributes {
+  [field: string]: unknown;
+  name: string;
+  description: string;
+  is_admin: boolean;
+  permissions: PermissionEntry[];
+  users: string[];
+}
 
-function normalize(group: Group) {
+interface PermissionEntry {
+  permission: PermissionKey;
+  service_id: string;
+}
+
+function normalize(group: Group): GroupAttributes {
   return {
     name: group.name,
     description: group.description ?? '',
     is_admin: group.is_admin ?? false,
     permissions: sortedSet(
       (group.permissions ?? []).map((p) => ({
-        permission: permissionName(p.permission_id),
+        permission: permissionKey(p.permission_id),
         service_id: p.service_id,
       })),
     ),
     users: sortedSet((group.users ?? []).map((u) => u.id)),
   };
+}
+
+/**
+ * The server's names of the permissions wafctl does not know, as trailing comments
+ * (`permission: 7 # Handle firewalls`), at their index in the sorted attributes.
+ */
+function unknownPermissionComments(group: Group, attributes: GroupAttributes): ValueComment[] {
+  const comments: ValueComment[] = [];
+  attributes.permissions.forEach((entry, index) => {
+    if (typeof entry.permission !== 'number') return;
+    const served = (group.permissions ?? []).find(
+      (p) => p.permission_id === entry.permission && p.service_id === entry.service_id,
+    );
+    const name = served?.permission_name?.trim();
+    const text = name ? `${name} (not in wafctl's catalog)` : "not in wafctl's catalog";
+    comments.push({ path: ['permissions', index, 'permission'], text });
+  });
+  return comments;
+}
+
+/** `built in, read-only (members: admin)`: what export says of the admins group. */
+function builtInNote(group: Group): string {
+  const members = (group.users ?? []).map((u) => u.username || u.id).sort();
+  return `built in, read-only (${members.length === 0 ? 'no members' : `members: ${members.join(', ')}`})`;
 }
 
 /** Planned attributes -> the API's group body (the whole group: PUT has the same shape as POST). */
@@ -97,7 +176,7 @@ function toInput(a: GroupAttributes): GroupInput {
     description: a.description,
     is_admin: a.is_admin,
     permissions: a.permissions.map((p) => ({
-      permission_id: permissionByName(p.permission)?.id ?? Number(p.permission),
+      permission_id: permissionIdOf(p.permission),
       service_id: p.service_id,
     })),
     user_ids: a.users,
@@ -117,19 +196,26 @@ async function hydrate(
   concurrency: number,
 ): Promise<RemoteRecord<GroupAttributes>[]> {
   const hydrated = await mapLimited(listed, concurrency, (row) => api.groups.get(row.id));
-  return hydrated.map((group) => ({
-    id: group.id,
-    key: group.name,
-    attributes: normalize(group),
-    createdAt: createdAt(group.created_at),
-  }));
+  return hydrated.map((group) => {
+    const attributes = normalize(group);
+    const comments = unknownPermissionComments(group, attributes);
+    return {
+      id: group.id,
+      key: group.name,
+      attributes,
+      createdAt: createdAt(group.created_at),
+      ...(group.name === ADMINS_GROUP ? { readOnly: builtInNote(group) } : {}),
+      ...(comments.length > 0 ? { comments } : {}),
+    };
+  });
 }
 
-type PermissionEntry = GroupAttributes['permissions'][number];
-
-/** `Handle rules (service svc-shop)`, or `(all services)` for the empty service id. */
+/**
+ * `Handle rules (service svc-shop)`, or `(all services)` for the empty service id; an id wafctl
+ * does not know is `permission 7 (all services)`.
+ */
 const permissionLabel = (p: PermissionEntry) =>
-  `${p.permission} (${p.service_id === '' ? 'all services' : `service ${p.service_id}`})`;
+  `${typeof p.permission === 'number' ? `permission ${p.permission}` : p.permission} (${p.service_id === '' ? 'all services' : `service ${p.service_id}`})`;
 
 /**
  * What a group change does to access: more power for its members, or more members (said to be added
@@ -173,7 +259,7 @@ export const groupsKind = defineKind({
     description: group.description,
     is_admin: group.is_admin,
     permissions: sortedSet(
-      group.permissions.map((p) => ({ permission: permissionName(p.permission), service_id: p.service_id })),
+      group.permissions.map((p) => ({ permission: permissionKey(p.permission), service_id: p.service_id })),
     ),
     users: sortedSet(group.users),
   }),

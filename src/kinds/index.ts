@@ -8,10 +8,17 @@ import type * as z from 'zod';
 import { applicationRulesKind } from './application-rules.js';
 import { groupsKind } from './groups.js';
 import type { Kind } from './kind.js';
+import { networkRuleSettingsKind } from './network-rule-settings.js';
 import { notificationsKind } from './notifications.js';
 import { schedulesKind } from './schedules.js';
 
-const REGISTERED = [groupsKind, applicationRulesKind, notificationsKind, schedulesKind] as const;
+const REGISTERED = [
+  groupsKind,
+  applicationRulesKind,
+  notificationsKind,
+  schedulesKind,
+  networkRuleSettingsKind,
+] as const;
 
 type Registered = (typeof REGISTERED)[number];
 

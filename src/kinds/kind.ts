@@ -20,6 +20,23 @@ export interface RemoteRecord<A extends Attributes = Attributes> {
   attributes: A;
   /** Creation time as the API reports it, when it does: picks the oldest of duplicates. */
   createdAt?: number | undefined;
+  /**
+   * Set when the server refuses every change to it (the built-in `admins` group): what it is, for
+   * export's comment (`built in, read-only (members: admin)`). The planner never updates or deletes
+   * it (nor lists it as unmanaged: it is built in), and export writes it as a comment, not as an object.
+   */
+  readOnly?: string | undefined;
+  /**
+   * Trailing comments export writes on values of the object: a path into `attributes`
+   * (`['permissions', 0, 'permission']`) and the comment's text.
+   */
+  comments?: readonly ValueComment[] | undefined;
+}
+
+/** A comment export writes after one value of an exported object. */
+export interface ValueComment {
+  path: readonly (string | number)[];
+  text: string;
 }
 
 /** The attributes of the object the configuration declares under a key, if it declares one. */
@@ -172,6 +189,15 @@ export interface Kind<
   writer: Writer<NoInfer<A>>;
   /** `wafctl get` of the family: its table, its listing and its lookup by id or name. */
   get: GetSpec;
+  /**
+   * A singleton section: the family is one object that always exists on the server (settings). Its
+   * YAML section is that object (a mapping, not a list, without `protect`/`ignore_changes`), its key
+   * is the section's name (`keyFields` is empty), it has no `manage` scope (nothing to prune or
+   * match), and a configuration that leaves the section out does not manage it. `fetchAll` gives
+   * exactly one record (id and key: the section), so the planner only ever updates it; the
+   * writer's `create` and `delete` are never called.
+   */
+  singleton?: boolean;
   /** The natural key, from an object's attributes (desired and remote share one shape). */
   keyOf(attributes: Attributes): string;
 }
@@ -186,6 +212,7 @@ export type KindSpec<Section extends string, Schema extends ObjectSchema, A exte
 export function defineKind<Section extends string, Schema extends ObjectSchema, A extends Attributes>(
   spec: KindSpec<Section, Schema, A>,
 ): Kind<Section, Schema, A> {
+  if (spec.singleton) return { ...spec, keyOf: () => spec.section };
   return { ...spec, keyOf: (attributes) => naturalKeyOf(spec.keyFields, attributes) };
 }
 

@@ -42,6 +42,8 @@ export interface RemoteObject {
    * pick the oldest of several objects that share a key.
    */
   createdAt?: number | undefined;
+  /** Set when the server refuses every change to it: never updated or deleted, nor listed as unmanaged. */
+  readOnly?: string | undefined;
 }
 
 export interface KindPlanInput {
@@ -110,7 +112,14 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
   const byKey = new Map<string, RemoteObject[]>();
   const outOfScope = new Map<string, string[]>();
   let existing = 0;
+  const readOnly = new Map<string, string[]>();
   for (const remote of input.remote) {
+    // Built in and read-only on the server (the `admins` group): never planned, and not news in a
+    // plan either, so not listed among the unmanaged objects.
+    if (remote.readOnly !== undefined) {
+      readOnly.set(remote.key, [...(readOnly.get(remote.key) ?? []), remote.id]);
+      continue;
+    }
     if (!inScope(remote.attributes, scope)) {
       result.unmanaged.push({ kind, key: remote.key, id: remote.id, reason: 'outside_scope' });
       outOfScope.set(remote.key, [...(outOfScope.get(remote.key) ?? []), remote.id]);
@@ -138,6 +147,15 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
         kind,
         key: desired.key,
         message: `declared outside the manage scope of ${kind}s${declaredAt(desired)}; wafctl never touches objects outside it`,
+      });
+      continue;
+    }
+    const fixed = readOnly.get(desired.key);
+    if (fixed !== undefined) {
+      result.problems.push({
+        kind,
+        key: desired.key,
+        message: `is read-only on the server (id ${fixed.join(', ')})${declaredAt(desired)}; wafctl never changes it: remove the declaration`,
       });
       continue;
     }

@@ -108,7 +108,7 @@ describe('--url embedded', () => {
       { url: 'embedded', emulatorState: statePath },
       async (api) => (await api.groups.list()).map((g) => g.name),
     );
-    expect(names).toEqual(['embedded-test']);
+    expect(names).toEqual(['admins', 'embedded-test']); // admins: built into every Seer Box
     expect(await readFile(statePath, 'utf8')).toContain('embedded-test');
   });
 

@@ -776,7 +776,7 @@ application_rules:
 groups:
 - name: soc
   users: [u-1]
-- "name": admins
+- "name": auditors
   is_admin: true
 `;
 

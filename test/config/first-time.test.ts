@@ -138,7 +138,7 @@ describe('a file that is no wafctl configuration', () => {
     });
     expect(result.code).toBe(1);
     const expected =
-      'expected a mapping with sections such as groups:, application_rules:, notifications:, schedules:, settings:';
+      'expected a mapping with sections such as groups:, application_rules:, notifications:, schedules:, network_rule_settings:, settings:';
     expect(result.stderr).toBe(
       [
         `NOTES.md:1:1: not a wafctl configuration file: ${expected}, and it holds only comments (# lines)`,

@@ -59,6 +59,8 @@ schedules:
       application_rules: { prune: false, match: {} },
       notifications: { prune: false, match: {} },
       schedules: { prune: false, match: {} },
+      // A singleton section has no scope of its own; its default is never read.
+      network_rule_settings: { prune: false, match: {} },
     });
     expect(state.settings).toEqual({
       username: 'wafctl',

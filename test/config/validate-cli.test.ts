@@ -26,6 +26,7 @@ describe('wafctl validate', () => {
       application_rules: 6,
       notifications: 1,
       schedules: 2,
+      network_rule_settings: 0,
     });
   });
 

@@ -10,6 +10,7 @@ import type { Attributes, Change } from '../../src/core/model.js';
 import { applicationRulesKind } from '../../src/kinds/application-rules.js';
 import { groupsKind } from '../../src/kinds/groups.js';
 import { KINDS, type Kind } from '../../src/kinds/index.js';
+import { networkRuleSettingsKind } from '../../src/kinds/network-rule-settings.js';
 import { notificationsKind } from '../../src/kinds/notifications.js';
 import { schedulesKind } from '../../src/kinds/schedules.js';
 import { planChanges } from '../../src/plan/planner.js';
@@ -95,6 +96,16 @@ const schedule = (changes: Attributes = {}): Attributes => ({
   ...changes,
 });
 const handle = (service_id = 'svc-shop') => ({ permission: 'Handle rules', service_id });
+const ruleSettings = (automation: Record<string, unknown> = {}): Attributes => ({
+  automation: {
+    enable: true,
+    update_firewall: true,
+    default_duration_minutes: 1440,
+    whitelist: ['10.0.0.1'],
+    ...automation,
+  },
+  expire_strategy: 'delete',
+});
 const users = (n: number) => Array.from({ length: n }, (_, i) => `u-${1001 + i}`);
 
 /** Custom classes: `challenge` blocks, `allow` merely observes, nothing allows. */
@@ -238,6 +249,15 @@ const ROWS: Row[] = [
   ['disabled notification deleted', notificationsKind, notification({ enabled: false }), undefined, []],
   ['disabled notification redirected', notificationsKind, notification({ enabled: false }),
     notification({ enabled: false }, { destination_address: '10.0.0.9' }), []],
+  // Network-rule settings (a singleton: only updates).
+  ['allowlist address added', networkRuleSettingsKind, ruleSettings(), ruleSettings({ whitelist: ['10.0.0.1', '10.9.0.0/16'] }),
+    [`${B}: whitelist address added: 10.9.0.0/16`]],
+  ['automation disabled', networkRuleSettingsKind, ruleSettings(), ruleSettings({ enable: false }),
+    [`${W}: automation disabled (enable: true -> false)`]],
+  ['rules no longer loaded on the firewall', networkRuleSettingsKind, ruleSettings(), ruleSettings({ update_firewall: false }),
+    [`${W}: rules no longer loaded on the firewall (update_firewall: true -> false)`]],
+  ['allowlist address removed, duration changed', networkRuleSettingsKind, ruleSettings(),
+    ruleSettings({ whitelist: [], default_duration_minutes: 60 }), []],
 ];
 
 describe('security impact, per kind (the real planner and tables)', () => {

@@ -129,7 +129,7 @@ describe('wafctl apply', () => {
       'api.example.com/Scanners',
       'shop.example.com/Block admin panel',
     ]);
-    expect((await firewall.api.groups.list()).map((g) => g.name)).toEqual(['operators']);
+    expect((await firewall.api.groups.list()).map((g) => g.name)).toEqual(['admins', 'operators']); // admins: built in
   });
 
   it('creates, updates and deletes 500 rules in a handful of requests', async () => {

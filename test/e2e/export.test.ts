@@ -32,7 +32,7 @@ async function populate({ api }: TestFirewall): Promise<void> {
     ],
     user_ids: ['u-1003', 'u-1001'],
   });
-  await api.groups.create({ name: 'admins', is_admin: true, permissions: [], user_ids: ['u-1002'] });
+  await api.groups.create({ name: 'operators', is_admin: true, permissions: [], user_ids: ['u-1002'] });
   await api.applicationRules.create([
     {
       rq_host: 'shop.example.com',
@@ -106,8 +106,9 @@ manage:
   schedules:
     prune: true
 
+# admins: built in, read-only (members: admin)
 groups:
-  - name: admins
+  - name: operators
     is_admin: true
     users: [u-1002]
 
@@ -187,6 +188,14 @@ schedules:
     send_to: [owners@example.com, secops@example.com]
     send_via: email
     timezone: Europe/Paris
+
+network_rule_settings:
+  automation:
+    enable: false
+    default_duration_minutes: 1440
+    update_firewall: false
+    whitelist: []
+  expire_strategy: delete
 `;
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -238,12 +247,13 @@ describe('wafctl export', () => {
     const first = await runCli(['export', '--dir', dir], { env: firewall.env });
     expect(first.code).toBe(0);
     expect(first.stdout).toBe(
-      `Exported 2 groups, 2 application rules, 2 notifications, 2 schedules to 4 files in ${dir}.\n`,
+      `Exported 2 groups, 2 application rules, 2 notifications, 2 schedules, network rule settings to 5 files in ${dir}.\n`,
     );
     const files = await readAll(dir);
     expect(Object.keys(files)).toEqual([
       'application-rules.yaml',
       'groups.yaml',
+      'network-rule-settings.yaml',
       'notifications.yaml',
       'schedules.yaml',
     ]);
@@ -252,7 +262,7 @@ describe('wafctl export', () => {
       expect(text.split('\n')[0]).toBe(`# yaml-language-server: $schema=${SCHEMA_URL}`);
     }
     expect(files['groups.yaml']).toContain(
-      'manage:\n  groups:\n    prune: true\n\ngroups:\n  - name: admins\n',
+      'manage:\n  groups:\n    prune: true\n\n# admins: built in, read-only (members: admin)\ngroups:\n  - name: operators\n',
     );
 
     const again = await runCli(['export', '--dir', dir], { env: firewall.env });
@@ -331,7 +341,7 @@ describe('wafctl export', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      'Error: unknown kind "rules"; expected one of groups, application-rules, notifications, schedules\n',
+      'Error: unknown kind "rules"; expected one of groups, application-rules, notifications, schedules, network-rule-settings\n',
     );
   });
 
@@ -370,7 +380,7 @@ describe('wafctl export', () => {
     const result = await runCli(['export', '--dir', dir], { env: firewall.env });
     expect(result.code).toBe(0);
     expect((await readAll(dir))['groups.yaml']).toBe(
-      `# yaml-language-server: $schema=${SCHEMA_URL}\n${EXPORT_MARKER}\nmanage:\n  groups:\n    prune: true\n\ngroups: []\n`,
+      `# yaml-language-server: $schema=${SCHEMA_URL}\n${EXPORT_MARKER}\nmanage:\n  groups:\n    prune: true\n\n# admins: built in, read-only (members: admin)\ngroups: []\n`,
     );
     const clean = await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env });
     expect(clean.code).toBe(0);

@@ -40,7 +40,7 @@ beforeAll(async () => {
     permissions: [{ permission_id: 0, service_id: 'svc-shop' }],
     user_ids: ['u-1001', 'u-1002'],
   });
-  await api.groups.create({ name: 'admins', is_admin: true, permissions: [], user_ids: [] });
+  await api.groups.create({ name: 'operators', is_admin: true, permissions: [], user_ids: [] });
   const firstBatch = await api.applicationRules.create([
     rule('shop.example.com', 'Block admin', 'alice'),
     rule('api.example.com', 'Block scanners', 'bob', false),
@@ -98,13 +98,15 @@ describe('wafctl get groups', () => {
     expect(result.code).toBe(0);
     const [header, ...rows] = lines(result.stdout);
     expect(header).toMatch(/^ID\s+NAME\s+ADMIN\s+DESCRIPTION\s+CREATED\s+UPDATED$/);
-    expect(rows).toHaveLength(2);
-    expect(rows[0]).toMatch(
+    expect(rows).toHaveLength(3);
+    // The built-in admins group comes first: Seer Box creates it at start-up.
+    expect(rows[0]).toMatch(/^0\s+admins\s+true\s/);
+    expect(rows[1]).toMatch(
       new RegExp(
         `^${ids.soc}\\s+soc\\s+false\\s+Tier-1 analysts\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\s+\\S+Z$`,
       ),
     );
-    expect(rows[1]).toMatch(/\sadmins\s+true\s/);
+    expect(rows[2]).toMatch(/\soperators\s+true\s/);
   });
 
   it('finds one group by id or by name, and prints the full record as JSON or YAML', async () => {
@@ -353,12 +355,17 @@ describe('wafctl get: a registered secret in a cell', () => {
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       const idWidth = Math.max(2, leaky.id.length, plain.id.length);
+      // The built-in admins group is listed too (its name is the widest).
       const row = (id: string, name: string, admin: string, description: string) =>
-        `${id.padEnd(idWidth)}  ${name.padEnd(5)}  ${admin.padEnd(5)}  ${description.padEnd(28)}  ${dates(id)}`;
-      const header = `${'ID'.padEnd(idWidth)}  NAME   ADMIN  ${'DESCRIPTION'.padEnd(28)}  ${'CREATED'.padEnd(20)}  UPDATED`;
+        `${id.padEnd(idWidth)}  ${name.padEnd(6)}  ${admin.padEnd(5)}  ${description.padEnd(28)}  ${dates(id)}`;
+      const header = `${'ID'.padEnd(idWidth)}  NAME    ADMIN  ${'DESCRIPTION'.padEnd(28)}  ${'CREATED'.padEnd(20)}  UPDATED`;
       expect(lines(result.stdout)[0]).toBe(header);
       expect(lines(result.stdout).slice(1).sort()).toEqual(
-        [row(leaky.id, 'leaky', 'false', 'token [REDACTED] pasted here'), row(plain.id, 'plain', 'false', '')]
+        [
+          row(leaky.id, 'leaky', 'false', 'token [REDACTED] pasted here'),
+          row(plain.id, 'plain', 'false', ''),
+          row('0', 'admins', 'true', 'Built-in administrators'),
+        ]
           .map((r) => r.trimEnd())
           .sort(),
       );

@@ -249,7 +249,8 @@ describe('wafctl plan against list rows that need hydration', () => {
     expect(result.code).toBe(0);
     const stats = await firewall.stats();
     expect(stats.by_route['GET /api/v1/application_rules/{application_rule_id}']).toBe(1);
-    expect(stats.by_route['GET /api/v1/groups/{id}']).toBe(1);
+    // The configured group and the built-in admins group (read to be known read-only).
+    expect(stats.by_route['GET /api/v1/groups/{id}']).toBe(2);
   });
 });
 

@@ -61,7 +61,7 @@ describe('apply --plan rebuilds what it shows, sends and judges', () => {
       /^Error: --fail-on broadens_access: 1 change broadens access \(group\.ops\);/,
     );
     expect(await writes()).toEqual([]);
-    const [live] = await firewall.api.groups.list();
+    const live = (await firewall.api.groups.list()).find((g) => g.name === 'ops');
     expect([live?.is_admin, live?.description]).toEqual([false, 'team ops']);
   });
 
@@ -82,11 +82,11 @@ describe('apply --plan rebuilds what it shows, sends and judges', () => {
     expect(refused.stderr).toContain(
       'refusing to delete 19 of 20 group objects (limit 30%): above the safety threshold (settings.safety). Pass --force to apply anyway.',
     );
-    expect(await firewall.api.groups.list()).toHaveLength(20);
+    expect(await firewall.api.groups.list()).toHaveLength(21); // and the built-in admins group
 
     const forced = await cli(['apply', '--plan', out, '--force']);
     expect(forced.code, forced.stderr).toBe(0);
-    expect(await firewall.api.groups.list()).toHaveLength(1);
+    expect(await firewall.api.groups.list()).toHaveLength(2); // the kept group and admins
   });
 });
 
@@ -109,7 +109,7 @@ describe('a saved plan is applied only where it was made', () => {
 
       const here = await cli(['apply', '--plan', out], { ...firewall.env, WAF_URL: `${firewall.url}/` });
       expect(here.code, here.stderr).toBe(0);
-      expect((await firewall.api.groups.list()).map((g) => g.name)).toEqual(['ops']);
+      expect((await firewall.api.groups.list()).map((g) => g.name)).toEqual(['admins', 'ops']);
     } finally {
       await other.close();
     }
@@ -150,6 +150,9 @@ describe('the API token is never sent to the firewall', () => {
     );
     expect(result.stdout + result.stderr).not.toContain(E2E_TOKEN);
     expect(await writes()).toEqual([]);
-    expect((await firewall.api.groups.list()).map((g) => g.description)).toEqual(['team ops']);
+    expect((await firewall.api.groups.list()).map((g) => g.description)).toEqual([
+      'Built-in administrators',
+      'team ops',
+    ]);
   });
 });

@@ -20,14 +20,19 @@ async function seedFile(): Promise<string> {
   return join(dir, 'seed.yaml');
 }
 
-const GROUPS_YAML = 'groups:\n  - name: admins\n    is_admin: true\n    users: [u-1]\n';
+const GROUPS_YAML = 'groups:\n  - name: superusers\n    is_admin: true\n    users: [u-1]\n';
 
 let firewall: TestFirewall;
 let signin: Record<string, string>;
 beforeAll(async () => {
   firewall = await startTestFirewall({ seed: await loadSeedFile(await seedFile()) });
   // The admin token only sets the scene: carol's privileges come from this group.
-  await firewall.api.groups.create({ name: 'admins', is_admin: true, permissions: [], user_ids: ['u-1'] });
+  await firewall.api.groups.create({
+    name: 'superusers',
+    is_admin: true,
+    permissions: [],
+    user_ids: ['u-1'],
+  });
   signin = { WAF_URL: firewall.url, WAF_SIGNIN_USERNAME: 'carol', WAF_SIGNIN_PASSWORD: PASSWORD };
 });
 afterAll(() => firewall.close());
@@ -41,7 +46,10 @@ describe('wafctl signs in without a token', () => {
     const get = await runCli(['get', 'groups', '--output', 'json'], { env: signin });
     expect(get.stderr).toBe('');
     expect(get.code).toBe(0);
-    expect((JSON.parse(get.stdout) as { name: string }[]).map((g) => g.name)).toEqual(['admins']);
+    expect((JSON.parse(get.stdout) as { name: string }[]).map((g) => g.name)).toEqual([
+      'admins',
+      'superusers',
+    ]);
 
     const dir = await writeConfig({ 'groups.yaml': GROUPS_YAML });
     const plan = await runCli(['plan', dir, '--detailed-exitcode'], { env: signin });
@@ -59,7 +67,7 @@ describe('wafctl signs in without a token', () => {
     expect(plan.code).toBe(0);
     const get = await runCli(['get', 'groups', ...args], { env });
     expect(get.code).toBe(0);
-    expect(get.stdout).toContain('admins');
+    expect(get.stdout).toContain('superusers');
   });
 
   it("the signed-in token has the user's privileges, no more", async () => {

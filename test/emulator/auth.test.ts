@@ -42,7 +42,7 @@ beforeAll(async () => {
   });
   if (handlers === undefined) throw new Error('could not create the handlers group');
   handleGroup = handlers;
-  await group({ name: 'admins', is_admin: true, user_ids: ['u-4'] });
+  await group({ name: 'superusers', is_admin: true, user_ids: ['u-4'] });
   await admin.post('/api/v1/application_rules', { rules: [ruleInput()] });
 });
 afterAll(() => emulator.close());

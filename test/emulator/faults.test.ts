@@ -66,7 +66,7 @@ describe('fault injection', () => {
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ status: 'error' });
     expect(await stateExists()).toBe(false);
-    expect(await savedGroupNames()).toEqual([]);
+    expect(await savedGroupNames()).toEqual(['admins']);
   });
 
   it('rate_limited: 429 with Retry-After: 1 before any work', async () => {
@@ -80,7 +80,7 @@ describe('fault injection', () => {
     const response = await withFault('error_after', (url) => createGroup(url, 'applied-500'));
     expect(response.status).toBe(500);
     expect(await response.json()).toMatchObject({ status: 'error' });
-    expect(await savedGroupNames()).toEqual(['applied-500']);
+    expect(await savedGroupNames()).toEqual(['admins', 'applied-500']);
   });
 
   it('reset_after: the change is applied and persisted, then the connection is reset', async () => {
@@ -91,7 +91,7 @@ describe('fault injection', () => {
       ),
     );
     expect(outcome).toMatch(/^failed/);
-    expect(await savedGroupNames()).toEqual(['applied-reset']);
+    expect(await savedGroupNames()).toEqual(['admins', 'applied-reset']);
   });
 
   it('/__emulator/* is never faulted', async () => {

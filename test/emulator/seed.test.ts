@@ -83,7 +83,7 @@ describe('seed files', () => {
   it.each([
     ['malformed YAML', 'seed.yaml', 'users: [unclosed', 'cannot be parsed'],
     ['malformed JSON', 'seed.json', '{"users": ', 'cannot be parsed'],
-    ['an unknown key', 'seed.yaml', 'groups: []', 'groups: unknown field'],
+    ['an unknown key', 'seed.yaml', 'notifications: []', 'notifications: unknown field'],
     [
       'a rule without rq_host',
       'seed.yaml',

@@ -21,7 +21,7 @@ let admin: Client;
 
 beforeAll(async () => {
   ({ emulator, api: admin } = await startTestEmulator({ seed: SEED }));
-  await admin.post('/api/v1/groups', { attrs: { name: 'admins', is_admin: true, user_ids: ['u-1'] } });
+  await admin.post('/api/v1/groups', { attrs: { name: 'superusers', is_admin: true, user_ids: ['u-1'] } });
 });
 afterAll(() => emulator.close());
 
@@ -50,7 +50,7 @@ describe('POST /api/v1/signin', () => {
     const carol = admin.as((await signIn('carol', PASSWORDS.carol)).body.data?.token ?? '');
     const groups = await carol.get<{ groups: WireGroup[] }>('/api/v1/groups');
     expect(groups.status).toBe(200);
-    expect(groups.body.data?.groups.map((g) => g.name)).toEqual(['admins']);
+    expect(groups.body.data?.groups.map((g) => g.name)).toEqual(['admins', 'superusers']);
 
     // dan is in no group: schedules may be read, groups may not (and the static token still works).
     const dan = admin.as((await signIn('dan', PASSWORDS.dan)).body.data?.token ?? '');
@@ -116,7 +116,7 @@ describe('persistence', () => {
       );
       const token = reply.body.data?.token ?? '';
       await persisted.api.post('/api/v1/groups', {
-        attrs: { name: 'admins', is_admin: true, user_ids: ['u-1'] },
+        attrs: { name: 'superusers', is_admin: true, user_ids: ['u-1'] },
       });
       const created = await persisted.api.as(token).post('/api/v1/groups', { attrs: { name: 'by-carol' } });
       expect(created.status).toBe(200);

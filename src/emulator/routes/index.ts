@@ -2,6 +2,7 @@
 import type { Route } from '../router.js';
 import { applicationRuleRoutes } from './application-rules.js';
 import { groupRoutes } from './groups.js';
+import { networkRuleSettingsRoutes } from './network-rule-settings.js';
 import { notificationRoutes } from './notifications.js';
 import { ruleRoutes } from './rules.js';
 import { scheduleRoutes } from './schedules.js';
@@ -13,5 +14,6 @@ export const API_ROUTES: readonly Route[] = [
   ...applicationRuleRoutes,
   ...notificationRoutes,
   ...scheduleRoutes,
+  ...networkRuleSettingsRoutes,
   ...signinRoutes,
 ];

@@ -55,7 +55,8 @@ export async function replanSavedPlan(saved: SavedPlan, api: ApiClient, concurre
     attachImpact(rebuilt, kind.impact, { firewallActions: saved.firewallActions });
     for (const change of rebuilt) changes.push(change);
     const deletes = rebuilt.filter((c) => c.action === 'delete');
-    const existing = records.filter((r) => inScope(r.attributes, scope)).length;
+    // As the planner counts them: an object the server refuses to change is not one a plan can delete.
+    const existing = records.filter((r) => r.readOnly === undefined && inScope(r.attributes, scope)).length;
     const duplicates = deletes.filter((c) => c.duplicateOf !== undefined).length;
     const warning = safetyWarning(kind.name, { deletes: deletes.length, duplicates, existing }, saved.safety);
     if (warning) warnings.push(warning);
@@ -122,6 +123,7 @@ function rebuildKind(
     if (seen.has(live.id)) problem(' is changed more than once');
     seen.add(live.id);
     if (!inScope(live.attributes, scope)) findings.inconsistent.push(outside(where));
+    if (live.readOnly !== undefined) problem(' is read-only on the server: the planner never changes it');
     const existing = { kind, live, problem };
     if (intent.action === 'update') changes.push(updateOf(existing, intent.after));
     else if (intent.action === 'replace') changes.push(replaceOf(existing, intent.after));

@@ -42,15 +42,19 @@ export interface SavedPlanContext {
 }
 
 const strings = z.array(z.string()).readonly();
+
+/** The kinds with a `manage` scope: a singleton section (settings) has none, and none is recorded. */
+const SCOPED = KINDS.filter((kind) => !kind.singleton);
+const NO_SCOPE: ManageScope = { prune: false, match: {} };
 const scopeSchema = z.strictObject({ prune: z.boolean(), match: z.record(z.string(), strings) });
 
 /** `manage`, by section as in the configuration (`application_rules: {prune, match}`) <-> by kind name. */
 const manageCodec = z.codec(
-  z.strictObject(Object.fromEntries(KINDS.map((kind) => [kind.section, scopeSchema]))),
+  z.strictObject(Object.fromEntries(SCOPED.map((kind) => [kind.section, scopeSchema]))),
   z.record(z.string(), scopeSchema),
   {
     decode: (manage) => scopesByKind((kind) => manage[kind.section]!),
-    encode: (scopes) => Object.fromEntries(KINDS.map((kind) => [kind.section, scopeIn(scopes, kind)])),
+    encode: (scopes) => Object.fromEntries(SCOPED.map((kind) => [kind.section, scopeIn(scopes, kind)])),
   },
 );
 
@@ -212,8 +216,9 @@ export async function readSavedPlan(
   return { path, ...context, changes: plan.changes.map(intentOf), problems: plan.problems };
 }
 
-/** The scope recorded for `kind` (a saved plan records one for every kind). */
+/** The scope recorded for `kind` (a saved plan records one for every kind but a singleton). */
 export function scopeIn(scopes: Readonly<Record<KindName, ManageScope>>, kind: Kind): ManageScope {
+  if (kind.singleton) return NO_SCOPE;
   const scope = scopes[kind.name];
   if (scope === undefined) throw new Error(`no manage scope recorded for ${kind.name}`);
   return scope;
@@ -222,7 +227,7 @@ export function scopeIn(scopes: Readonly<Record<KindName, ManageScope>>, kind: K
 /** Each kind's `manage` scope, read by `scopeOf`. */
 export function scopesByKind(scopeOf: (kind: Kind) => ManageScope): Record<KindName, ManageScope> {
   const scopes: Partial<Record<KindName, ManageScope>> = {};
-  for (const kind of KINDS) scopes[kind.name] = scopeOf(kind);
+  for (const kind of SCOPED) scopes[kind.name] = scopeOf(kind);
   return scopes as Record<KindName, ManageScope>;
 }
 

@@ -5,6 +5,7 @@
  */
 import { Document, isMap, isNode, isScalar, isSeq, visit } from 'yaml';
 import type { Attributes } from '../../core/model.js';
+import type { ObjectComment, ReadOnlyNote } from './select.js';
 
 export interface ExportSection {
   section: string;
@@ -12,6 +13,12 @@ export interface ExportSection {
   objects: readonly Attributes[];
   /** Objects of the kind that could not be exported (see select.ts). */
   leftOut: number;
+  /** Objects the server refuses to change: comments above the section (`# admins: built in, ...`). */
+  readOnly?: readonly ReadOnlyNote[];
+  /** Trailing comments on values of `objects` (`permission: 7 # Handle firewalls ...`). */
+  comments?: readonly ObjectComment[];
+  /** A singleton section (kinds/kind.ts): written as its one object, with no `manage` scope. */
+  singleton?: boolean;
 }
 
 /** Short lists of scalars read best inline (`users: [u-1, u-2]`); longer ones diff best one per line. */
@@ -28,6 +35,9 @@ export function escapeSubstitutions(value: unknown): unknown {
   return value;
 }
 
+/** A comment's text on one line: a line break would end the comment and start YAML. */
+const oneLine = (text: string) => text.replace(/[\r\n\u2028\u2029]+/g, ' ');
+
 /** `1 application rule`, `2 groups`. */
 export function countOf(section: string, count: number): string {
   const plural = section.replaceAll('_', ' ');
@@ -41,7 +51,9 @@ function prunedComment(section: string, leftOut: number): string {
 
 function manageBlock(sections: readonly ExportSection[]): Record<string, { prune: boolean }> {
   // The export declares every object of a kind, so it may prune, unless some had to be left out.
-  return Object.fromEntries(sections.map((s) => [s.section, { prune: s.leftOut === 0 }]));
+  return Object.fromEntries(
+    sections.filter((s) => !s.singleton).map((s) => [s.section, { prune: s.leftOut === 0 }]),
+  );
 }
 
 /**
@@ -67,7 +79,10 @@ export function renderExportFile(
   options: { marker?: boolean } = {},
 ): string {
   const content: Record<string, unknown> = { manage: manageBlock(sections) };
-  for (const { section, objects } of sections) content[section] = escapeSubstitutions(objects);
+  for (const { section, objects, singleton } of sections) {
+    if (singleton && objects[0] === undefined) continue;
+    content[section] = escapeSubstitutions(singleton ? objects[0] : objects);
+  }
   const doc = new Document(content);
 
   for (const { section, leftOut } of sections) {
@@ -81,11 +96,21 @@ export function renderExportFile(
       if (scalars.length === seq.items.length && width <= MAX_FLOW_LIST_CHARS) seq.flow = true;
     },
   });
+  for (const { section, comments } of sections) {
+    for (const { index, path, text } of comments ?? []) {
+      const node = doc.getIn([section, index, ...path], true);
+      if (isScalar(node)) node.comment = ` ${oneLine(text)}`;
+    }
+  }
   // A blank line before each kind's list and between its objects, as a person writes them.
   const top = isMap(doc.contents) ? doc.contents.items : [];
-  for (const { section } of sections) {
+  for (const { section, readOnly } of sections) {
     const key = top.find((pair) => isScalar(pair.key) && pair.key.value === section)?.key;
     if (isNode(key)) key.spaceBefore = true;
+    // Not objects of the configuration: the server refuses to change them, so no file declares them.
+    if (isNode(key) && readOnly !== undefined && readOnly.length > 0) {
+      key.commentBefore = readOnly.map(({ key: name, note }) => ` ${oneLine(`${name}: ${note}`)}`).join('\n');
+    }
     const list = doc.get(section, true);
     if (!isSeq(list)) continue;
     list.items.forEach((item, i) => {

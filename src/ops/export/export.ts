@@ -34,7 +34,14 @@ export async function readLiveExport(
   const leftOut: LeftOut[] = [];
   kinds.forEach((kind, i) => {
     const selected = selectExportable(kind, remote[i] ?? []);
-    sections.push({ section: kind.section, objects: selected.objects, leftOut: selected.leftOut.length });
+    sections.push({
+      ...(kind.singleton ? { singleton: true } : {}),
+      section: kind.section,
+      objects: selected.objects,
+      leftOut: selected.leftOut.length,
+      readOnly: selected.readOnly,
+      comments: selected.comments,
+    });
     for (const entry of selected.leftOut) leftOut.push(entry);
   });
   return { sections, leftOut };

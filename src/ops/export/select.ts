@@ -2,11 +2,14 @@
  * Which remote objects of a kind can be written as configuration, in which order, and which must be
  * left out (with the reason). An object is left out when it cannot be keyed (an empty natural-key
  * field, or a key it shares with another object: the planner would refuse to touch either) or when
- * the server holds a value the configuration format refuses (the file would not load).
+ * the server holds a value the configuration format refuses (the file would not load). An object
+ * the server refuses to change (`readOnly`: the built-in `admins` group) is no configuration at all:
+ * it is written as a comment, and does not count as left out (the planner never prunes it).
  */
 import type * as z from 'zod';
 import type { Attributes, KindName } from '../../core/model.js';
 import type { Kind, RemoteRecord } from '../../kinds/index.js';
+import type { ValueComment } from '../../kinds/kind.js';
 import { omitDefaults } from './defaults.js';
 
 export interface LeftOut {
@@ -16,10 +19,24 @@ export interface LeftOut {
   reason: string;
 }
 
+/** A read-only object, written as a comment: `admins: built in, read-only (members: admin)`. */
+export interface ReadOnlyNote {
+  key: string;
+  note: string;
+}
+
+/** A trailing comment on a value of `objects[index]`. */
+export interface ObjectComment extends ValueComment {
+  index: number;
+}
+
 export interface SelectedObjects {
   /** Ordered by natural key, default values omitted: exactly what the file declares. */
   objects: Attributes[];
   leftOut: LeftOut[];
+  /** Ordered by key. */
+  readOnly: ReadOnlyNote[];
+  comments: ObjectComment[];
 }
 
 function compareKeys(a: RemoteRecord, b: RemoteRecord): number {
@@ -60,7 +77,13 @@ export function selectExportable(kind: Kind, records: readonly RemoteRecord[]): 
   }
 
   const objects: Attributes[] = [];
+  const readOnly: ReadOnlyNote[] = [];
+  const comments: ObjectComment[] = [];
   for (const record of [...records].sort(compareKeys)) {
+    if (record.readOnly !== undefined) {
+      readOnly.push({ key: record.key, note: record.readOnly });
+      continue;
+    }
     const empty = emptyKeyField(kind, record);
     if (empty !== undefined) {
       leave(record, `it has no ${empty}, and ${kind.section.replaceAll('_', ' ')} are keyed by ${keyFields}`);
@@ -84,7 +107,8 @@ export function selectExportable(kind: Kind, records: readonly RemoteRecord[]): 
       );
       continue;
     }
+    for (const comment of record.comments ?? []) comments.push({ ...comment, index: objects.length });
     objects.push(object);
   }
-  return { objects, leftOut };
+  return { objects, leftOut, readOnly, comments };
 }

@@ -229,7 +229,8 @@ export async function preparePull(
   if (options.adopt) {
     for (const [i, kind] of options.kinds.entries()) {
       const input = inputs[i];
-      if (input === undefined) continue;
+      // A singleton section (settings) has no scope to adopt into: left out, it is not managed.
+      if (input === undefined || kind.singleton) continue;
       const keys = new Set(input.desired.map((d) => d.key));
       const undeclared = input.remote.filter((r) => !keys.has(r.key) && inScope(r.attributes, input.scope));
       if (undeclared.length === 0) continue;

@@ -5,8 +5,9 @@ const sections = (names?: string[]) => resolveKinds(names).map((kind) => kind.se
 
 describe('resolveKinds (--kind)', () => {
   it('defaults to every kind, in registry order', () => {
-    expect(sections()).toEqual(['groups', 'application_rules', 'notifications', 'schedules']);
-    expect(sections([])).toEqual(['groups', 'application_rules', 'notifications', 'schedules']);
+    const all = ['groups', 'application_rules', 'notifications', 'schedules', 'network_rule_settings'];
+    expect(sections()).toEqual(all);
+    expect(sections([])).toEqual(all);
   });
 
   it('accepts YAML keys, plan names and dashed spellings, repeated or comma-separated, in registry order', () => {
