@@ -3,7 +3,7 @@
  * kinds): the permission catalog, the documented enums and the value checks. One copy, so the
  * emulator and the YAML validator can never disagree about what is valid.
  */
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 
 export const PERMISSIONS = [
   {
@@ -76,3 +76,23 @@ export function isTimezone(value: string): boolean {
   }
   return known;
 }
+
+/** An IPv4 or IPv6 address, or a network in CIDR notation (`10.1.0.0/16`, `2001:db8::/32`). */
+export function isAddressOrNetwork(value: string): boolean {
+  const slash = value.indexOf('/');
+  if (slash === -1) return isIP(value) !== 0;
+  const address = value.slice(0, slash);
+  const prefix = value.slice(slash + 1);
+  const family = isIP(address);
+  if (family === 0 || prefix === '' || ![...prefix].every((c) => c >= '0' && c <= '9')) return false;
+  try {
+    // BlockList checks the prefix against the family (0..32 or 0..128).
+    new BlockList().addSubnet(address, Number(prefix), family === 4 ? 'ipv4' : 'ipv6');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What a network rule's `expire_strategy` may be: the vendor's examples show `delete` and `disable`. */
+export const EXPIRE_STRATEGIES = ['delete', 'disable'] as const;

@@ -11,9 +11,10 @@
  * Every field is optional: a field left out (at either level) is not managed, so it is neither
  * compared nor sent. The whitelist is a set (order and duplicates mean nothing; it is sorted).
  */
-import { BlockList, isIP } from 'node:net';
+
 import * as z from 'zod';
 import type { ApiClient, NetworkRuleSettings, NetworkRuleSettingsUpdate } from '../api/index.js';
+import { EXPIRE_STRATEGIES, isAddressOrNetwork } from '../core/domain.js';
 import { WafctlError } from '../core/errors.js';
 import { added, type ImpactRule, type ImpactSubject, listed } from '../core/impact.js';
 import type { Attributes } from '../core/model.js';
@@ -23,30 +24,10 @@ import { defineGet, defineKind, type FetchOptions, type RemoteRecord } from './k
 
 export const SECTION = 'network_rule_settings';
 
-/** An IPv4 or IPv6 address, or a network in CIDR notation (`10.1.0.0/16`, `2001:db8::/32`). */
-export function isAddressOrNetwork(value: string): boolean {
-  const slash = value.indexOf('/');
-  if (slash === -1) return isIP(value) !== 0;
-  const address = value.slice(0, slash);
-  const prefix = value.slice(slash + 1);
-  const family = isIP(address);
-  if (family === 0 || prefix === '' || ![...prefix].every((c) => c >= '0' && c <= '9')) return false;
-  try {
-    // BlockList checks the prefix against the family (0..32 or 0..128).
-    new BlockList().addSubnet(address, Number(prefix), family === 4 ? 'ipv4' : 'ipv6');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const whitelistEntry = z.string().refine(isAddressOrNetwork, {
   error: (issue) =>
     `expected an IPv4 or IPv6 address or a CIDR network (10.1.0.0/16), got ${JSON.stringify(issue.input)}`,
 });
-
-/** What `expire_strategy` may be: the vendor's examples show `delete` and `disable`. */
-export const EXPIRE_STRATEGIES = ['delete', 'disable'] as const;
 
 export const networkRuleSettingsSchema = z.strictObject({
   automation: z

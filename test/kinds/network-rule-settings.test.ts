@@ -1,6 +1,7 @@
 /** The network-rule settings descriptor: validation at file:line:col, and the plan's impact. */
 import { describe, expect, it } from 'vitest';
-import { isAddressOrNetwork, networkRuleSettingsKind } from '../../src/kinds/network-rule-settings.js';
+import { isAddressOrNetwork } from '../../src/core/domain.js';
+import { networkRuleSettingsKind } from '../../src/kinds/network-rule-settings.js';
 import { planChanges } from '../../src/plan/planner.js';
 import { runCli } from '../helpers/cli.js';
 import { writeConfig } from '../helpers/firewall.js';

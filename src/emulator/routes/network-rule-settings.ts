@@ -14,8 +14,9 @@
  * the addresses never blocked), so "Load network rules" is the one required. "Handle firewalls" is
  * not in the spec's permission catalog either.
  */
-import { BlockList, isIP } from 'node:net';
+
 import { z } from 'zod';
+import { EXPIRE_STRATEGIES, isAddressOrNetwork } from '../../core/domain.js';
 import { RULE_SETTINGS_ID, type RuleSettings } from '../records.js';
 import { changed, fail, ok, type Route, type RouteResult } from '../router.js';
 import { parseWith } from '../validation.js';
@@ -26,25 +27,6 @@ const MESSAGES = {
   updated: 'Rules settings updated',
   updateError: 'Error updating rules settings',
 } as const;
-
-/** What `expire_strategy` may be: the vendor's examples show `delete` and `disable`. */
-export const EXPIRE_STRATEGIES = ['delete', 'disable'] as const;
-
-/** An IPv4 or IPv6 address, or a network in CIDR notation (`10.1.0.0/16`, `2001:db8::/32`). */
-export function isAddressOrNetwork(value: string): boolean {
-  const slash = value.indexOf('/');
-  if (slash === -1) return isIP(value) !== 0;
-  const address = value.slice(0, slash);
-  const prefix = value.slice(slash + 1);
-  const family = isIP(address);
-  if (family === 0 || prefix === '' || ![...prefix].every((c) => c >= '0' && c <= '9')) return false;
-  try {
-    new BlockList().addSubnet(address, Number(prefix), family === 4 ? 'ipv4' : 'ipv6');
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const whitelistEntry = z.string().refine(isAddressOrNetwork, {
   error: (issue) => `expected an IP address or a CIDR network, got ${JSON.stringify(issue.input)}`,
