@@ -28,6 +28,7 @@ import {
 } from './retry.js';
 import { type RulesApi, rulesApi } from './rules.js';
 import { type SchedulesApi, schedulesApi } from './schedules.js';
+import { type UsersApi, usersApi } from './users.js';
 
 export interface ApiClientOptions {
   /** `http(s)://host[:port][/prefix]`, with or without a trailing slash; `/api/v1/...` is appended. */
@@ -72,6 +73,8 @@ export interface ApiClient {
   schedules: SchedulesApi;
   /** The network-rule settings (`/api/v1/settings/rules`): one object, read and updated. */
   networkRuleSettings: NetworkRuleSettingsApi;
+  /** The user directory (`/api/v1/users`), read only: group members by username. */
+  users: UsersApi;
   /**
    * For `wafctl get KIND --filter NAME=VALUE`: checks each name against the documented filters of
    * KIND (an unknown one throws a USAGE error listing the valid names), converts the values, and
@@ -126,6 +129,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     notifications: notificationsApi(ctx),
     schedules: schedulesApi(ctx),
     networkRuleSettings: networkRuleSettingsApi(ctx),
+    users: usersApi(ctx),
   };
   // Filters were checked against the kind's own table, so handing them on as that kind's type is sound.
   const iterators: { [K in ListKind]: (filters: object) => AsyncIterable<RecordsByKind[K]> } = {
@@ -196,8 +200,9 @@ export type {
   Notification,
   Rule,
   Schedule,
+  User,
 } from './records.js';
 export { type Clock, DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, type RetryPolicy } from './retry.js';
 export type { ScheduleInput } from './schedules.js';
 export { SIGNIN_PATH, SignInError, type SignInOptions, signIn } from './signin.js';
-export type { ApplicationRulesApi, GroupsApi, NotificationsApi, RulesApi, SchedulesApi };
+export type { ApplicationRulesApi, GroupsApi, NotificationsApi, RulesApi, SchedulesApi, UsersApi };

@@ -157,3 +157,20 @@ export type Condition = z.output<typeof conditionSchema>;
 export type ApplicationRule = z.output<typeof applicationRuleSchema>;
 export type Notification = z.output<typeof notificationSchema>;
 export type Schedule = z.output<typeof scheduleSchema>;
+export type User = z.output<typeof userSchema>;
+
+/**
+ * A user of the directory (https://docs.seerbox.it/api/authentication/users): wafctl relies on `id`
+ * (a UUID on a real server) and `username`, to write group members by name; the rest is shown only.
+ */
+export const userSchema = z.object({
+  id: z.string(),
+  username: z.string(),
+  first_name: nullableString,
+  last_name: nullableString,
+  email: nullableString,
+  auth_type: nullableString,
+  is_disabled: z.boolean().optional(),
+  is_first_access: z.boolean().optional(),
+  inserted_at: nullableString,
+});

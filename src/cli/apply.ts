@@ -113,7 +113,10 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
       source.from === 'saved'
         ? { plan: await replanSavedPlan(source.saved, api, concurrency), username: source.saved.username }
         : {
-            plan: await refreshAndPlan(source.config, api, { concurrency }),
+            plan: await refreshAndPlan(source.config, api, {
+              concurrency,
+              warn: (line) => writeErr(io, `Note: ${line}.`),
+            }),
             username: source.config.state.settings.username,
           };
     writeOut(io, renderTextPlan(plan, { color: colorEnabled(io, flags.color) }));

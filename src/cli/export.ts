@@ -63,7 +63,10 @@ async function exportLive(flags: ExportFlags, io: Io): Promise<number> {
   // A bad --kind is reported before any network call.
   const kinds = resolveKinds(flags.kind);
   const live = await withApiClient(io, flags, (api) =>
-    readLiveExport(api, kinds, { concurrency: HYDRATION_CONCURRENCY }),
+    readLiveExport(api, kinds, {
+      concurrency: HYDRATION_CONCURRENCY,
+      warn: (line) => writeErr(io, `Note: ${line}.`),
+    }),
   );
   for (const { kind, id, key, reason } of live.leftOut) {
     writeErr(io, `Warning: ${kind} ${printable(id)} (${printable(key)}) left out: ${printable(reason)}.`);

@@ -17,6 +17,7 @@ import { EMBEDDED, withApiClient } from './connection.js';
 import type { Io } from './io.js';
 import type { ConnectionFlags } from './options.js';
 import { HYDRATION_CONCURRENCY } from './options.js';
+import { writeErr } from './output.js';
 
 export interface PlannedConfig {
   config: LoadedConfig;
@@ -33,7 +34,11 @@ export async function loadAndPlan(
   // Configuration errors are reported before any network call.
   const config = await loadDesiredState(paths, { cwd: io.cwd, env: io.env });
   const plan = await withApiClient(io, flags, (api) =>
-    refreshAndPlan(config, api, { concurrency: HYDRATION_CONCURRENCY, impactDirection }),
+    refreshAndPlan(config, api, {
+      concurrency: HYDRATION_CONCURRENCY,
+      impactDirection,
+      warn: (line) => writeErr(io, `Note: ${line}.`),
+    }),
   );
   return { config, plan };
 }

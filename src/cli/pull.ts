@@ -67,6 +67,7 @@ async function pull(paths: string[], flags: PullFlags, io: Io): Promise<number> 
       kinds,
       adopt: flags.adopt === true,
       concurrency: HYDRATION_CONCURRENCY,
+      warn: (line) => writeErr(io, `Note: ${line}.`),
       env: io.env,
       cwd: io.cwd,
     }),

@@ -55,6 +55,11 @@ export class DeclaredSources implements Iterable<SourceLocation> {
   private readonly items: number[] = [];
   private readonly lines: number[] = [];
   private readonly cols: number[] = [];
+  /**
+   * Where the items of the kind's `userFields` are, by key then field (only kinds that have some):
+   * refresh names an unknown member at its place.
+   */
+  private readonly listItems = new Map<string, Map<string, { value: string; line: number; col: number }[]>>();
 
   constructor(kind: Kind) {
     this.kind = kind;
@@ -91,6 +96,7 @@ export class DeclaredSources implements Iterable<SourceLocation> {
         });
         return;
       }
+      this.recordListItems(document, key, item, index);
       this.byKey.set(key, this.files.length);
       this.files.push(document.file);
       this.documents.push(document.index);
@@ -99,6 +105,35 @@ export class DeclaredSources implements Iterable<SourceLocation> {
       this.cols.push(col);
     });
     return problems;
+  }
+
+  /** Where the item `value` of the list `field` of the object `key` is (the first such item). */
+  getListItem(key: string, field: string, value: string): SourceLocation | undefined {
+    const object = this.get(key);
+    const at = this.listItems
+      .get(key)
+      ?.get(field)
+      ?.findIndex((entry) => entry.value === value);
+    const entry = at === undefined || at < 0 ? undefined : this.listItems.get(key)?.get(field)?.[at];
+    if (object === undefined || entry === undefined || at === undefined) return undefined;
+    const nodePath = [...object.nodePath, field, at];
+    return { ...object, line: entry.line, col: entry.col, path: formatPath(nodePath), nodePath };
+  }
+
+  private recordListItems(document: ParsedDocument, key: string, item: unknown, index: number): void {
+    const fields = this.kind.userFields ?? [];
+    if (fields.length === 0 || index < 0 || item === null || typeof item !== 'object') return;
+    const byField = new Map<string, { value: string; line: number; col: number }[]>();
+    for (const field of fields) {
+      const list: unknown = Object.hasOwn(item, field) ? (item as Record<string, unknown>)[field] : undefined;
+      if (!Array.isArray(list)) continue;
+      const entries = list.map((value: unknown, at) => {
+        const { line, col } = document.locate([this.kind.section, index, field, at]);
+        return { value: typeof value === 'string' ? value : String(value), line, col };
+      });
+      byField.set(field, entries);
+    }
+    if (byField.size > 0) this.listItems.set(key, byField);
   }
 
   get(key: string): SourceLocation | undefined {

@@ -23,7 +23,8 @@ export type Privilege =
   | 'notifications'
   | 'schedules:read'
   | 'schedules:write'
-  | 'rule_settings';
+  | 'rule_settings'
+  | 'users:read';
 
 /** A fresh token for this username and password, or undefined when they do not match a seeded user. */
 export type SignIn = (username: string, password: string) => string | undefined;
@@ -47,6 +48,12 @@ export const PERMISSION_HANDLE_RULES = 1;
  * non-admin needs for /api/v1/settings/rules (see routes/network-rule-settings.ts).
  */
 export const PERMISSION_LOAD_NETWORK_RULES = 3;
+/**
+ * The vendor's "Handle users" permission has no id in the spec's catalog: a seeded permission outside
+ * the catalog carrying this name (`permission_name`, compared without case) is it, and lets a
+ * non-admin read /api/v1/users (routes/users.ts).
+ */
+export const HANDLE_USERS_NAME = 'handle users';
 
 /** Compared as digests, in constant time: how long a comparison takes says nothing of the password. */
 function samePassword(expected: string, given: string): boolean {
@@ -103,10 +110,14 @@ export function isAllowed(caller: Caller, privilege: Privilege, store: Store): b
   if (caller.kind === 'admin') return true;
   let isAdmin = false;
   const permissions = new Set<number>();
+  let handlesUsers = false;
   for (const group of store.groups.values()) {
     if (!group.user_ids.includes(caller.id)) continue;
     isAdmin ||= group.is_admin;
-    for (const permission of group.permissions) permissions.add(permission.permission_id);
+    for (const permission of group.permissions) {
+      permissions.add(permission.permission_id);
+      handlesUsers ||= permission.permission_name?.trim().toLowerCase() === HANDLE_USERS_NAME;
+    }
   }
   if (isAdmin) return true;
   const handlesRules = permissions.has(PERMISSION_HANDLE_RULES);
@@ -124,5 +135,7 @@ export function isAllowed(caller: Caller, privilege: Privilege, store: Store): b
       return false;
     case 'rule_settings':
       return permissions.has(PERMISSION_LOAD_NETWORK_RULES);
+    case 'users:read':
+      return handlesUsers;
   }
 }

@@ -108,13 +108,16 @@ export const groupSchema = kindObject(
       label: (p) =>
         `"${permissionName(p.permission)}"${p.service_id === '' ? '' : ` for service "${p.service_id}"`}`,
     }).default([]),
-    users: setOf(nonEmptyString, 'user').default([]).meta({ description: 'User ids of the members.' }),
+    users: setOf(nonEmptyString, 'user').default([]).meta({
+      description:
+        "The members, by username or user id (a known id wins); resolved to ids through the server's user listing before planning.",
+    }),
   },
 );
 
 /**
  * A group as compared and shown: permissions by catalog name (or id, unknown ones), members by user
- * id, both sets.
+ * id (a file's usernames are resolved by refresh before planning: `userFields`), both sets.
  */
 interface GroupAttributes {
   [field: string]: unknown;
@@ -254,6 +257,7 @@ export const groupsKind = defineKind({
   keyFields: ['name'],
   schema: groupSchema,
   immutable: [],
+  userFields: ['users'],
   attributes: (group): GroupAttributes => ({
     name: group.name,
     description: group.description,

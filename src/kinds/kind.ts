@@ -198,6 +198,12 @@ export interface Kind<
    * writer's `create` and `delete` are never called.
    */
   singleton?: boolean;
+  /**
+   * List fields whose items are users, written by username or id (a group's `users`). Refresh turns
+   * them into ids through the user directory before planning (kinds/users.ts), export writes
+   * usernames, and the loader records where each item is, so an unknown one is named at its place.
+   */
+  userFields?: readonly string[];
   /** The natural key, from an object's attributes (desired and remote share one shape). */
   keyOf(attributes: Attributes): string;
 }

@@ -9,12 +9,15 @@
 import * as z from 'zod';
 import type { ApiClient } from '../api/index.js';
 import { type DeclaredSources, formatLocation } from '../config/natural-keys.js';
+import { ConfigError, type ConfigProblem } from '../config/problems.js';
 import { declaredObjects, scopeOf } from '../config/schema.js';
 import { type LoadedConfig, sourcesOf } from '../config/validate-sources.js';
 import type { ImpactDirection } from '../core/impact.js';
 import type { Attributes, Plan } from '../core/model.js';
 import { safetyCodec } from '../core/safety.js';
 import { KINDS, type Kind } from '../kinds/index.js';
+import { sortedSet } from '../kinds/normalize.js';
+import { NO_USER_LISTING_NOTE, readUserDirectory, type UserDirectory } from '../kinds/users.js';
 import { type DesiredObject, type KindPlanInput, type PlanOptions, planChanges } from '../plan/planner.js';
 
 export interface RefreshOptions {
@@ -22,6 +25,8 @@ export interface RefreshOptions {
   concurrency: number;
   /** `drift` classifies the security impact of what changed outside wafctl (see impact.ts). */
   impactDirection?: ImpactDirection;
+  /** A note for the user (one line, on stderr): the run goes on. */
+  warn?: (line: string) => void;
 }
 
 /** A declared object as the planner takes it; its `FILE:LINE:COL` is built only if a problem asks. */
@@ -53,9 +58,10 @@ export async function refreshInputs(
   ),
 ): Promise<KindPlanInput[]> {
   const { state } = config;
+  const members = await memberResolver(config, api, kinds, options.warn);
   const desired = kinds.map((kind) =>
     declaredObjects(state, kind).map((object) => {
-      const attributes = kind.attributes(object);
+      const attributes = members(kind, kind.attributes(object));
       return new Declared(
         kind.keyOf(attributes),
         attributes,
@@ -79,6 +85,85 @@ export async function refreshInputs(
     remote: remote[i] ?? [],
     desired: desired[i] ?? [],
   }));
+}
+
+/**
+ * Turns the users of a declared object's `userFields` (usernames or ids) into ids, through the user
+ * directory read once (only when some declared object has members). An unknown member is a
+ * configuration problem at its list item, with the nearest usernames; all of them are thrown together
+ * (a ConfigError) once every object has been resolved. Without a directory (a 404), members stay as
+ * written, and `warn` says so once.
+ */
+async function memberResolver(
+  config: LoadedConfig,
+  api: ApiClient,
+  kinds: readonly Kind[],
+  warn: ((line: string) => void) | undefined,
+): Promise<(kind: Kind, attributes: Attributes) => Attributes> {
+  const withMembers = kinds.filter((kind) =>
+    (kind.userFields ?? []).some((field) =>
+      declaredObjects(config.state, kind).some((object) => {
+        const value = object[field];
+        return Array.isArray(value) && value.length > 0;
+      }),
+    ),
+  );
+  if (withMembers.length === 0) return (_kind, attributes) => attributes;
+  const directory = await readUserDirectory(api);
+  if (directory === undefined) {
+    warn?.(NO_USER_LISTING_NOTE);
+    return (_kind, attributes) => attributes;
+  }
+  const problems: ConfigProblem[] = [];
+  const resolved = new Map<Kind, Map<string, Attributes>>();
+  for (const kind of withMembers) {
+    const byKey = new Map<string, Attributes>();
+    for (const object of declaredObjects(config.state, kind)) {
+      const attributes = resolveMembers(config, kind, kind.attributes(object), directory, problems);
+      byKey.set(kind.keyOf(attributes), attributes);
+    }
+    resolved.set(kind, byKey);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return (kind, attributes) => resolved.get(kind)?.get(kind.keyOf(attributes)) ?? attributes;
+}
+
+function resolveMembers(
+  config: LoadedConfig,
+  kind: Kind,
+  attributes: Attributes,
+  directory: UserDirectory,
+  problems: ConfigProblem[],
+): Attributes {
+  const out: Attributes = { ...attributes };
+  const key = kind.keyOf(attributes);
+  for (const field of kind.userFields ?? []) {
+    const members = attributes[field];
+    if (!Array.isArray(members)) continue;
+    const ids: string[] = [];
+    for (const member of members as string[]) {
+      const found = directory.resolve(member);
+      if ('id' in found) {
+        ids.push(found.id);
+        continue;
+      }
+      const sources = sourcesOf(config, kind);
+      const at = sources.getListItem(key, field, member) ?? sources.get(key);
+      problems.push(
+        at === undefined
+          ? {
+              file: config.files[0] ?? '',
+              line: 0,
+              col: 0,
+              path: '',
+              message: `${kind.noun} "${key}": ${found.problem}`,
+            }
+          : { file: at.file, line: at.line, col: at.col, path: at.path, message: found.problem },
+      );
+    }
+    out[field] = sortedSet(ids);
+  }
+  return out;
 }
 
 /** The planner's options from the configuration's settings. */

@@ -110,7 +110,7 @@ manage:
 groups:
   - name: operators
     is_admin: true
-    users: [u-1002]
+    users: [bob]
 
   - name: soc
     description: Tier-1 analysts
@@ -120,7 +120,7 @@ groups:
       - permission: Explore alerts
         service_id: svc-shop
       - permission: Load application rules
-    users: [u-1001, u-1003]
+    users: [alice, carol]
 
 application_rules:
   - rq_host: api.example.com

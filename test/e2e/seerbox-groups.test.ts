@@ -57,7 +57,7 @@ describe('Seer Box groups end to end', () => {
         '      - permission: Explore alerts',
         '        service_id: svc-shop',
         "      - permission: 7 # Handle firewalls (not in wafctl's catalog)",
-        '    users: [u-1]',
+        '    users: [yara]',
         '',
       ].join('\n'),
     );

@@ -7,6 +7,7 @@ import { notificationRoutes } from './notifications.js';
 import { ruleRoutes } from './rules.js';
 import { scheduleRoutes } from './schedules.js';
 import { signinRoutes } from './signin.js';
+import { userRoutes } from './users.js';
 
 export const API_ROUTES: readonly Route[] = [
   ...groupRoutes,
@@ -16,4 +17,5 @@ export const API_ROUTES: readonly Route[] = [
   ...scheduleRoutes,
   ...networkRuleSettingsRoutes,
   ...signinRoutes,
+  ...userRoutes,
 ];

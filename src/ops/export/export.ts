@@ -8,7 +8,11 @@ import type { ApiClient } from '../../api/index.js';
 import { MAX_FILE_BYTES } from '../../config/parse-yaml.js';
 import { formatProblem } from '../../config/problems.js';
 import { validateSources } from '../../config/validate-sources.js';
+import type { Attributes } from '../../core/model.js';
 import type { Kind } from '../../kinds/index.js';
+import type { RemoteRecord } from '../../kinds/kind.js';
+import { sortedSet } from '../../kinds/normalize.js';
+import { NO_USER_LISTING_NOTE, readUserDirectory } from '../../kinds/users.js';
 import { type ExportSection, renderExportFile } from './document.js';
 import { type LeftOut, selectExportable } from './select.js';
 
@@ -27,9 +31,14 @@ export interface ExportFile {
 export async function readLiveExport(
   api: ApiClient,
   kinds: readonly Kind[],
-  options: { concurrency: number },
+  options: { concurrency: number; warn?: (line: string) => void },
 ): Promise<LiveExport> {
-  const remote = await Promise.all(kinds.map((kind) => kind.fetchAll(api, options)));
+  const remote = await withUsernames(
+    api,
+    kinds,
+    await Promise.all(kinds.map((kind) => kind.fetchAll(api, options))),
+    options.warn,
+  );
   const sections: ExportSection[] = [];
   const leftOut: LeftOut[] = [];
   kinds.forEach((kind, i) => {
@@ -45,6 +54,44 @@ export async function readLiveExport(
     for (const entry of selected.leftOut) leftOut.push(entry);
   });
   return { sections, leftOut };
+}
+
+/**
+ * The records with the users of their kinds' `userFields` written by username (ids where a username
+ * would not name that user alone), through the user directory, read only when some record has
+ * members. Without a directory (a 404) members stay ids, and `warn` says so once.
+ */
+async function withUsernames(
+  api: ApiClient,
+  kinds: readonly Kind[],
+  remote: readonly RemoteRecord[][],
+  warn: ((line: string) => void) | undefined,
+): Promise<RemoteRecord[][]> {
+  const hasMembers = (kind: Kind, record: RemoteRecord) =>
+    (kind.userFields ?? []).some((field) => {
+      const value = record.attributes[field];
+      return Array.isArray(value) && value.length > 0;
+    });
+  if (!kinds.some((kind, i) => (remote[i] ?? []).some((record) => hasMembers(kind, record)))) {
+    return [...remote];
+  }
+  const directory = await readUserDirectory(api);
+  if (directory === undefined) {
+    warn?.(NO_USER_LISTING_NOTE);
+    return [...remote];
+  }
+  return kinds.map((kind, i) =>
+    (remote[i] ?? []).map((record) => {
+      if (!hasMembers(kind, record)) return record;
+      const attributes: Attributes = { ...record.attributes };
+      for (const field of kind.userFields ?? []) {
+        const ids = attributes[field];
+        if (Array.isArray(ids))
+          attributes[field] = sortedSet((ids as string[]).map((id) => directory.nameOf(id)));
+      }
+      return { ...record, attributes };
+    }),
+  );
 }
 
 /** `groups.yaml`, `application-rules.yaml`, ...: one file per kind in `--dir` mode. */

@@ -51,6 +51,8 @@ export interface PullOptions {
   kinds: readonly Kind[];
   adopt: boolean;
   concurrency: number;
+  /** A note for the user (one line, on stderr). */
+  warn?: (line: string) => void;
   env: Environment;
   /** What the relative file names of the configuration (and `paths`) are relative to. */
   cwd: string;
@@ -192,7 +194,12 @@ export async function preparePull(
         (kind) => declaredObjects(config.state, kind).length > 0 || scopeOf(config.state, kind).prune,
       );
   const options = { ...requested, kinds };
-  const inputs = await refreshInputs(config, api, { concurrency: options.concurrency }, kinds);
+  const inputs = await refreshInputs(
+    config,
+    api,
+    { concurrency: options.concurrency, ...(options.warn ? { warn: options.warn } : {}) },
+    kinds,
+  );
   const plan = planChanges(inputs, planOptions(config));
   const read = fileCache(config.digests, options.cwd);
 

@@ -1,0 +1,67 @@
+/**
+ * The user directory (`GET /api/v1/users`, https://docs.seerbox.it/api/authentication/users), read
+ * once per run: it lets a configuration name group members by username (ids are UUIDs on a real
+ * server, so `users: [u-1001]` does not carry between environments). The engine compares ids only:
+ * refresh turns names into ids before planning, export turns ids into names when it writes.
+ */
+import { type ApiClient, ApiError, type User } from '../api/index.js';
+import { didYouMean } from '../core/suggest.js';
+
+/** Said once on stderr when the server has no `/users` (a 404): members are then ids as written. */
+export const NO_USER_LISTING_NOTE =
+  'the server has no user listing (GET /api/v1/users answered 404): group members are taken as user ids, as written, and exported as ids';
+
+export class UserDirectory {
+  private readonly ids = new Set<string>();
+  private readonly byUsername = new Map<string, string[]>();
+
+  constructor(users: readonly User[]) {
+    for (const user of users) {
+      this.ids.add(user.id);
+      if (user.username === '') continue;
+      const same = this.byUsername.get(user.username);
+      if (same) same.push(user.id);
+      else this.byUsername.set(user.username, [user.id]);
+    }
+  }
+
+  /**
+   * The id a member names: a known id as it is (ids win), else the id of the one user with that
+   * username; a problem's message otherwise (no such user, or a username two users share).
+   */
+  resolve(member: string): { id: string } | { problem: string } {
+    if (this.ids.has(member)) return { id: member };
+    const named = this.byUsername.get(member) ?? [];
+    if (named.length === 1) return { id: named[0] as string };
+    if (named.length > 1) {
+      return {
+        problem: `username "${member}" names ${named.length} users (ids ${named.join(', ')}): write the id`,
+      };
+    }
+    const suggestion = didYouMean(member, [...this.byUsername.keys()]);
+    return {
+      problem: `unknown user "${member}": neither a username nor a user id the server knows${suggestion ? ` (did you mean "${suggestion}"?)` : ''}`,
+    };
+  }
+
+  /**
+   * How a member is written: its username when that names it and only it when read back (one user
+   * holds it, and it is no user's id), else the id.
+   */
+  nameOf(id: string): string {
+    for (const [username, ids] of this.byUsername) {
+      if (ids.length === 1 && ids[0] === id) return this.ids.has(username) ? id : username;
+    }
+    return id;
+  }
+}
+
+/** The directory, or undefined when the server has no `/users` (404): members are then ids. */
+export async function readUserDirectory(api: ApiClient): Promise<UserDirectory | undefined> {
+  try {
+    return new UserDirectory(await api.users.list());
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
