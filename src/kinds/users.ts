@@ -5,7 +5,10 @@
  * refresh turns names into ids before planning, export turns ids into names when it writes.
  */
 import { type ApiClient, ApiError, type User } from '../api/index.js';
+import type { Attributes } from '../core/model.js';
 import { didYouMean } from '../core/suggest.js';
+import type { Kind } from './kind.js';
+import { sortedSet } from './normalize.js';
 
 /** Said once on stderr when the server has no `/users` (a 404): members are then ids as written. */
 export const NO_USER_LISTING_NOTE =
@@ -23,6 +26,11 @@ export class UserDirectory {
       if (same) same.push(user.id);
       else this.byUsername.set(user.username, [user.id]);
     }
+  }
+
+  /** Whether `value` is a user's id. */
+  isId(value: string): boolean {
+    return this.ids.has(value);
   }
 
   /**
@@ -64,4 +72,23 @@ export async function readUserDirectory(api: ApiClient): Promise<UserDirectory |
     if (error instanceof ApiError && error.status === 404) return undefined;
     throw error;
   }
+}
+
+/** `attributes` with the members of the kind's `userFields` written as `nameOf` writes them (export, pull). */
+export function withUsernames(kind: Kind, attributes: Attributes, directory: UserDirectory): Attributes {
+  const named: Attributes = { ...attributes };
+  for (const field of kind.userFields ?? []) {
+    const ids = named[field];
+    if (Array.isArray(ids)) named[field] = sortedSet((ids as string[]).map((id) => directory.nameOf(id)));
+  }
+  return named;
+}
+
+/** Reads the directory at most once per run, for every part of the run that needs it. */
+export function userDirectoryOnce(api: ApiClient): () => Promise<UserDirectory | undefined> {
+  let read: Promise<UserDirectory | undefined> | undefined;
+  return () => {
+    read ??= readUserDirectory(api);
+    return read;
+  };
 }

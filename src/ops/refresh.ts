@@ -27,6 +27,8 @@ export interface RefreshOptions {
   impactDirection?: ImpactDirection;
   /** A note for the user (one line, on stderr): the run goes on. */
   warn?: (line: string) => void;
+  /** The user directory, when the caller reads it too (`userDirectoryOnce`): read once per run. */
+  users?: () => Promise<UserDirectory | undefined>;
 }
 
 /** A declared object as the planner takes it; its `FILE:LINE:COL` is built only if a problem asks. */
@@ -58,7 +60,12 @@ export async function refreshInputs(
   ),
 ): Promise<KindPlanInput[]> {
   const { state } = config;
-  const members = await memberResolver(config, api, kinds, options.warn);
+  const members = await memberResolver(
+    config,
+    options.users ?? (() => readUserDirectory(api)),
+    kinds,
+    options.warn,
+  );
   const desired = kinds.map((kind) =>
     declaredObjects(state, kind).map((object) => {
       const attributes = members(kind, kind.attributes(object));
@@ -96,7 +103,7 @@ export async function refreshInputs(
  */
 async function memberResolver(
   config: LoadedConfig,
-  api: ApiClient,
+  users: () => Promise<UserDirectory | undefined>,
   kinds: readonly Kind[],
   warn: ((line: string) => void) | undefined,
 ): Promise<(kind: Kind, attributes: Attributes) => Attributes> {
@@ -109,7 +116,7 @@ async function memberResolver(
     ),
   );
   if (withMembers.length === 0) return (_kind, attributes) => attributes;
-  const directory = await readUserDirectory(api);
+  const directory = await users();
   if (directory === undefined) {
     warn?.(NO_USER_LISTING_NOTE);
     return (_kind, attributes) => attributes;

@@ -213,7 +213,7 @@ groups:
     expect(pulled.code, pulled.stderr).toBe(0);
     expect(pulled.stdout).toBe('Pulled 1 object (1 adopted) into 1 file.\n');
     expect(await read(dir, 'groups.yaml')).toBe(
-      `${GROUPS}\n  - name: incident-2026\n    description: Added at 3 a.m.\n    users: [u-1006]\n`,
+      `${GROUPS}\n  - name: incident-2026\n    description: Added at 3 a.m.\n    users: [frank]\n`, // written as export writes it: by username
     );
     expect(await planExit(dir)).toBe(0);
   });

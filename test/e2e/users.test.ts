@@ -141,3 +141,25 @@ describe('group members by username', () => {
     }
   });
 });
+
+describe('pull with members written by username', () => {
+  it('writes a member added live by its username, keeps the names, and plans no changes after', async () => {
+    const dir = await config('groups:\n  - name: soc\n    users: [alice]   # the analysts\n');
+    expect((await runCli(['apply', dir, '--auto-approve'], { env: firewall.env })).code).toBe(0);
+    const soc = (await firewall.api.groups.list()).find((group) => group.name === 'soc');
+    await firewall.api.groups.update(soc?.id ?? '', {
+      name: 'soc',
+      permissions: [],
+      user_ids: ['u-1001', 'u-1002'],
+    });
+
+    const pulled = await runCli(['pull', dir], { env: firewall.env });
+    expect(pulled.stderr).toBe('');
+    expect(pulled.code).toBe(0);
+    const { readFile } = await import('node:fs/promises');
+    expect(await readFile(join(dir, 'groups.yaml'), 'utf8')).toBe(
+      'groups:\n  - name: soc\n    users: [alice, bob]   # the analysts\n',
+    );
+    expect((await runCli(['plan', dir], { env: firewall.env })).stdout).toBe(NO_CHANGES);
+  });
+});

@@ -8,11 +8,9 @@ import type { ApiClient } from '../../api/index.js';
 import { MAX_FILE_BYTES } from '../../config/parse-yaml.js';
 import { formatProblem } from '../../config/problems.js';
 import { validateSources } from '../../config/validate-sources.js';
-import type { Attributes } from '../../core/model.js';
 import type { Kind } from '../../kinds/index.js';
 import type { RemoteRecord } from '../../kinds/kind.js';
-import { sortedSet } from '../../kinds/normalize.js';
-import { NO_USER_LISTING_NOTE, readUserDirectory } from '../../kinds/users.js';
+import { NO_USER_LISTING_NOTE, readUserDirectory, withUsernames } from '../../kinds/users.js';
 import { type ExportSection, renderExportFile } from './document.js';
 import { type LeftOut, selectExportable } from './select.js';
 
@@ -33,7 +31,7 @@ export async function readLiveExport(
   kinds: readonly Kind[],
   options: { concurrency: number; warn?: (line: string) => void },
 ): Promise<LiveExport> {
-  const remote = await withUsernames(
+  const remote = await recordsWithUsernames(
     api,
     kinds,
     await Promise.all(kinds.map((kind) => kind.fetchAll(api, options))),
@@ -61,7 +59,7 @@ export async function readLiveExport(
  * would not name that user alone), through the user directory, read only when some record has
  * members. Without a directory (a 404) members stay ids, and `warn` says so once.
  */
-async function withUsernames(
+async function recordsWithUsernames(
   api: ApiClient,
   kinds: readonly Kind[],
   remote: readonly RemoteRecord[][],
@@ -81,16 +79,11 @@ async function withUsernames(
     return [...remote];
   }
   return kinds.map((kind, i) =>
-    (remote[i] ?? []).map((record) => {
-      if (!hasMembers(kind, record)) return record;
-      const attributes: Attributes = { ...record.attributes };
-      for (const field of kind.userFields ?? []) {
-        const ids = attributes[field];
-        if (Array.isArray(ids))
-          attributes[field] = sortedSet((ids as string[]).map((id) => directory.nameOf(id)));
-      }
-      return { ...record, attributes };
-    }),
+    (remote[i] ?? []).map((record) =>
+      hasMembers(kind, record)
+        ? { ...record, attributes: withUsernames(kind, record.attributes, directory) }
+        : record,
+    ),
   );
 }
 

@@ -27,8 +27,11 @@ export interface DeclaredObject {
 
 /** How one kind's values are written and compared (from its schema and normaliser). */
 export interface PullRules {
-  /** The value of `field` as a file says it: the live value, defaults omitted inside it. */
-  fileValue(field: string, value: unknown): unknown;
+  /**
+   * The value of `field` as a file says it: the live value, defaults omitted inside it, written in the
+   * style of the object as the file holds it (`raw`: members by username or by id).
+   */
+  fileValue(field: string, value: unknown, raw: Record<string, unknown>): unknown;
   /** Whether a file's set member (in object `raw`) means the live member (`0` is `Explore alerts`). */
   sameMember(field: string, raw: Record<string, unknown>, member: unknown, live: unknown): boolean;
 }
@@ -121,25 +124,25 @@ function fieldEdits(
     });
     const removed = file.map((_, i) => i).filter((i) => !kept.has(i));
     // A set whose every member goes is written whole: no empty list left to append to.
-    if (kept.size === 0) return [set(path, rules.fileValue(field, live))];
+    if (kept.size === 0) return [set(path, rules.fileValue(field, live, object.raw))];
     const edits: YamlEdit[] = removed.map((i) => {
       checked([...path, i]);
       return { op: 'remove', document, path: [...path, i] };
     });
     if (added.length > 0) {
       checked(path);
-      const values = rules.fileValue(field, added) as unknown[];
+      const values = rules.fileValue(field, added, object.raw) as unknown[];
       edits.push({ op: 'append', document, path, values });
     }
     return edits;
   }
   if (isPlainObject(file) && isPlainObject(live)) {
-    const value = rules.fileValue(field, live) as Record<string, unknown>;
+    const value = rules.fileValue(field, live, object.raw) as Record<string, unknown>;
     return Object.keys(live)
       .filter((key) => !sameJson(file[key], live[key]) && !(file[key] === undefined && !(key in value)))
       .map((key) => set([...path, key], value[key] ?? live[key]));
   }
-  return [set(path, rules.fileValue(field, live) ?? live)];
+  return [set(path, rules.fileValue(field, live, object.raw) ?? live)];
 }
 
 /** The live values of the fields a change says differ. */

@@ -27,6 +27,7 @@ import { WafctlError } from '../../core/errors.js';
 import type { Attributes, Change, KindName } from '../../core/model.js';
 import { inScope } from '../../core/scope.js';
 import type { Kind } from '../../kinds/index.js';
+import { type UserDirectory, userDirectoryOnce, withUsernames } from '../../kinds/users.js';
 import { planChanges } from '../../plan/planner.js';
 import { omitDefaults } from '../export/defaults.js';
 import { fileNameOf } from '../export/export.js';
@@ -77,14 +78,32 @@ export interface PullResult {
   unadopted: Pick<Change, 'kind' | 'key'>[];
 }
 
-function rulesOf(kind: Kind): PullRules {
+/**
+ * How `kind`'s values are written and compared. With the user directory, members (`userFields`) are
+ * written by username, as export writes them (unless the file's list is written by id), and a file's
+ * member means a live one when it resolves to that user's id (a file may name `alice` where the
+ * firewall holds her id).
+ */
+function rulesOf(kind: Kind, users: UserDirectory | undefined): PullRules {
   const schema = kind.schema;
+  const isMembers = (field: string) => users !== undefined && (kind.userFields ?? []).includes(field);
   return {
-    fileValue(field, value) {
-      const kept = omitDefaults({ [field]: value }, schema) as Record<string, unknown>;
-      return Object.hasOwn(kept, field) ? kept[field] : value;
+    fileValue(field, value, raw) {
+      // Members by username, unless the file writes this list by id: the author's style is kept.
+      const listed = raw[field];
+      const byId = Array.isArray(listed) && listed.some((m) => typeof m === 'string' && users?.isId(m));
+      const named =
+        isMembers(field) && users !== undefined && !byId
+          ? withUsernames(kind, { [field]: value }, users)[field]
+          : value;
+      const kept = omitDefaults({ [field]: named }, schema) as Record<string, unknown>;
+      return Object.hasOwn(kept, field) ? kept[field] : named;
     },
     sameMember(field, raw, member, live) {
+      if (isMembers(field) && users !== undefined && typeof member === 'string') {
+        const found = users.resolve(member);
+        return 'id' in found && found.id === live;
+      }
       const parsed = schema.safeParse({ ...raw, [field]: [member] });
       if (!parsed.success) return false;
       const members = kind.attributes(parsed.data)[field];
@@ -194,12 +213,15 @@ export async function preparePull(
         (kind) => declaredObjects(config.state, kind).length > 0 || scopeOf(config.state, kind).prune,
       );
   const options = { ...requested, kinds };
+  // Read once, by refresh (to resolve the files' usernames) and here (to write usernames back).
+  const users = userDirectoryOnce(api);
   const inputs = await refreshInputs(
     config,
     api,
-    { concurrency: options.concurrency, ...(options.warn ? { warn: options.warn } : {}) },
+    { concurrency: options.concurrency, users, ...(options.warn ? { warn: options.warn } : {}) },
     kinds,
   );
+  const directory = kinds.some((kind) => (kind.userFields ?? []).length > 0) ? await users() : undefined;
   const plan = planChanges(inputs, planOptions(config));
   const read = fileCache(config.digests, options.cwd);
 
@@ -244,7 +266,8 @@ export async function preparePull(
       const selected = selectExportable(kind, undeclared);
       for (const entry of selected.leftOut) leftOut.push(entry);
       for (const object of selected.objects) {
-        adopt.push({ kind: kind.name, key: kind.keyOf(object as Attributes), object });
+        const named = directory === undefined ? object : withUsernames(kind, object, directory);
+        adopt.push({ kind: kind.name, key: kind.keyOf(object as Attributes), object: named });
       }
       if (selected.objects.length > 0)
         targets.set(kind.name, await adoptTargetOf(kind, config, options, read));
@@ -266,7 +289,7 @@ export async function preparePull(
   const decision = decidePull({
     plan,
     declared,
-    rules: Object.fromEntries(options.kinds.map((kind) => [kind.name, rulesOf(kind)])) as Record<
+    rules: Object.fromEntries(options.kinds.map((kind) => [kind.name, rulesOf(kind, directory)])) as Record<
       KindName,
       PullRules
     >,
