@@ -47,7 +47,10 @@ export function planMinimal(
     ...used(content.rules, ruleReads(content.rules, shape)),
     ...used(content.groups, [
       [1, 'group list'],
-      [content.groups, 'group GET-ones (listed without members)'],
+      // Every Seer Box has the built-in admins group too, listed (and so read) like the others.
+      [content.groups + 1, 'group GET-ones (listed without members; the built-in admins included)'],
+      // Members may be usernames: resolving them needs the user listing, once (issue 30).
+      [1, 'user list'],
     ]),
     ...used(content.notifications, [[1, 'notification list (not paginated)']]),
     ...used(content.schedules, [[pages(content.schedules), `schedule page(s) of ${MAX_PAGE_SIZE}`]]),
