@@ -80,7 +80,7 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
   }
 
   const { withApiClient } = await import('./connection.js');
-  const { baseUrlInUse } = await import('./planning.js');
+  const { baseUrlInUse, refuseEnvironments } = await import('./planning.js');
   const { loadDesiredState } = await import('../config/load.js');
   const { refreshAndPlan } = await import('../ops/refresh.js');
   const { renderTextPlan } = await import('../plan/render/text.js');
@@ -95,6 +95,7 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
 
   // Configuration problems and unreadable saved plans are reported before any network call, and so
   // is a saved plan made against another server (no request, not even a sign-in, reaches it).
+  if (flags.plan === undefined) await refuseEnvironments(io, paths.length > 0 ? paths : ['.'], 'apply');
   const source =
     flags.plan === undefined
       ? ({

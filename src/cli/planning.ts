@@ -32,6 +32,7 @@ export async function loadAndPlan(
   impactDirection: ImpactDirection = 'apply',
 ): Promise<PlannedConfig> {
   // Configuration errors are reported before any network call.
+  await refuseEnvironments(io, paths, impactDirection === 'drift' ? 'drift' : 'plan');
   const config = await loadDesiredState(paths, { cwd: io.cwd, env: io.env });
   const plan = await withApiClient(io, flags, (api) =>
     refreshAndPlan(config, api, {
@@ -41,6 +42,35 @@ export async function loadAndPlan(
     }),
   );
   return { config, plan };
+}
+
+/**
+ * A configuration whose wafctl.yaml declares environments is one environment at a time, selected with
+ * `--env`; the commands that talk to an API do not take `--env` yet, so they refuse, naming the
+ * environments, rather than read every environment's paths as one configuration. `validate` checks
+ * each environment.
+ */
+const DONE_PER_ENVIRONMENT = {
+  plan: 'planned',
+  apply: 'applied',
+  drift: 'checked for drift',
+  pull: 'pulled',
+};
+
+export async function refuseEnvironments(
+  io: Io,
+  paths: readonly string[],
+  command: keyof typeof DONE_PER_ENVIRONMENT,
+): Promise<void> {
+  const { readProject, projectRoot } = await import('../config/project.js');
+  const project = await readProject(await projectRoot(paths, io.cwd), io.cwd);
+  if (project === undefined) return;
+  const names = project.environments.map((environment) => environment.name).join(', ');
+  throw new WafctlError(
+    'USAGE',
+    `${project.file} declares environments (${names}), which are ${DONE_PER_ENVIRONMENT[command]} one at a time with --env NAME, and ${command} does not take --env yet: nothing was read from the firewall. \`wafctl validate\` checks every environment.`,
+    { userFault: true },
+  );
 }
 
 /** The plan's problems make the command fail, after the plan itself has been shown. */

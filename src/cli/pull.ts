@@ -60,6 +60,8 @@ async function pull(paths: string[], flags: PullFlags, io: Io): Promise<number> 
 
   // A bad --kind and configuration problems are reported before any network call.
   const kinds = resolveKinds(flags.kind);
+  const { refuseEnvironments } = await import('./planning.js');
+  await refuseEnvironments(io, paths, 'pull');
   const config = await loadDesiredState(paths, { cwd: io.cwd, env: io.env });
   const result = await withApiClient(io, flags, (api) =>
     preparePull(config, api, {

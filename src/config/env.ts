@@ -7,11 +7,41 @@
  * Only an allow-list is read: `WAFCTL_VAR_*` variables and the names the configuration declares
  * (`variables: [NAME]`). A pull request that writes `${CI_SECRET}` must not get the secret printed
  * in its plan comment, so any other name is an error, whether it is set or not, used or not.
+ *
+ * `${var.NAME}` (and `${var.NAME:-default}`) reads the `vars` of the environment being loaded
+ * (wafctl.yaml `environments:`): only inside an environment's load (`withEnvironmentVars`); an
+ * unknown name is an error like an unset variable, and outside an environment every `${var.` is one.
  */
 import type { Document, Scalar } from 'yaml';
 import { forEachStringValue, type YamlPath } from './yaml-path.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** The environment (wafctl.yaml `environments:`) a load reads `${var.NAME}` from. */
+export interface EnvironmentVars {
+  name: string;
+  vars: Readonly<Record<string, string>>;
+}
+
+/**
+ * Which `Environment` objects carry an environment's vars: kept beside the object rather than in it,
+ * so that `var.` names can never be confused with (or leak into) process variables.
+ */
+const VARS_OF = new WeakMap<Environment, EnvironmentVars>();
+
+/** A copy of `env` whose loads read `${var.NAME}` from `vars` (an environment's load). */
+export function withEnvironmentVars(env: Environment, vars: EnvironmentVars): Environment {
+  const copy: Environment = { ...env };
+  VARS_OF.set(copy, vars);
+  return copy;
+}
+
+/** The vars `${var.NAME}` reads in a load with `env`; undefined outside an environment's load. */
+export function environmentVarsOf(env: Environment): EnvironmentVars | undefined {
+  return VARS_OF.get(env);
+}
+
+const VAR_PREFIX = 'var.';
 
 /** Environment variables with this prefix may be read without being declared (as Terraform's `TF_VAR_`). */
 export const VARIABLE_PREFIX = 'WAFCTL_VAR_';
@@ -83,6 +113,7 @@ export function substituteVariables(
   variables: Variables,
 ): { value: string; problems: SubstitutionProblem[] } {
   const { env, declared } = variables;
+  const environment = environmentVarsOf(env);
   const problems: SubstitutionProblem[] = [];
   const stack: Open[] = [];
   let top = '';
@@ -96,14 +127,29 @@ export function substituteVariables(
   const unset = (reference: number, name: string) => {
     const outer = stack.at(-1)?.name;
     const because = outer === undefined ? '' : `; it is needed because ${outer} is unset or empty`;
+    const what =
+      name.startsWith(VAR_PREFIX) && environment !== undefined
+        ? `${name} is not in the vars of environment ${environment.name} (wafctl.yaml)`
+        : `environment variable ${name} is not set`;
     problems.push({
       reference,
-      message: `environment variable ${name} is not set (use \${${name}:-default} for a default)${because}`,
+      message: `${what} (use \${${name}:-default} for a default)${because}`,
     });
   };
 
   /** The variable's value, or undefined when unset or not allowed (then said, used or not). */
   const read = (reference: number, name: string): string | undefined => {
+    if (name.startsWith(VAR_PREFIX)) {
+      if (environment !== undefined) {
+        const key = name.slice(VAR_PREFIX.length);
+        return Object.hasOwn(environment.vars, key) ? environment.vars[key] : undefined;
+      }
+      problems.push({
+        reference,
+        message: `\${${name}} reads the vars of an environment: only when an environment of wafctl.yaml is loaded (validate --env NAME)`,
+      });
+      return undefined;
+    }
     if (isAllowedVariable(name, declared)) return env[name];
     problems.push({
       reference,
@@ -128,10 +174,19 @@ export function substituteVariables(
       flush(i);
       const reference = references++;
       NAME.lastIndex = i + 2;
-      const name = NAME.exec(value)?.[0];
-      const after = name === undefined ? i + 2 : i + 2 + name.length;
+      let name = NAME.exec(value)?.[0];
+      let after = name === undefined ? i + 2 : i + 2 + name.length;
+      if (name === 'var' && value[after] === '.') {
+        // `${var.NAME}`: an environment's var.
+        NAME.lastIndex = after + 1;
+        const own = NAME.exec(value)?.[0];
+        name = own === undefined ? undefined : `${VAR_PREFIX}${own}`;
+        after = own === undefined ? after : after + 1 + own.length;
+      }
       if (name !== undefined && value[after] === '}') {
-        const allowed = isAllowedVariable(name, declared);
+        const allowed = name.startsWith(VAR_PREFIX)
+          ? environment !== undefined
+          : isAllowedVariable(name, declared);
         const current = read(reference, name);
         if (current !== undefined) emit(current);
         else if (allowed && used()) unset(reference, name);

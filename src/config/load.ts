@@ -6,11 +6,12 @@
  */
 import { constants, open, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Environment } from './env.js';
+import { type Environment, withEnvironmentVars } from './env.js';
 import { MAX_FILE_BYTES, tooLargeProblem } from './parse-yaml.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
+import { type EnvironmentSpec, environmentPath, PROJECT_FILE, type Project, projectRoot } from './project.js';
 import { decodeUtf8 } from './text-checks.js';
-import { type LoadedConfig, type SourceFile, validateSources } from './validate-sources.js';
+import { type LoadedConfig, type SourceFile, validateLayers, validateSources } from './validate-sources.js';
 
 const YAML_FILE = /\.ya?ml$/i;
 
@@ -130,26 +131,42 @@ async function readConfigFile(file: ExpandedFile): Promise<{ text: string } | { 
   }
 }
 
+/** The files' texts (a problem for each one that cannot be read); `project` marks the root's wafctl.yaml. */
+async function readSources(
+  files: readonly ExpandedFile[],
+  project: string,
+  problems: ConfigProblem[],
+): Promise<SourceFile[]> {
+  const sources: SourceFile[] = [];
+  for (const file of files) {
+    try {
+      const read = await readConfigFile(file);
+      if ('problem' in read) problems.push(read.problem);
+      else {
+        const isProject = file.absolute === project;
+        sources.push({ file: file.display, text: read.text, ...(isProject ? { project: true } : {}) });
+      }
+    } catch (error) {
+      problems.push(fileProblem(file.display, readFailure(error)));
+    }
+  }
+  return sources;
+}
+
 /**
  * Loads and validates the desired state from PATHs (files or directories; default `.`). Throws a
- * ConfigError carrying every problem found.
+ * ConfigError carrying every problem found. The `environments` key of the root's project file
+ * (project.ts) is not configuration and is ignored; the rest of that file is read as usual.
  */
 export async function loadDesiredState(
   paths: readonly string[],
   options: LoadOptions,
 ): Promise<LoadedConfig> {
   const { cwd } = options;
-  const { files, problems } = await expandPaths(paths.length === 0 ? ['.'] : paths, cwd);
-  const sources: SourceFile[] = [];
-  for (const file of files) {
-    try {
-      const read = await readConfigFile(file);
-      if ('problem' in read) problems.push(read.problem);
-      else sources.push({ file: file.display, text: read.text });
-    } catch (error) {
-      problems.push(fileProblem(file.display, readFailure(error)));
-    }
-  }
+  const given = paths.length === 0 ? ['.'] : paths;
+  const { files, problems } = await expandPaths(given, cwd);
+  const project = resolve(cwd, await projectRoot(given, cwd), PROJECT_FILE);
+  const sources = await readSources(files, project, problems);
   const result = validateSources(sources, { env: options.env });
   if (!result.ok || problems.length > 0) {
     throw new ConfigError(
@@ -158,4 +175,43 @@ export async function loadDesiredState(
     );
   }
   return { ...result.config, files: files.map((file) => file.display) };
+}
+
+/**
+ * Loads and validates one environment of the project: its paths in order, a later path overlaying
+ * the earlier ones (overlay.ts), `${var.NAME}` reading its `vars`. A file that two paths both hold
+ * is read once, in the first. The project file, when a path holds it, is read as configuration
+ * without its `environments` key, as in any load. Throws a ConfigError carrying every problem found.
+ */
+export async function loadEnvironment(
+  project: Project,
+  environment: EnvironmentSpec,
+  options: LoadOptions,
+): Promise<LoadedConfig> {
+  const { cwd } = options;
+  const problems: ConfigProblem[] = [];
+  const projectFile = resolve(cwd, project.root, PROJECT_FILE);
+  const seen = new Set<string>();
+  const layers: { path: string; sources: SourceFile[] }[] = [];
+  const allFiles: string[] = [];
+  for (const path of environment.paths) {
+    const display = environmentPath(project, path);
+    const expanded = await expandPaths([display], cwd);
+    for (const problem of expanded.problems) problems.push(problem);
+    const files = expanded.files.filter((file) => !seen.has(file.absolute));
+    for (const file of files) {
+      seen.add(file.absolute);
+      allFiles.push(file.display);
+    }
+    layers.push({ path: display, sources: await readSources(files, projectFile, problems) });
+  }
+  const env = withEnvironmentVars(options.env, { name: environment.name, vars: environment.vars });
+  const result = validateLayers(layers, { env });
+  if (!result.ok || problems.length > 0) {
+    throw new ConfigError(
+      [...problems, ...(result.ok ? [] : result.problems)],
+      result.ok ? [] : result.skipped,
+    );
+  }
+  return { ...result.config, files: allFiles };
 }

@@ -15,6 +15,7 @@ import { firewallActionProblems } from './firewall-actions.js';
 import { problemsFromIssue, withoutRedundantIssues } from './issues.js';
 import { mergeSection } from './merge.js';
 import { DeclaredSources } from './natural-keys.js';
+import { declaredView, isSuperseded, keepProblem, type Layer, overlayLayers } from './overlay.js';
 import {
   declaredVariablesIn,
   EMPTY_FILE,
@@ -38,6 +39,25 @@ export interface SourceFile {
   /** As the user gave it; problems name it this way. */
   file: string;
   text: string;
+  /**
+   * The root's project file (wafctl.yaml, project.ts): its `environments` key is the project's, not
+   * configuration, so it is left out here and the rest of the file is read as any other file.
+   */
+  project?: boolean;
+}
+
+/** The top-level key of the project file that is no configuration (see `SourceFile.project`). */
+const PROJECT_KEY = 'environments';
+
+/** A project file's documents without their `environments` key. */
+function withoutProjectKey(parsed: ReadFile): ReadFile {
+  const documents = parsed.documents.map((document) => {
+    const data = document.data;
+    if (!isMapping(data) || !Object.hasOwn(data as object, PROJECT_KEY)) return document;
+    const { [PROJECT_KEY]: _environments, ...rest } = data as Record<string, unknown>;
+    return { ...document, data: rest };
+  });
+  return { ...parsed, documents };
 }
 
 /** Where each declared object is, by section and natural key: the planner names it in its errors. */
@@ -287,6 +307,7 @@ function scopeProblems(
       if (!Array.isArray(objects)) continue;
       objects.forEach((object: Record<string, unknown> | undefined, index) => {
         if (object === undefined) return; // it failed the schema: its own problems are said
+        if (isSuperseded(document, section, index)) return; // a later path overrides or removes it
         const mismatch = scopeMismatch(object, scope);
         if (mismatch === undefined) return;
         const { field, value, globs } = mismatch;
@@ -375,10 +396,50 @@ export function validateSources(sources: readonly SourceFile[], options: Validat
   const variables = declaredVariables(sources);
   const read = (source: SourceFile): ReadFile => {
     const documents = readFast(source.file, source.text);
-    if (documents !== undefined) return { documents, problems: [], fast: true };
-    return parseYamlFile(source.file, source.text, options.env, variables);
+    const parsed: ReadFile =
+      documents !== undefined
+        ? { documents, problems: [], fast: true }
+        : parseYamlFile(source.file, source.text, options.env, variables);
+    return source.project === true ? withoutProjectKey(parsed) : parsed;
   };
   return validateParsed(sources, read, options, variables);
+}
+
+/**
+ * An environment's load: its paths in order, each path's files in order, a later path overlaying
+ * the earlier ones (overlay.ts). Every file is read before any is validated, since an overlay's
+ * object is validated merged with the earlier path's.
+ */
+export function validateLayers(
+  layers: readonly { path: string; sources: readonly SourceFile[] }[],
+  options: ValidateOptions,
+): ValidationResult {
+  const sources = layers.flatMap((layer) => layer.sources);
+  const variables = declaredVariables(sources);
+  const readOne = (source: SourceFile): ReadFile & { source: SourceFile } => {
+    const documents = readFast(source.file, source.text);
+    const parsed: ReadFile =
+      documents !== undefined
+        ? { documents, problems: [], fast: true }
+        : parseYamlFile(source.file, source.text, options.env, variables);
+    return { ...(source.project === true ? withoutProjectKey(parsed) : parsed), source };
+  };
+  const read: Layer<ReadFile & { source: SourceFile }>[] = layers.map((layer) => ({
+    path: layer.path,
+    files: layer.sources.map(readOne),
+  }));
+  const overlaid = overlayLayers(read, options.kinds ?? KINDS);
+  const bySource = new Map(
+    overlaid.layers.flatMap((layer) => layer.files.map((file) => [file.source, file])),
+  );
+  const result = validateParsed(
+    sources,
+    (source) => bySource.get(source) ?? readOne(source),
+    options,
+    variables,
+    overlaid.problems,
+  );
+  return result;
 }
 
 /**
@@ -390,9 +451,10 @@ function validateParsed(
   read: (source: SourceFile) => ReadFile,
   options: ValidateOptions,
   variables: ReadonlySet<string>,
+  found: readonly ConfigProblem[] = [],
 ): ValidationResult {
   const files = sources.map((source) => source.file);
-  const problems: ConfigProblem[] = [];
+  const problems: ConfigProblem[] = [...found];
   const family = familyOf(options.kinds ?? KINDS);
   const declared: DesiredSources = family.bySection((kind) => new DeclaredSources(kind));
   const valid: { document: ParsedDocument; output: ValidDocument }[] = [];
@@ -411,9 +473,10 @@ function validateParsed(
       skipped.push(`the objects of ${printable(source.file)} (YAML cannot read it) against the other files`);
     }
     for (const document of parsed.documents) {
-      const { output, partial, problems: found } = validateDocument(document, family);
+      const { output, partial, problems: all } = validateDocument(document, family);
+      const found = all.filter((problem) => keepProblem(document, problem));
       for (const problem of found) problems.push(problem);
-      const declaring = declarable(document, family.kinds);
+      const declaring = declaredView(declarable(document, family.kinds));
       for (const sources of Object.values<DeclaredSources>(declared)) {
         for (const problem of sources.declare(declaring)) problems.push(problem);
       }
@@ -461,7 +524,9 @@ function validateParsed(
       const objects = entry.output[kind.section];
       // A singleton's section is one object: held as a list of one, like every section.
       if (kind.singleton) return objects === undefined ? [] : [objects];
-      return Array.isArray(objects) ? objects : [];
+      if (!Array.isArray(objects)) return [];
+      // An object a later path of an environment overrides or removes is not loaded (overlay.ts).
+      return objects.filter((_, index) => !isSuperseded(entry.document, kind.section, index));
     }),
   ) as DesiredObjects; // each section's schema made these objects
   const state: DesiredState = {

@@ -1,0 +1,242 @@
+/**
+ * Overlays: an environment reads its paths in order, and a later path overlays the earlier ones.
+ *
+ * - An object whose natural key matches an object of an earlier path overrides the top-level fields
+ *   it sets (the earlier object's other fields are kept): the merged object is validated, and loaded,
+ *   where the overlay writes it. Problems keep naming where the value was written: a problem under a
+ *   field the overlay sets is placed in the overlay; one under a field it inherits was already said
+ *   where the earlier path writes it (every object is validated where it is written), so it is not
+ *   said twice.
+ * - `remove: true` (with the natural key, and nothing else) removes the earlier object; on a key no
+ *   earlier path declares it is an error at the `remove`.
+ * - A new key adds an object. Within one path, a key declared twice is a duplicate, as everywhere.
+ * - `settings`, `manage` and `variables` merge across all the files as they always do; a singleton
+ *   section (network_rule_settings) too (declared in two paths, it is a duplicate).
+ *
+ * Pure: parsed documents in, documents with merged data and marks out (validate-sources.ts reads the
+ * marks: an object `superseded` by a later path is validated but neither declared nor loaded).
+ */
+import type { Kind } from '../kinds/index.js';
+import { naturalKey } from './natural-keys.js';
+import type { ParsedDocument, ParsedFile } from './parse-yaml.js';
+import type { ConfigProblem } from './problems.js';
+import { formatPath, type YamlPath } from './yaml-path.js';
+
+/** The key in an overlay object that removes the earlier object. */
+export const REMOVE = 'remove';
+
+interface Overlaid {
+  /** The top-level fields the overlay writes: problems under other fields are the earlier path's. */
+  fields: ReadonlySet<string>;
+  /** Whether the object it overrides passed the schema (then a problem of the whole object is the overlay's). */
+  earlierValid: boolean;
+}
+
+export interface OverlaidDocument extends ParsedDocument {
+  /** `section[i]` of objects a later path overrides or removes, and of `remove: true` objects. */
+  superseded?: Set<string>;
+  /** `section[i]` of objects merged over an earlier path's (and of removals: no field is theirs). */
+  overlaid?: Map<string, Overlaid>;
+}
+
+/** One path of an environment, in order: its files as read. */
+export interface Layer<F extends ParsedFile = ParsedFile> {
+  /** The path as the environment lists it (for messages). */
+  path: string;
+  files: F[];
+}
+
+type Mapping = Record<string, unknown>;
+
+function isMapping(value: unknown): value is Mapping {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+interface Declared {
+  document: OverlaidDocument;
+  index: number;
+  /** The object's data as it stands after the paths read so far. */
+  raw: Mapping;
+  layer: number;
+}
+
+const ITEM = /^([^[.]+)\[(\d+)\](?:\.([^.[]+))?/;
+
+function itemKey(section: string, index: number): string {
+  return `${section}[${index}]`;
+}
+
+/** Whether a problem the schema found in `document` is said (see the module comment). */
+export function keepProblem(document: ParsedDocument, problem: ConfigProblem): boolean {
+  const overlaid = (document as OverlaidDocument).overlaid;
+  if (overlaid === undefined) return true;
+  const match = ITEM.exec(problem.path);
+  if (match === null) return true;
+  const mark = overlaid.get(itemKey(match[1] ?? '', Number(match[2])));
+  if (mark === undefined) return true;
+  const field = match[3];
+  if (field !== undefined) return mark.fields.has(field);
+  if (mark.fields.size === 0) return false;
+  // Unknown fields of the merged object are only the overlay's (inherited ones are left out).
+  return mark.earlierValid || problem.message.startsWith('unknown field');
+}
+
+/** `document` as natural keys are declared from it: without its superseded objects. */
+export function declaredView<D extends ParsedDocument>(document: D): D {
+  const superseded = (document as OverlaidDocument).superseded;
+  if (superseded === undefined || superseded.size === 0 || !isMapping(document.data)) return document;
+  const view: Mapping = { ...document.data };
+  for (const [section, items] of Object.entries(view)) {
+    if (!Array.isArray(items)) continue;
+    view[section] = items.map((item, index) => (superseded.has(itemKey(section, index)) ? null : item));
+  }
+  return { ...document, data: view };
+}
+
+/** Whether the object at `index` of `section` is superseded (neither declared nor loaded). */
+export function isSuperseded(document: ParsedDocument, section: string, index: number): boolean {
+  return (document as OverlaidDocument).superseded?.has(itemKey(section, index)) ?? false;
+}
+
+function problemAt(document: ParsedDocument, path: YamlPath, message: string): ConfigProblem {
+  const { line, col } = document.locate(path);
+  return { file: document.file, line, col, path: formatPath(path), message };
+}
+
+/** The earlier object's fields the schema knows: an unknown field was said where it is written. */
+function knownFields(kind: Kind, raw: Mapping): Mapping {
+  const shape = kind.schema.shape as Record<string, unknown>;
+  const known: Mapping = {};
+  for (const key of Object.keys(raw)) {
+    if (Object.hasOwn(shape, key)) {
+      Object.defineProperty(known, key, {
+        value: raw[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+  return known;
+}
+
+function merged(base: Mapping, overlay: Mapping): Mapping {
+  const result: Mapping = {};
+  for (const source of [base, overlay]) {
+    for (const key of Object.keys(source)) {
+      Object.defineProperty(result, key, {
+        value: source[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+  return result;
+}
+
+/**
+ * Applies the overlay rules to the layers' documents (in the order given; each layer's files in
+ * their own order). Returns each file with its documents replaced by overlaid ones, and the
+ * problems of `remove:` itself.
+ */
+export function overlayLayers<F extends ParsedFile>(
+  layers: readonly Layer<F>[],
+  kinds: readonly Kind[],
+): { layers: Layer<F>[]; problems: ConfigProblem[] } {
+  const problems: ConfigProblem[] = [];
+  const current = new Map<string, Map<string, Declared>>();
+  const sectionMap = (section: string) => {
+    const map = current.get(section) ?? new Map<string, Declared>();
+    current.set(section, map);
+    return map;
+  };
+  const out: Layer<F>[] = [];
+  const lists = kinds.filter((kind) => !kind.singleton);
+  for (const [layer, { path, files }] of layers.entries()) {
+    const outFiles = files.map((file) => {
+      const documents = file.documents.map((document): OverlaidDocument => {
+        const data = isMapping(document.data) ? { ...document.data } : document.data;
+        return { ...document, data, superseded: new Set(), overlaid: new Map() };
+      });
+      return { ...file, documents };
+    });
+    for (const file of outFiles) {
+      for (const document of file.documents) {
+        const data = document.data;
+        if (!isMapping(data)) continue;
+        for (const kind of lists) {
+          const section = kind.section;
+          const items = Object.hasOwn(data, section) ? data[section] : undefined;
+          if (!Array.isArray(items)) continue;
+          const copy = [...items];
+          data[section] = copy;
+          const declared = sectionMap(section);
+          copy.forEach((item: unknown, index) => {
+            if (!isMapping(item)) return;
+            const key = naturalKey(kind, item);
+            if (key === undefined) return;
+            const found = declared.get(key);
+            const earlier = found !== undefined && found.layer < layer ? found : undefined;
+            const here = itemKey(section, index);
+            if (Object.hasOwn(item, REMOVE)) {
+              const { [REMOVE]: remove, ...rest } = item;
+              document.superseded?.add(here);
+              document.overlaid?.set(here, { fields: new Set(), earlierValid: true });
+              if (remove !== true) {
+                problems.push(
+                  problemAt(document, [section, index, REMOVE], 'expected remove: true (or no remove field)'),
+                );
+                return;
+              }
+              if (earlier === undefined) {
+                problems.push(
+                  problemAt(
+                    document,
+                    [section, index, REMOVE],
+                    `remove: true on ${kind.noun} "${key}", which no earlier path declares (${path} is read after ${
+                      layer === 0
+                        ? 'no path'
+                        : layers
+                            .slice(0, layer)
+                            .map((entry) => entry.path)
+                            .join(', ')
+                    })`,
+                  ),
+                );
+                return;
+              }
+              for (const field of Object.keys(rest)) {
+                if (kind.keyFields.includes(field)) continue;
+                const keyPath = [section, index, field];
+                problems.push(
+                  problemAt(
+                    document,
+                    keyPath,
+                    `remove: true takes only the natural key (${kind.keyFields.join(', ')}): ${field} is not read`,
+                  ),
+                );
+              }
+              earlier.document.superseded?.add(itemKey(section, earlier.index));
+              declared.delete(key);
+              copy[index] = earlier.raw;
+              return;
+            }
+            if (earlier === undefined) {
+              declared.set(key, { document, index, raw: item, layer });
+              return;
+            }
+            const earlierValid = kind.schema.safeParse(earlier.raw).success;
+            const object = merged(knownFields(kind, earlier.raw), item);
+            earlier.document.superseded?.add(itemKey(section, earlier.index));
+            document.overlaid?.set(here, { fields: new Set(Object.keys(item)), earlierValid });
+            copy[index] = object;
+            declared.set(key, { document, index, raw: object, layer });
+          });
+        }
+      }
+    }
+    out.push({ path, files: outFiles as F[] });
+  }
+  return { layers: out, problems };
+}

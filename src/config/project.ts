@@ -1,0 +1,240 @@
+/**
+ * The project file: `wafctl.yaml` at the configuration root (the single PATH given when it is a
+ * directory, else the current directory) may declare `environments:`, each with its URL, the
+ * *names* of the variables holding its credentials (never values), the paths it reads (later paths
+ * overlay earlier ones, overlay.ts) and its `vars` (`${var.NAME}`).
+ *
+ * No project file, or one without `environments:`: nothing changes. The same file stays an ordinary
+ * configuration file too (it may hold `manage:` and anything else): the loader ignores the
+ * `environments` key of the root's project file, and of no other file (validate-sources.ts,
+ * `SourceFile.project`), so it is read as configuration wherever a load includes it.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { isAbsolute, join, normalize, resolve } from 'node:path';
+import * as z from 'zod';
+import { boundedSafeParse } from './bounded-parse.js';
+import { VARIABLE_NAME } from './env.js';
+import { problemsFromIssue } from './issues.js';
+import { MAX_FILE_BYTES, parseYamlFile } from './parse-yaml.js';
+import { ConfigError, type ConfigProblem } from './problems.js';
+import { formatPath } from './yaml-path.js';
+
+export const PROJECT_FILE = 'wafctl.yaml';
+
+/** `--env all` selects every environment, so no environment may be named so. */
+export const ALL_ENVIRONMENTS = 'all';
+
+export interface EnvironmentSpec {
+  name: string;
+  url?: string | undefined;
+  url_env?: string | undefined;
+  token_env?: string | undefined;
+  signin_username_env?: string | undefined;
+  signin_password_env?: string | undefined;
+  /** Relative to the root, in the order they are read. */
+  paths: string[];
+  vars: Record<string, string>;
+}
+
+export interface Project {
+  /** The configuration root, as the user would write it (`.`, `config`). */
+  root: string;
+  /** The project file, as problems name it (`wafctl.yaml`, `config/wafctl.yaml`). */
+  file: string;
+  /** In the order the file declares them. */
+  environments: EnvironmentSpec[];
+}
+
+const variableName = z.string().regex(VARIABLE_NAME, {
+  error: 'expected the name of an environment variable: letters, digits and _, not starting with a digit',
+});
+
+const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+const rootPath = z
+  .string()
+  .min(1, { error: 'expected a path relative to the configuration root, got an empty string' })
+  .refine((path) => !isAbsolute(path), {
+    error: 'expected a path relative to the configuration root, got an absolute path',
+  })
+  .refine((path) => normalize(path) !== '..' && !normalize(path).startsWith(`..${'/'}`), {
+    error: 'expected a path inside the configuration root, got one that leaves it (..)',
+  });
+
+const environmentSchema = z
+  .strictObject({
+    url: z
+      .string()
+      .regex(/^https?:\/\/\S+$/, { error: 'expected an http:// or https:// URL' })
+      .optional()
+      .meta({ description: 'The firewall URL (or url_env).' }),
+    url_env: variableName.optional().meta({ description: 'The variable holding the URL (or url).' }),
+    token_env: variableName.optional().meta({ description: 'The variable holding the API token.' }),
+    signin_username_env: variableName.optional(),
+    signin_password_env: variableName.optional(),
+    paths: z
+      .array(rootPath)
+      .min(1, { error: 'expected at least one path' })
+      .refine((paths) => new Set(paths.map((path) => normalize(path))).size === paths.length, {
+        error: 'a path is listed twice',
+      }),
+    vars: z
+      .record(
+        z.string().regex(VARIABLE_NAME, {
+          error: 'expected a var name: letters, digits and _, not starting with a digit',
+        }),
+        z.union([z.string(), z.number(), z.boolean()], {
+          error: 'expected a string, number or boolean',
+        }),
+      )
+      .optional(),
+  })
+  .superRefine((environment, context) => {
+    const hasUrl = environment.url !== undefined;
+    const hasUrlEnv = environment.url_env !== undefined;
+    if (hasUrl === hasUrlEnv) {
+      context.addIssue({
+        code: 'custom',
+        path: hasUrl ? ['url_env'] : [],
+        message: hasUrl
+          ? 'url and url_env are both set: give exactly one'
+          : 'expected exactly one of url or url_env',
+      });
+    }
+    const hasToken = environment.token_env !== undefined;
+    const user = environment.signin_username_env !== undefined;
+    const password = environment.signin_password_env !== undefined;
+    if (hasToken && (user || password)) {
+      context.addIssue({
+        code: 'custom',
+        path: [user ? 'signin_username_env' : 'signin_password_env'],
+        message: 'token_env and the sign-in variables are both set: give token_env, or the sign-in pair',
+      });
+    } else if (!hasToken && user !== password) {
+      context.addIssue({
+        code: 'custom',
+        path: [],
+        message: `${user ? 'signin_password_env' : 'signin_username_env'} is missing: the sign-in takes both signin_username_env and signin_password_env`,
+      });
+    } else if (!hasToken && !user) {
+      context.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'expected token_env, or signin_username_env and signin_password_env',
+      });
+    }
+  });
+
+/** The project file's schema: `environments:`; any other key is configuration, checked by the loader. */
+export const projectSchema = z.looseObject({
+  environments: z
+    .record(
+      // Names are checked by `nameProblems` (zod says only "Invalid key in record").
+      z.string(),
+      environmentSchema,
+    )
+    .refine((environments) => Object.keys(environments).length > 0, {
+      error: 'expected at least one environment',
+    })
+    .optional(),
+});
+
+/** The configuration root of a command given `paths` (see the module comment). */
+export async function projectRoot(paths: readonly string[], cwd: string): Promise<string> {
+  if (paths.length !== 1) return '.';
+  const [only = '.'] = paths;
+  try {
+    return (await stat(resolve(cwd, only))).isDirectory() ? only : '.';
+  } catch {
+    return '.';
+  }
+}
+
+async function readText(absolute: string): Promise<string | undefined> {
+  try {
+    const info = await stat(absolute);
+    // Not a regular file, or larger than a configuration file may be: the loader says why.
+    if (!info.isFile() || info.size > MAX_FILE_BYTES) return undefined;
+    return await readFile(absolute, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+const DECLARES_ENVIRONMENTS = /^environments[ \t]*:/m;
+
+/**
+ * The project at `root` (relative to `cwd`): undefined when there is no project file or it declares
+ * no environments (today's behaviour). Throws a ConfigError for an invalid `environments:`, each
+ * problem at its FILE:LINE:COL; messages name variables, never their values.
+ */
+export async function readProject(root: string, cwd: string): Promise<Project | undefined> {
+  const file = join(root, PROJECT_FILE);
+  const text = await readText(resolve(cwd, file));
+  // A file too large or unreadable is said by the loader, which reads it as configuration.
+  if (text === undefined || !DECLARES_ENVIRONMENTS.test(text)) return undefined;
+  // No variables: `environments:` holds names of variables, and substitution problems elsewhere in
+  // the file are the loader's to report.
+  const parsed = parseYamlFile(file, text, {});
+  const problems: ConfigProblem[] = parsed.problems.filter(
+    (problem) => problem.path === '' || problem.path.startsWith('environments'),
+  );
+  const found = parsed.documents.filter(
+    (document) =>
+      document.data !== null &&
+      typeof document.data === 'object' &&
+      Object.hasOwn(document.data, 'environments'),
+  );
+  if (problems.some((problem) => problem.path === '')) throw new ConfigError(problems);
+  if (found.length === 0) return undefined;
+  for (const extra of found.slice(1)) {
+    const { line, col } = extra.locate(['environments']);
+    const first = found[0]?.locate(['environments']);
+    problems.push({
+      file,
+      line,
+      col,
+      path: 'environments',
+      message: `environments is declared twice in the project file (first at ${file}:${first?.line}:${first?.col})`,
+    });
+  }
+  const document = found[0];
+  if (document === undefined) return undefined;
+  const declared = (document.data as Record<string, unknown>).environments;
+  if (declared !== null && typeof declared === 'object' && !Array.isArray(declared)) {
+    for (const name of Object.keys(declared)) {
+      const message = !ENVIRONMENT_NAME.test(name)
+        ? 'expected an environment name: letters, digits, _, . and -, starting with a letter or digit'
+        : name === ALL_ENVIRONMENTS
+          ? `"${ALL_ENVIRONMENTS}" cannot name an environment: --env ${ALL_ENVIRONMENTS} selects every environment`
+          : undefined;
+      if (message === undefined) continue;
+      const { line, col } = document.locate(['environments', name]);
+      problems.push({ file, line, col, path: formatPath(['environments', name]), message });
+    }
+  }
+  const result = boundedSafeParse(projectSchema, document.data);
+  if (!result.success) {
+    const context = { file, ...document.tree(), root: projectSchema };
+    for (const issue of result.issues) {
+      for (const problem of problemsFromIssue(issue, context)) {
+        if (!document.reportedPaths.has(problem.path)) problems.push(problem);
+      }
+    }
+  }
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
+  const environments = Object.entries(result.data.environments ?? {}).map(
+    ([name, spec]): EnvironmentSpec => ({
+      name,
+      ...spec,
+      vars: Object.fromEntries(Object.entries(spec.vars ?? {}).map(([key, value]) => [key, String(value)])),
+    }),
+  );
+  if (environments.length === 0) return undefined;
+  return { root, file, environments };
+}
+
+/** Where an environment's path is, as the loader shows it (relative to the current directory). */
+export function environmentPath(project: Project, path: string): string {
+  return join(project.root, path);
+}
