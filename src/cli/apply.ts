@@ -10,6 +10,7 @@ import { IMPACT_CLASSES, type ImpactClass } from '../core/model.js';
 import { EXIT_CODES, type InterruptSignal, type Io } from './io.js';
 import {
   addConnectionOptions,
+  addEnvironmentOption,
   type ConnectionFlags,
   DEFAULT_BATCH_SIZE,
   DEFAULT_PARALLELISM,
@@ -19,6 +20,7 @@ import {
 import { colorEnabled, writeErr, writeOut } from './output.js';
 
 interface ApplyFlags extends ConnectionFlags {
+  env: string[];
   autoApprove?: boolean;
   plan?: string;
   parallelism: number;
@@ -35,7 +37,7 @@ function refuse(message: string): WafctlError {
 
 export function applyCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
-    new Command('apply')
+    addEnvironmentOption(new Command('apply'))
       .description('plan, then create, update and delete to match the configuration')
       .argument('[PATH...]', 'files or directories of YAML configuration (default: .)')
       .option('--auto-approve', 'do not ask for confirmation')
@@ -80,8 +82,8 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
   }
 
   const { withApiClient } = await import('./connection.js');
-  const { baseUrlInUse, refuseEnvironments } = await import('./planning.js');
-  const { loadDesiredState } = await import('../config/load.js');
+  const { baseUrlInUse, loadSelected, environmentHeading } = await import('./planning.js');
+  const { selectEnvironment } = await import('./environments.js');
   const { refreshAndPlan } = await import('../ops/refresh.js');
   const { renderTextPlan } = await import('../plan/render/text.js');
   const { readSavedPlan, assertMadeAgainst } = await import('../ops/apply/saved-plan.js');
@@ -95,18 +97,23 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
 
   // Configuration problems and unreadable saved plans are reported before any network call, and so
   // is a saved plan made against another server (no request, not even a sign-in, reaches it).
-  if (flags.plan === undefined) await refuseEnvironments(io, paths.length > 0 ? paths : ['.'], 'apply');
+  // With --plan, the environment (if any) is the current directory's: no PATH is given.
   const source =
     flags.plan === undefined
       ? ({
           from: 'config',
-          config: await loadDesiredState(paths.length > 0 ? paths : ['.'], { cwd: io.cwd, env: io.env }),
+          ...(await loadSelected(io, paths.length > 0 ? paths : ['.'], flags, 'apply')),
         } as const)
-      : ({ from: 'saved', saved: await readSavedPlan(flags.plan, { cwd: io.cwd }) } as const);
-  const here = baseUrlInUse(flags, io.env);
+      : ({
+          from: 'saved',
+          saved: await readSavedPlan(flags.plan, { cwd: io.cwd }),
+          flags: await savedPlanFlags(io, flags, selectEnvironment),
+        } as const);
+  const connection = source.flags;
+  const here = baseUrlInUse(connection, io.env);
   if (source.from === 'saved' && here !== undefined) assertMadeAgainst(source.saved, here);
 
-  return withApiClient(io, flags, async (api) => {
+  return withApiClient(io, connection, async (api) => {
     const concurrency = flags.parallelism;
     // A saved plan is rebuilt from the live objects and its intent: nothing it says about what a
     // change does (fields, before/after, impact, warnings) is believed.
@@ -120,6 +127,8 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
             }),
             username: source.config.state.settings.username,
           };
+    const heading = environmentHeading(connection);
+    if (heading !== undefined) writeOut(io, heading);
     writeOut(io, renderTextPlan(plan, { color: colorEnabled(io, flags.color) }));
 
     const gate = applyGate(plan, {
@@ -166,4 +175,19 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
       interruption.dispose();
     }
   });
+}
+
+/**
+ * The connection of `apply --plan FILE`: with `--env NAME`, that environment of the current
+ * directory's wafctl.yaml (the saved plan must have been made against its URL); without, the flags
+ * and variables as before (a saved plan says where it was made, so no environment is required).
+ */
+async function savedPlanFlags(
+  io: Io,
+  flags: ApplyFlags,
+  selectEnvironment: typeof import('./environments.js').selectEnvironment,
+): Promise<ConnectionFlags> {
+  if (flags.env.length === 0) return flags;
+  const selected = await selectEnvironment(io, ['.'], flags, 'apply');
+  return selected === undefined ? flags : { ...flags, environment: selected.connection };
 }

@@ -6,6 +6,9 @@
  * never leaves the process; and the whole-response deadline of each request from `--timeout` /
  * `WAF_TIMEOUT`.
  *
+ * With `--env NAME` (`flags.environment`, environments.ts), the environment's URL and the variables
+ * its wafctl.yaml entry names are used instead, and none of the above but the timeout is read.
+ *
  * A token, when given, wins over the sign-in settings: it is the more specific credential (a pipeline
  * may hold both, and signing in would spend a request and a login on the server for nothing).
  */
@@ -16,6 +19,7 @@ import type { ApiClient, ApiClientOptions } from '../api/index.js';
 import { type Clock, DEFAULT_TIMEOUT_SECONDS } from '../api/retry.js';
 import { usageError, WafctlError } from '../core/errors.js';
 import { isBearerToken, registerSecret, shortSecretWarning } from '../core/secrets.js';
+import type { EnvironmentConnection } from './environments.js';
 import type { Io } from './io.js';
 import { type ConnectionFlags, quoteValue, readTimeout } from './options.js';
 import { writeErr } from './output.js';
@@ -54,7 +58,7 @@ export async function openConnection(
   env: Environment,
   options: ConnectionOptions = {},
 ): Promise<Connection> {
-  const url = flags.url ?? env.WAF_URL;
+  const url = flags.environment?.url ?? flags.url ?? env.WAF_URL;
   if (url === undefined || url === '') {
     throw connectionError(`no API URL: pass --url URL or set WAF_URL (or use --url ${EMBEDDED}).`);
   }
@@ -63,7 +67,10 @@ export async function openConnection(
   if (flags.emulatorState !== undefined) {
     throw connectionError(`--emulator-state only applies with --url ${EMBEDDED}.`);
   }
-  const credential = await resolveCredential(flags, env, options);
+  const credential =
+    flags.environment === undefined
+      ? await resolveCredential(flags, env, options)
+      : environmentCredential(flags.environment, env);
   // Registered already (where it was read); short ones are still redacted, with one warning each.
   const warn = (what: string, kind: 'token' | 'password', secret: string) => {
     const warning = shortSecretWarning(what, kind, secret);
@@ -142,6 +149,37 @@ async function resolveCredential(
       ? (envValue(env, 'WAF_SIGNIN_PASSWORD') ?? '')
       : await readSecretFile(flags.passwordFile, 'password', cwd);
   registerSecret(password);
+  return { kind: 'signin', username, password };
+}
+
+/**
+ * An environment's credential (`--env`): the token in the variable its `token_env` names, else a
+ * sign-in with its `signin_username_env` and `signin_password_env` (wafctl.yaml declares exactly one
+ * of the two). WAF_TOKEN and the WAF_SIGNIN_* variables are not read. Messages name the variables,
+ * never their values; the secrets are registered for redaction as soon as they are read.
+ */
+function environmentCredential(environment: EnvironmentConnection, env: Environment): Credential {
+  const { name, file, spec } = environment;
+  const read = (variable: string, key: string, what: string): string => {
+    const value = envValue(env, variable);
+    if (value === undefined) {
+      throw usageError(`environment ${name}: ${variable} is not set (${key} in ${file}): set it to ${what}.`);
+    }
+    return value;
+  };
+  if (spec.token_env !== undefined) {
+    const token = read(spec.token_env, 'token_env', 'the API token');
+    registerSecret(token);
+    if (!isBearerToken(token)) {
+      throw connectionError(
+        `the API token in ${spec.token_env} contains characters an HTTP header cannot carry (spaces, control or non-ASCII characters).`,
+      );
+    }
+    return { kind: 'token', token };
+  }
+  const password = read(spec.signin_password_env ?? '', 'signin_password_env', 'the sign-in password');
+  registerSecret(password);
+  const username = read(spec.signin_username_env ?? '', 'signin_username_env', 'the sign-in user name');
   return { kind: 'signin', username, password };
 }
 

@@ -1,10 +1,11 @@
 /** Option sets shared by several commands, declared once so their help text never drifts apart. */
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../api/retry.js';
 import { IMPACT_CLASSES, type ImpactClass } from '../core/model.js';
 import { didYouMean } from '../core/suggest.js';
 import { printable } from '../core/text.js';
 import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown.js';
+import type { EnvironmentConnection } from './environments.js';
 
 /**
  * Options of every command that talks to the API. The token and the sign-in password are never
@@ -18,6 +19,23 @@ export interface ConnectionFlags {
   emulatorState?: string;
   /** `--timeout SECONDS`, checked; when absent, WAF_TIMEOUT, then DEFAULT_TIMEOUT_SECONDS. */
   timeout?: number;
+  /**
+   * Not a flag: the environment `--env` selected (environments.ts), whose URL and credentials are
+   * used instead of `--url`, WAF_URL and the token or sign-in settings.
+   */
+  environment?: EnvironmentConnection;
+}
+
+/** `--env NAME` on plan, drift and apply (environments.ts): one environment of wafctl.yaml. */
+export function addEnvironmentOption(command: Command): Command {
+  return command.addOption(
+    new Option(
+      '--env <NAME>',
+      'work on this environment of wafctl.yaml at the configuration root: its paths, vars, URL and credentials',
+    )
+      .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value])
+      .default([]),
+  );
 }
 
 export function addConnectionOptions(command: Command): Command {

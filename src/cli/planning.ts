@@ -4,7 +4,7 @@
  */
 
 import * as z from 'zod';
-import { loadDesiredState } from '../config/load.js';
+import { loadDesiredState, loadEnvironment } from '../config/load.js';
 import { scopeOf } from '../config/schema.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { WafctlError } from '../core/errors.js';
@@ -14,6 +14,7 @@ import { safetyCodec } from '../core/safety.js';
 import { normalizeBaseUrl, type SavedPlanContext, scopesByKind } from '../ops/apply/saved-plan.js';
 import { refreshAndPlan } from '../ops/refresh.js';
 import { EMBEDDED, withApiClient } from './connection.js';
+import type { EnvironmentCommand } from './environments.js';
 import type { Io } from './io.js';
 import type { ConnectionFlags } from './options.js';
 import { HYDRATION_CONCURRENCY } from './options.js';
@@ -22,18 +23,24 @@ import { writeErr } from './output.js';
 export interface PlannedConfig {
   config: LoadedConfig;
   plan: Plan;
+  /** The connection flags in use: with `--env`, they carry the environment's connection. */
+  flags: ConnectionFlags;
 }
 
 export async function loadAndPlan(
   io: Io,
   paths: readonly string[],
-  flags: ConnectionFlags,
+  given: ConnectionFlags & { env?: string[] | undefined },
   /** `drift`: classify the security impact of what was changed outside wafctl (drift reports). */
   impactDirection: ImpactDirection = 'apply',
 ): Promise<PlannedConfig> {
-  // Configuration errors are reported before any network call.
-  await refuseEnvironments(io, paths, impactDirection === 'drift' ? 'drift' : 'plan');
-  const config = await loadDesiredState(paths, { cwd: io.cwd, env: io.env });
+  // Configuration errors (and the choice of environment) are reported before any network call.
+  const { config, flags } = await loadSelected(
+    io,
+    paths,
+    given,
+    impactDirection === 'drift' ? 'drift' : 'plan',
+  );
   const plan = await withApiClient(io, flags, (api) =>
     refreshAndPlan(config, api, {
       concurrency: HYDRATION_CONCURRENCY,
@@ -41,19 +48,40 @@ export async function loadAndPlan(
       warn: (line) => writeErr(io, `Note: ${line}.`),
     }),
   );
-  return { config, plan };
+  return { config, plan, flags };
+}
+
+/**
+ * The configuration to plan: with `--env NAME`, that environment's (its paths, overlays and vars),
+ * and flags carrying its connection; without, the PATHs', as before (refused when the root declares
+ * environments: `selectEnvironment`).
+ */
+export async function loadSelected(
+  io: Io,
+  paths: readonly string[],
+  given: ConnectionFlags & { env?: string[] | undefined },
+  command: EnvironmentCommand,
+): Promise<{ config: LoadedConfig; flags: ConnectionFlags }> {
+  const { selectEnvironment } = await import('./environments.js');
+  const options = { cwd: io.cwd, env: io.env };
+  const selected = await selectEnvironment(io, paths, given, command);
+  if (selected === undefined) return { config: await loadDesiredState(paths, options), flags: given };
+  const config = await loadEnvironment(selected.project, selected.environment, options);
+  return { config, flags: { ...given, environment: selected.connection } };
+}
+
+/** The first line of a text plan, drift report or apply made for an environment. */
+export function environmentHeading(flags: ConnectionFlags): string | undefined {
+  return flags.environment === undefined ? undefined : `Environment: ${flags.environment.name}`;
 }
 
 /**
  * A configuration whose wafctl.yaml declares environments is one environment at a time, selected with
- * `--env`; the commands that talk to an API do not take `--env` yet, so they refuse, naming the
- * environments, rather than read every environment's paths as one configuration. `validate` checks
- * each environment.
+ * `--env`; `pull` does not take `--env` yet, so it refuses, naming the environments, rather than read
+ * every environment's paths as one configuration. (plan, drift and apply: `selectEnvironment`.)
+ * `validate` checks each environment.
  */
 const DONE_PER_ENVIRONMENT = {
-  plan: 'planned',
-  apply: 'applied',
-  drift: 'checked for drift',
   pull: 'pulled',
 };
 
@@ -85,12 +113,12 @@ export function assertNoProblems(plan: Plan): void {
 }
 
 /**
- * The base URL in use, as a saved plan records and compares it (`normalizeBaseUrl`): `--url`, else
- * WAF_URL; `embedded` for the embedded emulator. Undefined when none is given or it is not a URL:
+ * The base URL in use, as a saved plan records and compares it (`normalizeBaseUrl`): the `--env`
+ * environment's, else `--url`, else WAF_URL; `embedded` for the embedded emulator. Undefined when none is given or it is not a URL:
  * opening the connection then fails with its own message.
  */
 export function baseUrlInUse(flags: ConnectionFlags, env: Io['env']): string | undefined {
-  const url = flags.url ?? env.WAF_URL;
+  const url = flags.environment?.url ?? flags.url ?? env.WAF_URL;
   if (url === undefined || url === '') return undefined;
   return url === EMBEDDED ? EMBEDDED : normalizeBaseUrl(url);
 }

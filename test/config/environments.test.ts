@@ -204,22 +204,21 @@ describe('wafctl validate with environments', () => {
   });
 });
 
-describe('commands that talk to an API, before they take --env', () => {
+describe('commands that talk to an API, without --env', () => {
   it.each([
-    ['plan', 'planned'],
-    ['drift', 'checked for drift'],
-    ['apply', 'applied'],
-    ['pull', 'pulled'],
+    ['plan', 'plan'],
+    ['drift', 'check for drift'],
+    ['apply', 'apply'],
   ])(
-    '%s refuses a root that declares environments, naming them, before any request',
-    async (command, done) => {
+    '%s refuses a root that declares environments, asking for --env NAME, before any request',
+    async (command, verb) => {
       await write({ 'wafctl.yaml': PROJECT, 'base/groups.yaml': 'groups:\n  - name: soc\n' });
       const firewall = await startTestFirewall();
       try {
         const args = command === 'apply' ? [command, dir, '--auto-approve'] : [command, dir];
         const result = await runCli(args, { env: firewall.env });
         expect(result.stderr).toBe(
-          `Error: ${join(dir, 'wafctl.yaml')} declares environments (staging, production), which are ${done} one at a time with --env NAME, and ${command} does not take --env yet: nothing was read from the firewall. \`wafctl validate\` checks every environment.\n`,
+          `Error: ${join(dir, 'wafctl.yaml')} declares environments (staging, production): pass --env NAME to choose the one to ${verb}; nothing was read from the firewall. \`wafctl validate\` checks every environment.\n`,
         );
         expect(result.code).toBe(1);
         expect((await firewall.stats()).total).toBe(0);
@@ -228,4 +227,19 @@ describe('commands that talk to an API, before they take --env', () => {
       }
     },
   );
+
+  it('pull refuses a root that declares environments, naming them, before any request', async () => {
+    await write({ 'wafctl.yaml': PROJECT, 'base/groups.yaml': 'groups:\n  - name: soc\n' });
+    const firewall = await startTestFirewall();
+    try {
+      const result = await runCli(['pull', dir], { env: firewall.env });
+      expect(result.stderr).toBe(
+        `Error: ${join(dir, 'wafctl.yaml')} declares environments (staging, production), which are pulled one at a time with --env NAME, and pull does not take --env yet: nothing was read from the firewall. \`wafctl validate\` checks every environment.\n`,
+      );
+      expect(result.code).toBe(1);
+      expect((await firewall.stats()).total).toBe(0);
+    } finally {
+      await firewall.close();
+    }
+  });
 });

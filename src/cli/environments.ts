@@ -1,0 +1,124 @@
+/**
+ * `--env NAME` on plan, drift and apply: which environment of the root's wafctl.yaml a run works on,
+ * and where its firewall is. One environment per run in this slice (issue 31): `--env all` and several
+ * `--env` are refused. The environment's URL is read here (its `url`, or the variable `url_env`
+ * names); its token or sign-in is read when the connection opens (connection.ts), from the variables
+ * it names, and registered for redaction there.
+ */
+import type { EnvironmentSpec, Project } from '../config/project.js';
+import { usageError } from '../core/errors.js';
+import type { Io } from './io.js';
+import type { ConnectionFlags } from './options.js';
+
+/** The connection an environment gives (ConnectionFlags.environment). */
+export interface EnvironmentConnection {
+  name: string;
+  /** The project file, as messages name it. */
+  file: string;
+  /** Its `url`, or the value of its `url_env`. */
+  url: string;
+  spec: EnvironmentSpec;
+}
+
+export interface SelectedEnvironment {
+  project: Project;
+  environment: EnvironmentSpec;
+  connection: EnvironmentConnection;
+}
+
+export type EnvironmentCommand = 'plan' | 'drift' | 'apply';
+
+const VERB: Record<EnvironmentCommand, string> = {
+  plan: 'plan',
+  drift: 'check for drift',
+  apply: 'apply',
+};
+
+/** The flags that say where and as whom to connect, which an environment says instead. */
+const CONFLICTING: [keyof ConnectionFlags, string][] = [
+  ['url', '--url'],
+  ['tokenFile', '--token-file'],
+  ['passwordFile', '--password-file'],
+];
+
+/**
+ * The environment `--env` selects, or undefined when the root declares none and no `--env` is given
+ * (today's behaviour). Refuses, before any request: a root with environments and no `--env`; `--env`
+ * on a root without; several environments or `--env all`; an unknown name; PATHs other than the root;
+ * `--url`, `--token-file` or `--password-file` with `--env`; an unset `url_env` variable.
+ */
+export async function selectEnvironment(
+  io: Io,
+  paths: readonly string[],
+  flags: ConnectionFlags & { env?: string[] | undefined },
+  command: EnvironmentCommand,
+): Promise<SelectedEnvironment | undefined> {
+  const { readProject, projectRoot, PROJECT_FILE, ALL_ENVIRONMENTS } = await import('../config/project.js');
+  const given = flags.env ?? [];
+  const root = await projectRoot(paths, io.cwd);
+  const project = await readProject(root, io.cwd);
+  if (project === undefined) {
+    if (given.length === 0) return undefined;
+    throw usageError(
+      `--env selects environments of ${PROJECT_FILE} at the configuration root (${root}), which declares none`,
+    );
+  }
+  const names = project.environments.map((environment) => environment.name);
+  if (given.length === 0) {
+    throw usageError(
+      `${project.file} declares environments (${names.join(', ')}): pass --env NAME to choose the one to ${VERB[command]}; nothing was read from the firewall. \`wafctl validate\` checks every environment.`,
+    );
+  }
+  const unknown = given.filter((name) => name !== ALL_ENVIRONMENTS && !names.includes(name));
+  if (unknown.length > 0) {
+    throw usageError(
+      `unknown environment ${unknown.map((name) => JSON.stringify(name)).join(', ')}: ${project.file} declares ${names.join(', ')}`,
+    );
+  }
+  const distinct = [...new Set(given)];
+  if (distinct.length > 1 || distinct[0] === ALL_ENVIRONMENTS) {
+    const asked = distinct.includes(ALL_ENVIRONMENTS) ? names : distinct;
+    throw usageError(
+      `several environments at once (${asked.join(', ')}) are not supported yet: ${command} takes one --env NAME per run`,
+    );
+  }
+  const spec = project.environments.find((environment) => environment.name === distinct[0]);
+  if (spec === undefined) throw usageError(`unknown environment ${JSON.stringify(distinct[0])}`);
+  const all = paths.length === 0 ? ['.'] : paths;
+  if (all.length !== 1 || all[0] !== root) {
+    throw usageError(
+      `${project.file} declares environments (${names.join(', ')}), which read their own paths: give the configuration root as PATH (or none), not ${all.join(' ')}`,
+    );
+  }
+  const conflicting = CONFLICTING.filter(([key]) => flags[key] !== undefined).map(([, flag]) => flag);
+  if (conflicting.length > 0) {
+    throw usageError(
+      `${conflicting.join(' and ')} cannot be combined with --env: environment ${spec.name} takes its URL and credentials from ${project.file}`,
+    );
+  }
+  const connection = {
+    name: spec.name,
+    file: project.file,
+    url: environmentUrl(spec, project.file, io.env),
+    spec,
+  };
+  return { project, environment: spec, connection };
+}
+
+/** Its `url`, or the value of the variable `url_env` names; messages name the variable, never a value. */
+function environmentUrl(spec: EnvironmentSpec, file: string, env: Io['env']): string {
+  if (spec.url !== undefined) return spec.url;
+  const name = spec.url_env ?? '';
+  const value = env[name];
+  if (value === undefined || value === '') {
+    throw usageError(
+      `environment ${spec.name}: ${name} is not set (url_env in ${file}): set it to the firewall's URL`,
+    );
+  }
+  if (!/^https?:\/\/\S+$/.test(value)) {
+    throw usageError(
+      `environment ${spec.name}: ${name} (url_env in ${file}) is not an http:// or https:// URL`,
+    );
+  }
+  return value;
+}
