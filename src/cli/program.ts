@@ -4,6 +4,7 @@
  */
 import { Command } from 'commander';
 import { applyCommand } from './apply.js';
+import { compareCommand } from './compare.js';
 import { driftCommand } from './drift.js';
 import { emulatorCommand } from './emulator.js';
 import { exportCommand } from './export.js';
@@ -70,6 +71,7 @@ export function buildProgram(io: Io, done: (code: number) => void): Command {
     applyCommand,
     driftCommand,
     pullCommand,
+    compareCommand,
     exportCommand,
     getCommand,
     emulatorCommand,
