@@ -1,13 +1,13 @@
 /* biome-ignore-all lint/suspicious/noTemplateCurlyInString: YAML text with ${var.NAME} references */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../src/config/load.js';
 import { ConfigError } from '../../src/config/problems.js';
 import { readProject } from '../../src/config/project.js';
 import { runCli } from '../helpers/cli.js';
-import { startTestFirewall } from '../helpers/firewall.js';
+import { startTestFirewall, writeFiles } from '../helpers/firewall.js';
 
 let dir = '';
 
@@ -19,12 +19,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function write(files: Record<string, string>): Promise<void> {
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), text);
-  }
-}
+const write = (files: Record<string, string>) => writeFiles(dir, files);
 
 const PROJECT = `environments:
   staging:

@@ -7,6 +7,7 @@ import { rm } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { writeConfig } from '../helpers/firewall.js';
+import { actionOverlayYaml, rulesYaml } from '../helpers/fixtures.js';
 
 const PROJECT = `environments:
   staging:
@@ -23,34 +24,12 @@ const PROJECT = `environments:
     paths: [base, envs/staging]
 `;
 
-const BASE = `application_rules:
-  - rq_host: shop.example.com
-    description: Block admin
-    priority: high
-    conditions:
-      - operator: match
-        expressions: ["^/admin"]
-        targets: [path]
-    actions:
-      - firewall_action: block
-        firewall_name: waf-eu-1
-`;
+const BASE = rulesYaml([{}]);
 
-const STAGING = `application_rules:
-  - rq_host: shop.example.com
-    description: Block admin
-    actions:
-      - firewall_action: block
-        firewall_name: waf-eu-1
-`;
+const STAGING = `application_rules:\n${actionOverlayYaml({ action: 'block' })}`;
 
 const PRODUCTION = `application_rules:
-  - rq_host: shop.example.com
-    description: Block admin
-    actions:
-      - firewall_action: log
-        firewall_name: waf-eu-1
-groups:
+${actionOverlayYaml({ action: 'log' })}groups:
   - name: soc
     description: Analysts
 `;

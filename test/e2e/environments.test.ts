@@ -8,27 +8,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { E2E_TOKEN, startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
+import { actionOverlayYaml, rulesYaml } from '../helpers/fixtures.js';
 
-const BASE = `application_rules:
-  - rq_host: shop.example.com
-    description: Block admin
-    priority: high
-    conditions:
-      - operator: match
-        expressions: ["^/admin"]
-        targets: [path]
-    actions:
-      - firewall_action: block
-        firewall_name: waf-eu-1
-`;
+const BASE = rulesYaml([{}]);
 
-const PRODUCTION = `application_rules:
-  - rq_host: shop.example.com
-    description: Block admin
-    actions:
-      - firewall_action: log
-        firewall_name: waf-eu-1
-`;
+const PRODUCTION = `application_rules:\n${actionOverlayYaml({ action: 'log' })}`;
 
 const STAGING = `groups:
   - name: soc

@@ -40,13 +40,18 @@ export async function startTestFirewall(options: EmulatorOptions = {}): Promise<
   };
 }
 
-/** Writes `files` (relative path -> YAML text) into a new temporary directory and returns it. */
-export async function writeConfig(files: Record<string, string>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'wafctl-config-'));
+/** Writes `files` (relative path -> text) into `dir`, creating the directories they need. */
+export async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
   for (const [path, text] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), text);
   }
+}
+
+/** Writes `files` (relative path -> YAML text) into a new temporary directory and returns it. */
+export async function writeConfig(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'wafctl-config-'));
+  await writeFiles(dir, files);
   return dir;
 }
 

@@ -77,3 +77,21 @@ export function rulesYaml(specs: RuleSpec[]): string {
     ? 'application_rules: []\n'
     : `application_rules:\n${specs.map(ruleYaml).join('')}`;
 }
+
+/**
+ * An overlay of the test rule, as an environment's path writes it: the natural key, and the action
+ * that overrides the earlier path's (`log` where the base blocks, say).
+ */
+export function actionOverlayYaml({
+  host = 'shop.example.com',
+  description = 'Block admin',
+  action = 'block',
+  firewall = 'waf-eu-1',
+}: RuleSpec = {}): string {
+  return [
+    `  - rq_host: ${scalar(host)}`,
+    `    description: ${scalar(description)}`,
+    `    actions: [{firewall_action: ${scalar(action, true)}, firewall_name: ${scalar(firewall, true)}}]`,
+    '',
+  ].join('\n');
+}
