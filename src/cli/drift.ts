@@ -3,8 +3,10 @@
  * error, 3 a change has a `--fail-on` class.
  */
 import { Command, Option } from 'commander';
+import { usageError } from '../core/errors.js';
 import type { ImpactClass } from '../core/model.js';
 import type { Io } from './io.js';
+import type { EnvironmentResult } from './multi-environment.js';
 import {
   addConnectionOptions,
   addEnvironmentOption,
@@ -39,24 +41,58 @@ export function driftCommand(io: Io, done: (code: number) => void): Command {
 }
 
 async function drift(paths: string[], flags: DriftFlags, io: Io): Promise<number> {
-  const { loadAndPlan, assertNoProblems, environmentHeading } = await import('./planning.js');
+  const { severalEnvironments } = await import('./environments.js');
+  const several = await severalEnvironments(io, paths, flags, 'drift');
+  if (several !== undefined) {
+    if (flags.report !== undefined) {
+      throw usageError(
+        `--report writes one environment's report: give one --env NAME with --report, not ${several.length} (${several.join(', ')})`,
+      );
+    }
+    const { runSeveral } = await import('./multi-environment.js');
+    const { DRIFT_MARKDOWN_MARKER } = await import('../plan/render/markdown.js');
+    return runSeveral(
+      io,
+      several,
+      { command: 'drift', format: flags.format, maxChars: flags.maxChars, marker: DRIFT_MARKDOWN_MARKER },
+      async (name, maxChars) =>
+        (
+          await driftOne(
+            paths,
+            { ...flags, env: [name], ...(maxChars === undefined ? {} : { maxChars }) },
+            io,
+          )
+        ).result,
+    );
+  }
+  const { environmentHeading } = await import('./planning.js');
+  const { result, connection } = await driftOne(paths, flags, io);
+  // The heading is stdout's, not the --report file's: the report stays what it is without --env.
+  const heading = flags.format === 'text' ? environmentHeading(connection) : undefined;
+  if (heading !== undefined) writeOut(io, heading);
+  writeOut(io, result.output);
+  if (flags.report !== undefined) await writeTextFile(io, flags.report, result.output);
+  if (result.refusal) throw result.refusal;
+  return result.code;
+}
+
+/** One environment's (or the PATHs') drift report; the refusal, if any, is the caller's to report. */
+async function driftOne(
+  paths: string[],
+  flags: DriftFlags,
+  io: Io,
+): Promise<{ result: EnvironmentResult; connection: ConnectionFlags }> {
+  const { loadAndPlan, problemsRefusal } = await import('./planning.js');
   const { renderTextDrift, renderMarkdownDrift, renderJsonDrift } = await import('../plan/render/drift.js');
   const { failOnRefusal } = await import('../plan/policy.js');
 
   const { plan, flags: connection } = await loadAndPlan(io, paths, flags, 'drift');
-  const report = {
+  const output = {
     text: () => renderTextDrift(plan),
     markdown: () =>
       renderMarkdownDrift(plan, flags.maxChars === undefined ? {} : { maxChars: flags.maxChars }),
     json: () => renderJsonDrift(plan),
   }[flags.format]();
-  // The heading is stdout's, not the --report file's: the report stays what it is without --env.
-  const heading = flags.format === 'text' ? environmentHeading(connection) : undefined;
-  if (heading !== undefined) writeOut(io, heading);
-  writeOut(io, report);
-  if (flags.report !== undefined) await writeTextFile(io, flags.report, report);
-  const refusal = failOnRefusal(plan, flags.failOn ?? [], 'The report was printed.');
-  if (refusal) throw refusal;
-  assertNoProblems(plan);
-  return plan.changes.length > 0 ? 2 : 0;
+  const refusal = failOnRefusal(plan, flags.failOn ?? [], 'The report was printed.') ?? problemsRefusal(plan);
+  return { result: { output, code: plan.changes.length > 0 ? 2 : 0, refusal }, connection };
 }

@@ -1,8 +1,8 @@
 /**
  * `--env NAME` on plan, drift and apply: which environment of the root's wafctl.yaml a run works on,
- * and where its firewall is. One environment per run in this slice (issue 31): `--env all` and several
- * `--env` are refused. The environment's URL is read here (its `url`, or the variable `url_env`
- * names); its token or sign-in is read when the connection opens (connection.ts), from the variables
+ * and where its firewall is. `plan` and `drift` take several (`--env all`, or `--env` repeated) and run
+ * each as if it alone were selected (multi-environment.ts); `apply` refuses several. The
+ * environment's URL is read here (its `url`, or the variable `url_env` names); its token or sign-in is read when the connection opens (connection.ts), from the variables
  * it names, and registered for redaction there.
  */
 import type { EnvironmentSpec, Project } from '../config/project.js';
@@ -44,8 +44,9 @@ const CONFLICTING: [keyof ConnectionFlags, string][] = [
 /**
  * The environment `--env` selects, or undefined when the root declares none and no `--env` is given
  * (today's behaviour). Refuses, before any request: a root with environments and no `--env`; `--env`
- * on a root without; several environments or `--env all`; an unknown name; PATHs other than the root;
- * `--url`, `--token-file` or `--password-file` with `--env`; an unset `url_env` variable.
+ * on a root without; several environments or `--env all` (plan and drift run each one through this
+ * function: `severalEnvironments`); an unknown name; PATHs other than the root; `--url`,
+ * `--token-file` or `--password-file` with `--env`; an unset `url_env` variable.
  */
 export async function selectEnvironment(
   io: Io,
@@ -53,6 +54,47 @@ export async function selectEnvironment(
   flags: ConnectionFlags & { env?: string[] | undefined },
   command: EnvironmentCommand,
 ): Promise<SelectedEnvironment | undefined> {
+  const selection = await resolveSelection(io, paths, flags, command);
+  if (selection === undefined) return undefined;
+  const { project, names, several } = selection;
+  if (several) throw severalRefused(names, command);
+  const spec = project.environments.find((environment) => environment.name === names[0]);
+  if (spec === undefined) throw usageError(`unknown environment ${JSON.stringify(names[0])}`);
+  const connection = {
+    name: spec.name,
+    file: project.file,
+    url: environmentUrl(spec, project.file, io.env),
+    spec,
+  };
+  return { project, environment: spec, connection };
+}
+
+/**
+ * The environments `--env all` or several `--env` select, in the order wafctl.yaml declares them,
+ * after the checks every run makes (PATHs, conflicting flags), before any request; undefined when
+ * one environment (or none) is selected. Each is then run as if it alone were given (`--env NAME`).
+ */
+export async function severalEnvironments(
+  io: Io,
+  paths: readonly string[],
+  flags: ConnectionFlags & { env?: string[] | undefined },
+  command: 'plan' | 'drift',
+): Promise<string[] | undefined> {
+  const selection = await resolveSelection(io, paths, flags, command);
+  return selection?.several ? selection.names : undefined;
+}
+
+const severalRefused = (names: readonly string[], command: EnvironmentCommand) =>
+  usageError(
+    `several environments at once (${names.join(', ')}) are not supported yet: ${command} takes one --env NAME per run`,
+  );
+
+async function resolveSelection(
+  io: Io,
+  paths: readonly string[],
+  flags: ConnectionFlags & { env?: string[] | undefined },
+  command: EnvironmentCommand,
+): Promise<{ project: Project; names: string[]; several: boolean } | undefined> {
   const { readProject, projectRoot, PROJECT_FILE, ALL_ENVIRONMENTS } = await import('../config/project.js');
   const given = flags.env ?? [];
   const root = await projectRoot(paths, io.cwd);
@@ -76,14 +118,10 @@ export async function selectEnvironment(
     );
   }
   const distinct = [...new Set(given)];
-  if (distinct.length > 1 || distinct[0] === ALL_ENVIRONMENTS) {
-    const asked = distinct.includes(ALL_ENVIRONMENTS) ? names : distinct;
-    throw usageError(
-      `several environments at once (${asked.join(', ')}) are not supported yet: ${command} takes one --env NAME per run`,
-    );
-  }
-  const spec = project.environments.find((environment) => environment.name === distinct[0]);
-  if (spec === undefined) throw usageError(`unknown environment ${JSON.stringify(distinct[0])}`);
+  const several = distinct.length > 1 || distinct[0] === ALL_ENVIRONMENTS;
+  // In the order the project declares them, whatever the order of the flags.
+  const selected = names.filter((name) => distinct.includes(ALL_ENVIRONMENTS) || distinct.includes(name));
+  if (several && command === 'apply') throw severalRefused(selected, command);
   const all = paths.length === 0 ? ['.'] : paths;
   if (all.length !== 1 || all[0] !== root) {
     throw usageError(
@@ -92,17 +130,14 @@ export async function selectEnvironment(
   }
   const conflicting = CONFLICTING.filter(([key]) => flags[key] !== undefined).map(([, flag]) => flag);
   if (conflicting.length > 0) {
+    const whose = several
+      ? `environments ${selected.join(', ')} take their URLs`
+      : `environment ${selected[0]} takes its URL`;
     throw usageError(
-      `${conflicting.join(' and ')} cannot be combined with --env: environment ${spec.name} takes its URL and credentials from ${project.file}`,
+      `${conflicting.join(' and ')} cannot be combined with --env: ${whose} and credentials from ${project.file}`,
     );
   }
-  const connection = {
-    name: spec.name,
-    file: project.file,
-    url: environmentUrl(spec, project.file, io.env),
-    spec,
-  };
-  return { project, environment: spec, connection };
+  return { project, names: selected, several };
 }
 
 /** Its `url`, or the value of the variable `url_env` names; messages name the variable, never a value. */

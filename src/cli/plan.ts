@@ -1,7 +1,9 @@
 /** `wafctl plan`: fetch, diff and print; `--out` saves the JSON plan for `apply --plan`. */
 import { Command, Option } from 'commander';
+import { usageError } from '../core/errors.js';
 import type { ImpactClass } from '../core/model.js';
 import type { Io } from './io.js';
+import type { EnvironmentResult } from './multi-environment.js';
 import {
   addConnectionOptions,
   addEnvironmentOption,
@@ -10,6 +12,7 @@ import {
   FORMATS,
 } from './options.js';
 import { colorEnabled, writeOut, writeTextFile } from './output.js';
+import type { PlannedConfig } from './planning.js';
 
 interface PlanFlags extends ConnectionFlags {
   env: string[];
@@ -39,33 +42,68 @@ export function planCommand(io: Io, done: (code: number) => void): Command {
 }
 
 async function plan(paths: string[], flags: PlanFlags, io: Io): Promise<number> {
-  const { loadAndPlan, assertNoProblems, baseUrlInUse, savedPlanContext, environmentHeading } = await import(
-    './planning.js'
-  );
+  const { severalEnvironments } = await import('./environments.js');
+  const several = await severalEnvironments(io, paths, flags, 'plan');
+  if (several !== undefined) {
+    if (flags.out !== undefined) {
+      throw usageError(
+        `--out saves one environment's plan: give one --env NAME with --out, not ${several.length} (${several.join(', ')})`,
+      );
+    }
+    const { runSeveral } = await import('./multi-environment.js');
+    const { MARKDOWN_MARKER } = await import('../plan/render/markdown.js');
+    return runSeveral(
+      io,
+      several,
+      { command: 'plan', format: flags.format, maxChars: flags.maxChars, marker: MARKDOWN_MARKER },
+      async (name, maxChars) =>
+        (await planOne(paths, { ...flags, env: [name], ...(maxChars === undefined ? {} : { maxChars }) }, io))
+          .result,
+    );
+  }
+  const { environmentHeading, baseUrlInUse, savedPlanContext } = await import('./planning.js');
+  const { renderSavedPlan } = await import('../ops/apply/saved-plan.js');
+  const { result, planned } = await planOne(paths, flags, io);
+  const heading = flags.format === 'text' ? environmentHeading(planned.flags) : undefined;
+  if (heading !== undefined) writeOut(io, heading);
+  writeOut(io, result.output);
+  if (flags.out !== undefined) {
+    // Always known here (the plan was fetched through it); were it not, `apply --plan` refuses ''.
+    const baseUrl = baseUrlInUse(planned.flags, io.env) ?? '';
+    await writeTextFile(
+      io,
+      flags.out,
+      renderSavedPlan(planned.plan, savedPlanContext(planned.config, baseUrl)),
+    );
+  }
+  if (result.refusal) throw result.refusal;
+  return result.code;
+}
+
+/** One environment's (or the PATHs') plan, rendered; the refusal, if any, is the caller's to report. */
+async function planOne(
+  paths: string[],
+  flags: PlanFlags,
+  io: Io,
+): Promise<{ result: EnvironmentResult; planned: PlannedConfig }> {
+  const { loadAndPlan, problemsRefusal } = await import('./planning.js');
   const { renderTextPlan } = await import('../plan/render/text.js');
   const { renderMarkdownPlan } = await import('../plan/render/markdown.js');
   const { renderJsonPlan } = await import('../plan/render/json.js');
-  const { renderSavedPlan } = await import('../ops/apply/saved-plan.js');
   const { failOnRefusal } = await import('../plan/policy.js');
 
-  const { plan, config, flags: connection } = await loadAndPlan(io, paths, flags);
-  const rendered = {
+  const planned = await loadAndPlan(io, paths, flags);
+  const { plan } = planned;
+  const output = {
     text: () => renderTextPlan(plan, { color: colorEnabled(io, flags.color) }),
     markdown: () =>
       renderMarkdownPlan(plan, flags.maxChars === undefined ? {} : { maxChars: flags.maxChars }),
     json: () => renderJsonPlan(plan),
   }[flags.format]();
-  const heading = flags.format === 'text' ? environmentHeading(connection) : undefined;
-  if (heading !== undefined) writeOut(io, heading);
-  writeOut(io, rendered);
-  if (flags.out !== undefined) {
-    // Always known here (the plan was fetched through it); were it not, `apply --plan` refuses ''.
-    const baseUrl = baseUrlInUse(connection, io.env) ?? '';
-    await writeTextFile(io, flags.out, renderSavedPlan(plan, savedPlanContext(config, baseUrl)));
-  }
   // The policy gate first (exit 3), as apply does; the plan's problems are in the output either way.
-  const refusal = failOnRefusal(plan, flags.failOn ?? [], 'The plan was printed; nothing was applied.');
-  if (refusal) throw refusal;
-  assertNoProblems(plan);
-  return flags.detailedExitcode && plan.changes.length > 0 ? 2 : 0;
+  const refusal =
+    failOnRefusal(plan, flags.failOn ?? [], 'The plan was printed; nothing was applied.') ??
+    problemsRefusal(plan);
+  const code = flags.detailedExitcode && plan.changes.length > 0 ? 2 : 0;
+  return { result: { output, code, refusal }, planned };
 }

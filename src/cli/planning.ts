@@ -103,9 +103,15 @@ export async function refuseEnvironments(
 
 /** The plan's problems make the command fail, after the plan itself has been shown. */
 export function assertNoProblems(plan: Plan): void {
+  const refusal = problemsRefusal(plan);
+  if (refusal) throw refusal;
+}
+
+/** The error `assertNoProblems` throws, or undefined when the plan has no problems. */
+export function problemsRefusal(plan: Plan): WafctlError | undefined {
   const n = plan.problems.length;
-  if (n === 0) return;
-  throw new WafctlError(
+  if (n === 0) return undefined;
+  return new WafctlError(
     'PLAN_REFUSED',
     `${n} ${n === 1 ? 'object' : 'objects'} could not be planned (see the errors above); nothing was planned for ${n === 1 ? 'it' : 'them'}.`,
     { userFault: true },

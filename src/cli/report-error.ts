@@ -20,14 +20,17 @@ export function debugEnabled(io: Io): boolean {
   return io.env.WAFCTL_DEBUG === '1';
 }
 
-/** Prints the error and returns the exit code the process should end with. */
-export function reportError(io: Io, error: unknown): number {
+/**
+ * Prints the error and returns the exit code the process should end with. `prefix` goes after
+ * `Error: ` (`production: `, when several environments ran).
+ */
+export function reportError(io: Io, error: unknown, prefix = ''): number {
   if (error instanceof CommanderError) {
     // Commander has already printed its usage message (or the help/version text).
     return error.exitCode;
   }
   if (error instanceof WafctlError) {
-    writeErr(io, `Error: ${printableLines(error.message)}`);
+    writeErr(io, `Error: ${prefix}${printableLines(error.message)}`);
     // Not `instanceof ApiError`: that would load the client (and zod) at start-up.
     if (error.code === 'API_ERROR' && Reflect.get(error, 'status') === 403) {
       writeErr(
@@ -37,7 +40,7 @@ export function reportError(io: Io, error: unknown): number {
     }
   } else {
     const message = error instanceof Error ? error.message : String(error);
-    writeErr(io, `Error: internal error: ${printableLines(message)}`);
+    writeErr(io, `Error: ${prefix}internal error: ${printableLines(message)}`);
     if (!debugEnabled(io))
       writeErr(io, 'This is a bug in wafctl; run again with WAFCTL_DEBUG=1 for details.');
   }

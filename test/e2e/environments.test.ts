@@ -160,14 +160,22 @@ describe('refusals, before any request', () => {
     expect((await production.stats()).total).toBe(0);
   });
 
-  it('refuses several environments at once, naming them', async () => {
+  it('refuses several environments for apply, and --out with several', async () => {
     await expectRefused(
-      ['plan', dir, '--env', 'all'],
+      ['apply', dir, '--env', 'all', '--auto-approve'],
       'several environments at once (staging, production) are not supported yet',
     );
     await expectRefused(
-      ['apply', dir, '--env', 'staging', '--env', 'production', '--auto-approve'],
+      ['apply', dir, '--env', 'production', '--env', 'staging', '--auto-approve'],
       'several environments at once (staging, production) are not supported yet',
+    );
+    await expectRefused(
+      ['plan', dir, '--env', 'all', '--out', join(dir, 'p.json')],
+      '--out saves one environment',
+    );
+    await expectRefused(
+      ['plan', dir, '--env', 'all', '--format', 'markdown', '--max-chars', '1500'],
+      '--max-chars 1500 is too small for 2 environments',
     );
     await expectRefused(['drift', dir, '--env', 'qa'], 'unknown environment "qa"');
   });
@@ -208,5 +216,90 @@ describe('refusals, before any request', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stdout + result.stderr).not.toContain(token);
+  });
+});
+
+describe('plan and drift with several environments', () => {
+  it('plans every environment against its own firewall, in declared order', async () => {
+    for (const args of [
+      ['--env', 'all'],
+      ['--env', 'production', '--env', 'staging'],
+    ]) {
+      const plan = await runCli(['plan', dir, ...args], { env });
+      expect(plan.stderr).toBe('');
+      expect(plan.code).toBe(0);
+      const [first, second] = plan.stdout.split('\n== Environment: production ==\n');
+      expect(first?.split('\n')[0]).toBe('== Environment: staging ==');
+      expect(first).toContain('# group.soc will be created');
+      expect(first).toMatch(/firewall_action += "block"/);
+      expect(second).not.toContain('group.soc');
+      expect(second).toMatch(/firewall_action += "log"/);
+      expect(plan.stdout).not.toContain('\nEnvironment: ');
+    }
+    expect((await staging.stats()).total).toBeGreaterThan(0);
+    expect((await production.stats()).total).toBeGreaterThan(0);
+  });
+
+  it('gives one JSON document, keyed by environment', async () => {
+    const json = await runCli(['plan', dir, '--env', 'all', '--format', 'json'], { env });
+    expect(json.code).toBe(0);
+    const doc = JSON.parse(json.stdout) as { environments: Record<string, { changes: unknown[] }> };
+    expect(Object.keys(doc)).toEqual(['environments']);
+    expect(Object.keys(doc.environments)).toEqual(['staging', 'production']);
+    expect(doc.environments.staging?.changes).toHaveLength(2);
+    expect(doc.environments.production?.changes).toHaveLength(1);
+  });
+
+  it('gives one markdown comment, one section per environment, within --max-chars', async () => {
+    for (const maxChars of [undefined, 2500]) {
+      const extra = maxChars === undefined ? [] : ['--max-chars', String(maxChars)];
+      const md = await runCli(['plan', dir, '--env', 'all', '--format', 'markdown', ...extra], { env });
+      expect(md.code).toBe(0);
+      expect(md.stdout.split('<!-- wafctl-plan -->')).toHaveLength(2);
+      expect(md.stdout.startsWith('<!-- wafctl-plan -->\n## wafctl plan: staging, production\n')).toBe(true);
+      const staged = md.stdout.indexOf('\n## staging\n');
+      const produced = md.stdout.indexOf('\n## production\n');
+      expect(staged).toBeGreaterThan(0);
+      expect(produced).toBeGreaterThan(staged);
+      expect(md.stdout.indexOf('Security impact', staged)).toBeLessThan(
+        md.stdout.indexOf('<details>', staged),
+      );
+      expect(md.stdout.length).toBeLessThanOrEqual(maxChars ?? 65_536);
+    }
+  });
+
+  it('aggregates exit codes: the worst wins, and a failing environment hides nothing', async () => {
+    expect((await runCli(['apply', dir, '--env', 'staging', '--auto-approve'], { env })).code).toBe(0);
+    const changes = await runCli(['plan', dir, '--env', 'all', '--detailed-exitcode'], { env });
+    expect(changes.stdout).toContain(
+      '== Environment: staging ==\nNo changes. The firewall matches the configuration.\n',
+    );
+    expect(changes.code).toBe(2);
+
+    await writeFile(join(dir, 'wafctl.yaml'), project('url_env: URL_PROD'));
+    const failed = await runCli(['plan', dir, '--env', 'all', '--detailed-exitcode'], { env });
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain(
+      '== Environment: staging ==\nNo changes. The firewall matches the configuration.\n',
+    );
+    expect(failed.stdout).toContain('== Environment: production ==\nNo plan: this environment failed');
+    expect(failed.stderr).toContain('Error: production: environment production: URL_PROD is not set');
+    const json = await runCli(['plan', dir, '--env', 'all', '--format', 'json'], { env });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ environments: { production: null } });
+  });
+
+  it('drift --env all exits 2 when one environment drifted, 0 when none', async () => {
+    expect((await runCli(['apply', dir, '--env', 'staging', '--auto-approve'], { env })).code).toBe(0);
+    expect((await runCli(['apply', dir, '--env', 'production', '--auto-approve'], { env })).code).toBe(0);
+    expect((await runCli(['drift', dir, '--env', 'all'], { env })).code).toBe(0);
+    const [rule] = await production.api.applicationRules.list();
+    await production.api.applicationRules.update(rule?.id ?? '', { priority: 'low' });
+    const drifted = await runCli(['drift', dir, '--env', 'all'], { env });
+    expect(drifted.code).toBe(2);
+    expect(drifted.stdout).toContain(
+      '== Environment: staging ==\nNo drift: the firewall matches the configuration.\n',
+    );
+    expect(drifted.stdout).toContain('== Environment: production ==\nDrift detected: 1 object differs');
   });
 });

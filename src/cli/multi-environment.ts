@@ -1,0 +1,150 @@
+/**
+ * `plan` and `drift` with several environments (`--env all`, or `--env` repeated): each environment
+ * runs as if it alone were selected — its own configuration, connection and secrets — two at a time,
+ * and the outputs are combined in the order wafctl.yaml declares the environments. The exit code is
+ * the worst of theirs: 1 (an error) over 3 (a `--fail-on` class) over 2 (changes or drift) over 0; an
+ * environment that fails never hides the others' output, which is printed before the errors.
+ */
+import { exitCodeFor, usageError, type WafctlError } from '../core/errors.js';
+import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown.js';
+import type { Io } from './io.js';
+import { writeOut } from './output.js';
+import { reportError } from './report-error.js';
+
+/** How many environments are planned at once. */
+export const ENVIRONMENT_CONCURRENCY = 2;
+
+/** What one environment's run gives: its output, as it alone would print it (without a heading). */
+export interface EnvironmentResult {
+  output: string;
+  /** 0, or 2: changes (`plan --detailed-exitcode`) or drift. */
+  code: number;
+  /** A refusal that comes after the output (`--fail-on`, the plan's problems). */
+  refusal?: WafctlError | undefined;
+}
+
+export interface SeveralOptions {
+  command: 'plan' | 'drift';
+  format: 'text' | 'markdown' | 'json';
+  /** `--max-chars`: the markdown document as a whole. */
+  maxChars?: number | undefined;
+  /** The markdown marker of the command's output, kept once, at the top of the document. */
+  marker: string;
+}
+
+interface Outcome {
+  result?: EnvironmentResult;
+  error?: unknown;
+}
+
+/** Worst first: an error, then a `--fail-on` class, then changes or drift (any other code: an error). */
+const SEVERITY = [1, 3, 2, 0];
+const rank = (code: number): number => Math.max(0, SEVERITY.indexOf(code));
+const worse = (a: number, b: number): number => (rank(a) <= rank(b) ? a : b);
+
+/** Runs `task` on every item, at most `limit` at a time; the results keep the items' order. */
+async function bounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+const markdownHeader = (options: SeveralOptions, names: readonly string[]): string =>
+  `${options.marker}\n## wafctl ${options.command}: ${names.join(', ')}\n`;
+
+const markdownSection = (name: string, body: string): string => `\n## ${name}\n\n${body}`;
+
+/**
+ * Each environment's share of `--max-chars` (what is left after the document's own lines, split
+ * evenly); refused when it is below what the renderer needs for one environment.
+ */
+export function markdownShare(options: SeveralOptions, names: readonly string[]): number {
+  const total = options.maxChars ?? MARKDOWN_MAX_CHARS;
+  const overhead =
+    markdownHeader(options, names).length +
+    names.reduce((n, name) => n + markdownSection(name, '').length, 0);
+  const share = Math.floor((total - overhead) / names.length);
+  if (share < MARKDOWN_MIN_CHARS) {
+    const needed = overhead + MARKDOWN_MIN_CHARS * names.length;
+    throw usageError(
+      `--max-chars ${total} is too small for ${names.length} environments (${names.join(', ')}): each section needs at least ${MARKDOWN_MIN_CHARS} characters; give at least ${needed}${needed > MARKDOWN_MAX_CHARS ? ', which is over the limit: select fewer environments' : ''}.`,
+    );
+  }
+  return share;
+}
+
+/**
+ * Runs `run` for every environment (with markdown, given its share of `--max-chars`), prints the
+ * combined output, then each environment's error (`Error: NAME: ...`), and returns the exit code.
+ */
+export async function runSeveral(
+  io: Io,
+  names: readonly string[],
+  options: SeveralOptions,
+  run: (name: string, maxChars: number | undefined) => Promise<EnvironmentResult>,
+): Promise<number> {
+  // Checked before any request.
+  const share = options.format === 'markdown' ? markdownShare(options, names) : undefined;
+  const outcomes = await bounded(names, ENVIRONMENT_CONCURRENCY, async (name): Promise<Outcome> => {
+    try {
+      return { result: await run(name, share) };
+    } catch (error) {
+      return { error };
+    }
+  });
+  writeOut(io, combine(options, names, outcomes));
+  let code = 0;
+  names.forEach((name, i) => {
+    const { result, error } = outcomes[i] ?? {};
+    const failure = error ?? result?.refusal;
+    if (failure !== undefined) code = worse(code, reportError(io, failure, `${name}: `));
+    else code = worse(code, result?.code ?? exitCodeFor(error));
+  });
+  return code;
+}
+
+function combine(options: SeveralOptions, names: readonly string[], outcomes: readonly Outcome[]): string {
+  const what = options.command === 'plan' ? 'plan' : 'drift report';
+  const output = (i: number): string | undefined => outcomes[i]?.result?.output;
+  if (options.format === 'json') {
+    // A failed environment is null: its error is on stderr, and the exit code is 1.
+    const environments = Object.fromEntries(
+      names.map((name, i) => {
+        const shown = output(i);
+        return [name, shown === undefined ? null : (JSON.parse(shown) as unknown)];
+      }),
+    );
+    return `${JSON.stringify({ environments }, null, 2)}\n`;
+  }
+  if (options.format === 'markdown') {
+    const sections = names.map((name, i) => {
+      const shown = output(i);
+      // The body without its own marker line: the document has one, at the top.
+      const body =
+        shown === undefined
+          ? `_No ${what}: this environment failed (see the job log)._\n`
+          : shown.startsWith(`${options.marker}\n`)
+            ? shown.slice(options.marker.length + 1)
+            : shown;
+      return markdownSection(name, body);
+    });
+    return `${markdownHeader(options, names)}${sections.join('')}`;
+  }
+  return names
+    .map((name, i) => {
+      const shown = output(i) ?? `No ${what}: this environment failed (the error is shown at the end).\n`;
+      return `== Environment: ${name} ==\n${shown}`;
+    })
+    .join('\n');
+}
