@@ -168,13 +168,7 @@ function environmentCredential(environment: EnvironmentConnection, env: Environm
     return value;
   };
   if (spec.token_env !== undefined) {
-    const token = read(spec.token_env, 'token_env', 'the API token');
-    registerSecret(token);
-    if (!isBearerToken(token)) {
-      throw connectionError(
-        `the API token in ${spec.token_env} contains characters an HTTP header cannot carry (spaces, control or non-ASCII characters).`,
-      );
-    }
+    const token = checkedToken(read(spec.token_env, 'token_env', 'the API token'), spec.token_env);
     return { kind: 'token', token };
   }
   const password = read(spec.signin_password_env ?? '', 'signin_password_env', 'the sign-in password');
@@ -210,11 +204,18 @@ async function readToken(
     tokenFile === undefined
       ? (envValue(env, 'WAF_TOKEN') ?? '')
       : await readSecretFile(tokenFile, 'token', cwd);
+  return checkedToken(token, tokenFile === undefined ? 'WAF_TOKEN' : tokenFile);
+}
+
+/**
+ * A token read from `source` (a variable or a file), registered for redaction, and checked here,
+ * not left to fetch: its error would quote the header, and read like a bug.
+ */
+function checkedToken(token: string, source: string): string {
   registerSecret(token);
-  // Checked here, not left to fetch: its error would quote the header, and read like a bug.
   if (!isBearerToken(token)) {
     throw connectionError(
-      `the API token ${tokenFile === undefined ? 'in WAF_TOKEN' : `in ${tokenFile}`} contains characters an HTTP header cannot carry (spaces, control or non-ASCII characters).`,
+      `the API token in ${source} contains characters an HTTP header cannot carry (spaces, control or non-ASCII characters).`,
     );
   }
   return token;

@@ -54,15 +54,9 @@ async function drift(paths: string[], flags: DriftFlags, io: Io): Promise<number
     return runSeveral(
       io,
       several,
+      flags,
       { command: 'drift', format: flags.format, maxChars: flags.maxChars, marker: DRIFT_MARKDOWN_MARKER },
-      async (name, maxChars) =>
-        (
-          await driftOne(
-            paths,
-            { ...flags, env: [name], ...(maxChars === undefined ? {} : { maxChars }) },
-            io,
-          )
-        ).result,
+      async (one) => (await driftOne(paths, one, io)).result,
     );
   }
   const { environmentHeading } = await import('./planning.js');

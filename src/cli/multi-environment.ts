@@ -6,6 +6,7 @@
  * environment that fails never hides the others' output, which is printed before the errors.
  */
 import { exitCodeFor, usageError, type WafctlError } from '../core/errors.js';
+import { mapLimited } from '../kinds/normalize.js';
 import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown.js';
 import type { Io } from './io.js';
 import { writeOut } from './output.js';
@@ -42,24 +43,6 @@ const SEVERITY = [1, 3, 2, 0];
 const rank = (code: number): number => Math.max(0, SEVERITY.indexOf(code));
 const worse = (a: number, b: number): number => (rank(a) <= rank(b) ? a : b);
 
-/** Runs `task` on every item, at most `limit` at a time; the results keep the items' order. */
-async function bounded<T, R>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
 const markdownHeader = (options: SeveralOptions, names: readonly string[]): string =>
   `${options.marker}\n## wafctl ${options.command}: ${names.join(', ')}\n`;
 
@@ -85,20 +68,24 @@ export function markdownShare(options: SeveralOptions, names: readonly string[])
 }
 
 /**
- * Runs `run` for every environment (with markdown, given its share of `--max-chars`), prints the
- * combined output, then each environment's error (`Error: NAME: ...`), and returns the exit code.
+ * Runs `run` for every environment, with `flags` narrowed to it (`--env NAME`, and with markdown its
+ * share of `--max-chars`), prints the combined output, then each environment's error
+ * (`Error: NAME: ...`), and returns the exit code.
  */
-export async function runSeveral(
+export async function runSeveral<F extends object>(
   io: Io,
   names: readonly string[],
+  flags: F,
   options: SeveralOptions,
-  run: (name: string, maxChars: number | undefined) => Promise<EnvironmentResult>,
+  run: (flags: F & { env: string[] }) => Promise<EnvironmentResult>,
 ): Promise<number> {
   // Checked before any request.
   const share = options.format === 'markdown' ? markdownShare(options, names) : undefined;
-  const outcomes = await bounded(names, ENVIRONMENT_CONCURRENCY, async (name): Promise<Outcome> => {
+  const outcomes = await mapLimited(names, ENVIRONMENT_CONCURRENCY, async (name): Promise<Outcome> => {
     try {
-      return { result: await run(name, share) };
+      return {
+        result: await run({ ...flags, env: [name], ...(share === undefined ? {} : { maxChars: share }) }),
+      };
     } catch (error) {
       return { error };
     }

@@ -27,12 +27,12 @@ export interface ConnectionFlags {
 }
 
 /** `--env NAME` on plan, drift and apply (environments.ts): one environment of wafctl.yaml. */
-export function addEnvironmentOption(command: Command): Command {
+export function addEnvironmentOption(
+  command: Command,
+  description = 'work on this environment of wafctl.yaml at the configuration root: its paths, vars, URL and credentials',
+): Command {
   return command.addOption(
-    new Option(
-      '--env <NAME>',
-      'work on this environment of wafctl.yaml at the configuration root: its paths, vars, URL and credentials',
-    )
+    new Option('--env <NAME>', description)
       .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value])
       .default([]),
   );

@@ -55,10 +55,9 @@ async function plan(paths: string[], flags: PlanFlags, io: Io): Promise<number> 
     return runSeveral(
       io,
       several,
+      flags,
       { command: 'plan', format: flags.format, maxChars: flags.maxChars, marker: MARKDOWN_MARKER },
-      async (name, maxChars) =>
-        (await planOne(paths, { ...flags, env: [name], ...(maxChars === undefined ? {} : { maxChars }) }, io))
-          .result,
+      async (one) => (await planOne(paths, one, io)).result,
     );
   }
   const { environmentHeading, baseUrlInUse, savedPlanContext } = await import('./planning.js');

@@ -8,6 +8,7 @@ import { Command, Option } from 'commander';
 import { usageError } from '../core/errors.js';
 import { plural } from '../core/text.js';
 import type { Io } from './io.js';
+import { addEnvironmentOption } from './options.js';
 import { writeErr, writeOut } from './output.js';
 
 interface ValidateFlags {
@@ -15,26 +16,16 @@ interface ValidateFlags {
   env: string[];
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
 export function validateCommand(io: Io, done: (code: number) => void): Command {
-  return new Command('validate')
-    .description(
-      'check configuration files offline: syntax, schema and semantic rules. With environments declared in wafctl.yaml at the configuration root, validates every environment (or those --env selects)',
-    )
-    .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
-    .addOption(new Option('--format <FORMAT>', 'output format').choices(['text', 'json']).default('text'))
-    .addOption(
-      new Option(
-        '--env <NAME>',
-        'validate this environment of wafctl.yaml (repeatable; "all": every one, the default when environments are declared)',
+  return addEnvironmentOption(
+    new Command('validate')
+      .description(
+        'check configuration files offline: syntax, schema and semantic rules. With environments declared in wafctl.yaml at the configuration root, validates every environment (or those --env selects)',
       )
-        .argParser(collect)
-        .default([]),
-    )
-    .action(async (paths: string[], flags: ValidateFlags) => done(await validate(paths, flags, io)));
+      .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
+      .addOption(new Option('--format <FORMAT>', 'output format').choices(['text', 'json']).default('text')),
+    'validate this environment of wafctl.yaml (repeatable; "all": every one, the default when environments are declared)',
+  ).action(async (paths: string[], flags: ValidateFlags) => done(await validate(paths, flags, io)));
 }
 
 /** What one configuration's validation gives: the JSON object and the text line, or the error. */
