@@ -1,7 +1,8 @@
 /**
- * `--env NAME` on plan, drift and apply: which environment of the root's wafctl.yaml a run works on,
- * and where its firewall is. `plan` and `drift` take several (`--env all`, or `--env` repeated) and run
- * each as if it alone were selected (multi-environment.ts); `apply` refuses several. The
+ * `--env NAME` on plan, drift, apply, pull and export: which environment of the root's wafctl.yaml a
+ * run works on, and where its firewall is. Commands that take several (`--env all`, or `--env`
+ * repeated) ask `severalEnvironments` first and run each as if it alone were selected
+ * (multi-environment.ts, apply-environments.ts); `selectEnvironment` gives one. The
  * environment's URL is read here (its `url`, or the variable `url_env` names); its token or sign-in is read when the connection opens (connection.ts), from the variables
  * it names, and registered for redaction there.
  */
@@ -26,13 +27,18 @@ export interface SelectedEnvironment {
   connection: EnvironmentConnection;
 }
 
-export type EnvironmentCommand = 'plan' | 'drift' | 'apply';
+export type EnvironmentCommand = 'plan' | 'drift' | 'apply' | 'pull' | 'export';
 
 const VERB: Record<EnvironmentCommand, string> = {
   plan: 'plan',
   drift: 'check for drift',
   apply: 'apply',
+  pull: 'pull',
+  export: 'export',
 };
+
+/** In a file or directory name (`plan --out`, `export --dir`), each selected environment's name. */
+export const ENV_PLACEHOLDER = '{env}';
 
 /** The flags that say where and as whom to connect, which an environment says instead. */
 const CONFLICTING: [keyof ConnectionFlags, string][] = [
@@ -58,15 +64,8 @@ export async function selectEnvironment(
   if (selection === undefined) return undefined;
   const { project, names, several } = selection;
   if (several) throw severalRefused(names, command);
-  const spec = project.environments.find((environment) => environment.name === names[0]);
-  if (spec === undefined) throw usageError(`unknown environment ${JSON.stringify(names[0])}`);
-  const connection = {
-    name: spec.name,
-    file: project.file,
-    url: environmentUrl(spec, project.file, io.env),
-    spec,
-  };
-  return { project, environment: spec, connection };
+  const connection = environmentConnection(project, names[0] ?? '', io);
+  return { project, environment: connection.spec, connection };
 }
 
 /**
@@ -78,16 +77,14 @@ export async function severalEnvironments(
   io: Io,
   paths: readonly string[],
   flags: ConnectionFlags & { env?: string[] | undefined },
-  command: 'plan' | 'drift',
+  command: 'plan' | 'drift' | 'apply' | 'export',
 ): Promise<string[] | undefined> {
   const selection = await resolveSelection(io, paths, flags, command);
   return selection?.several ? selection.names : undefined;
 }
 
 const severalRefused = (names: readonly string[], command: EnvironmentCommand) =>
-  usageError(
-    `several environments at once (${names.join(', ')}) are not supported yet: ${command} takes one --env NAME per run`,
-  );
+  usageError(`${command} takes one --env NAME here, not several (${names.join(', ')})`);
 
 async function resolveSelection(
   io: Io,
@@ -121,7 +118,6 @@ async function resolveSelection(
   const several = distinct.length > 1 || distinct[0] === ALL_ENVIRONMENTS;
   // In the order the project declares them, whatever the order of the flags.
   const selected = names.filter((name) => distinct.includes(ALL_ENVIRONMENTS) || distinct.includes(name));
-  if (several && command === 'apply') throw severalRefused(selected, command);
   const all = paths.length === 0 ? ['.'] : paths;
   if (all.length !== 1 || all[0] !== root) {
     throw usageError(
@@ -138,6 +134,20 @@ async function resolveSelection(
     );
   }
   return { project, names: selected, several };
+}
+
+/**
+ * The connection of the environment `name` of `project`, as `--env NAME` builds it (its URL read and
+ * checked here, its credentials when the connection opens): for commands that talk to several
+ * environments' firewalls in one run (`compare A B`). An unknown name is a usage error.
+ */
+export function environmentConnection(project: Project, name: string, io: Io): EnvironmentConnection {
+  const spec = project.environments.find((environment) => environment.name === name);
+  if (spec === undefined) {
+    const names = project.environments.map((environment) => environment.name).join(', ');
+    throw usageError(`unknown environment ${JSON.stringify(name)}: ${project.file} declares ${names}`);
+  }
+  return { name: spec.name, file: project.file, url: environmentUrl(spec, project.file, io.env), spec };
 }
 
 /** Its `url`, or the value of the variable `url_env` names; messages name the variable, never a value. */

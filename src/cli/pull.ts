@@ -1,14 +1,26 @@
 /**
- * `wafctl pull [PATH...] [--adopt] [--kind KIND...] [--dry-run]`: write live changes back into the
- * files where the objects are declared, comments and layout kept. Exit 0 written or nothing to do,
- * 1 an error or a conflict (the rest is still written, unless --dry-run). Live objects in a pruned
- * scope that no file declares and that were not adopted are named on stderr: the next apply deletes them.
+ * `wafctl pull [PATH...] [--adopt] [--kind KIND...] [--dry-run] [--env NAME]`: write live changes back
+ * into the files where the objects are declared, comments and layout kept. Exit 0 written or nothing
+ * to do, 1 an error or a conflict (the rest is still written, unless --dry-run). Live objects in a
+ * pruned scope that no file declares and that were not adopted are named on stderr: the next apply
+ * deletes them.
+ *
+ * `--env NAME` pulls one environment of wafctl.yaml (its paths, vars and firewall): each changed value
+ * goes into the path that set it (ops/pull/environment.ts), and a change to a file other environments
+ * read too is said on stderr. One environment per run: two environments' firewalls may disagree on a
+ * value their shared base sets, and pulling both would write it twice, the second over the first.
  */
 import { Command } from 'commander';
-import { WafctlError } from '../core/errors.js';
+import { usageError, WafctlError } from '../core/errors.js';
 import { plural, printable } from '../core/text.js';
 import type { Io } from './io.js';
-import { addConnectionOptions, type ConnectionFlags, FAMILIES, HYDRATION_CONCURRENCY } from './options.js';
+import {
+  addConnectionOptions,
+  addEnvironmentOption,
+  type ConnectionFlags,
+  FAMILIES,
+  HYDRATION_CONCURRENCY,
+} from './options.js';
 import { writeErr, writeOut, writeTextFile } from './output.js';
 
 /** How many of the objects the next apply would delete the warning names. */
@@ -35,16 +47,20 @@ interface PullFlags extends ConnectionFlags {
   adopt?: boolean;
   kind?: string[];
   dryRun?: boolean;
+  env?: string[];
 }
 
 export function pullCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
-    new Command('pull')
-      .description('write live changes back into the YAML files that declare the objects (comments kept)')
-      .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
-      .option('--adopt', 'also append in-scope live objects that no file declares')
-      .option('--kind <KIND...>', `only these kinds: ${FAMILIES}`)
-      .option('--dry-run', 'print a unified diff of every file that would change, and write nothing'),
+    addEnvironmentOption(
+      new Command('pull')
+        .description('write live changes back into the YAML files that declare the objects (comments kept)')
+        .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
+        .option('--adopt', 'also append in-scope live objects that no file declares')
+        .option('--kind <KIND...>', `only these kinds: ${FAMILIES}`)
+        .option('--dry-run', 'print a unified diff of every file that would change, and write nothing'),
+      'pull this environment of wafctl.yaml: its paths, vars and firewall; each value goes into the path that set it',
+    ),
   ).action(async (paths: string[], _flags: PullFlags, command: Command) =>
     done(await pull(paths, command.optsWithGlobals<PullFlags>(), io)),
   );
@@ -52,29 +68,28 @@ export function pullCommand(io: Io, done: (code: number) => void): Command {
 
 async function pull(paths: string[], flags: PullFlags, io: Io): Promise<number> {
   const { resolveKinds } = await import('../ops/export/kind-names.js');
-  const { loadDesiredState } = await import('../config/load.js');
   const { preparePull, assertUnchanged } = await import('../ops/pull/pull.js');
   const { withApiClient } = await import('./connection.js');
   const { createTwoFilesPatch } = await import('diff');
   const { address } = await import('../plan/render/summary.js');
 
-  // A bad --kind and configuration problems are reported before any network call.
+  // A bad --kind, the choice of environment and configuration problems are reported before any
+  // network call.
   const kinds = resolveKinds(flags.kind);
-  const { refuseEnvironments } = await import('./planning.js');
-  await refuseEnvironments(io, paths, 'pull');
-  const config = await loadDesiredState(paths, { cwd: io.cwd, env: io.env });
-  const result = await withApiClient(io, flags, (api) =>
+  const { config, connection, env, environment } = await loadForPull(io, paths, flags);
+  const result = await withApiClient(io, connection, (api) =>
     preparePull(config, api, {
       paths,
       kinds,
       adopt: flags.adopt === true,
       concurrency: HYDRATION_CONCURRENCY,
       warn: (line) => writeErr(io, `Note: ${line}.`),
-      env: io.env,
+      env,
       cwd: io.cwd,
+      ...(environment === undefined ? {} : { environment }),
     }),
   );
-  const { decision, files, leftOut, unadopted } = result;
+  const { decision, files, leftOut, unadopted, shared } = result;
   for (const { kind, id, key, reason } of leftOut) {
     writeErr(io, `Warning: ${kind} ${printable(id)} (${printable(key)}) not adopted: ${printable(reason)}.`);
   }
@@ -84,6 +99,14 @@ async function pull(paths: string[], flags: PullFlags, io: Io): Promise<number> 
     writeErr(
       io,
       `Error: ${printable(c.file)}:${c.line}:${c.col}: ${c.kind}.${printable(c.key)}: ${printable(c.reason)}; nothing was pulled for it.`,
+    );
+  }
+
+  for (const { file, environments } of shared) {
+    const whom = `${environments.length === 1 ? 'environment' : 'environments'} ${environments.join(', ')}`;
+    writeErr(
+      io,
+      `Note: ${printable(file)} is shared with ${whom}: this change applies to ${environments.length === 1 ? 'it' : 'them'} too.`,
     );
   }
 
@@ -122,4 +145,44 @@ async function pull(paths: string[], flags: PullFlags, io: Io): Promise<number> 
     );
   }
   return 0;
+}
+
+/**
+ * The configuration to pull and where to connect: without `--env`, the PATHs' (refused on a root
+ * that declares environments, asking for --env NAME: `selectEnvironment`); with `--env NAME`, that
+ * environment's paths and vars, and its connection. Several environments are refused here, saying
+ * why (see the module comment).
+ */
+async function loadForPull(io: Io, paths: readonly string[], flags: PullFlags) {
+  const { loadDesiredState, loadEnvironment } = await import('../config/load.js');
+  const { withEnvironmentVars } = await import('../config/env.js');
+  const { ALL_ENVIRONMENTS, projectRoot, readProject } = await import('../config/project.js');
+  const { selectEnvironment } = await import('./environments.js');
+  const { pullEnvironment } = await import('../ops/pull/environment.js');
+  const given = [...new Set(flags.env ?? [])];
+  if (given.length > 1 || given.includes(ALL_ENVIRONMENTS)) {
+    const project = await readProject(await projectRoot(paths, io.cwd), io.cwd);
+    if (project !== undefined) {
+      const names = given.includes(ALL_ENVIRONMENTS)
+        ? project.environments.map((environment) => environment.name)
+        : given;
+      throw usageError(
+        `pull takes one environment per run, not ${names.join(', ')}: environments that share a path could each write a different value into the same file; pull them one at a time (--env NAME), reviewing each. Nothing was read from the firewall.`,
+      );
+    }
+  }
+  const selected = await selectEnvironment(io, paths, flags, 'pull');
+  if (selected === undefined) {
+    const config = await loadDesiredState(paths, { cwd: io.cwd, env: io.env });
+    return { config, connection: flags as ConnectionFlags, env: io.env, environment: undefined };
+  }
+  const { project, environment: spec } = selected;
+  const config = await loadEnvironment(project, spec, { cwd: io.cwd, env: io.env });
+  const environment = await pullEnvironment(project, spec, io.cwd);
+  return {
+    config,
+    connection: { ...flags, environment: selected.connection } as ConnectionFlags,
+    env: withEnvironmentVars(io.env, { name: spec.name, vars: spec.vars }),
+    environment,
+  };
 }

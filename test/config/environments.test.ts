@@ -223,13 +223,13 @@ describe('commands that talk to an API, without --env', () => {
     },
   );
 
-  it('pull refuses a root that declares environments, naming them, before any request', async () => {
+  it('pull refuses a root that declares environments, asking for --env NAME, before any request', async () => {
     await write({ 'wafctl.yaml': PROJECT, 'base/groups.yaml': 'groups:\n  - name: soc\n' });
     const firewall = await startTestFirewall();
     try {
       const result = await runCli(['pull', dir], { env: firewall.env });
       expect(result.stderr).toBe(
-        `Error: ${join(dir, 'wafctl.yaml')} declares environments (staging, production), which are pulled one at a time with --env NAME, and pull does not take --env yet: nothing was read from the firewall. \`wafctl validate\` checks every environment.\n`,
+        `Error: ${join(dir, 'wafctl.yaml')} declares environments (staging, production): pass --env NAME to choose the one to pull; nothing was read from the firewall. \`wafctl validate\` checks every environment.\n`,
       );
       expect(result.code).toBe(1);
       expect((await firewall.stats()).total).toBe(0);

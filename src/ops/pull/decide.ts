@@ -7,23 +7,51 @@
  *   a set (every list of the configuration is one) by removing and appending members, keeping the
  *   others where they are; an object field by its differing keys; anything else whole.
  * - An object the configuration declares but the firewall no longer has is removed from its file.
+ * - With environments (`--env`), an object may be declared in several paths (config/overlay.ts):
+ *   each field is written into the last declaration that sets it (`declarationOf`), and an object
+ *   deleted live leaves the files as its `removal` says (a declaration in a path other environments
+ *   may read is kept, and a `remove: true` entry goes into the environment's own path instead).
  * - With `adopt`, in-scope live objects no file declares are appended (see `adoptTarget`).
  * - A value that the file does not write literally (from `${VAR}`, an alias, or an anchored node
  *   used elsewhere) is a conflict: nothing is written for that object, and the reason names the place.
  */
 import type { SourceLocation } from '../../config/natural-keys.js';
+import { REMOVE } from '../../config/overlay.js';
 import { sameJson } from '../../core/canonical.js';
 import type { Attributes, Change, KindName, Plan } from '../../core/model.js';
 import type { NodePath, ValueOrigin, YamlEdit } from './model.js';
 
+/** One place that declares an object: where, and what it writes there (after `${VAR}` substitution). */
+export interface Declaration {
+  location: SourceLocation;
+  raw: Record<string, unknown>;
+}
+
 export interface DeclaredObject {
   kind: KindName;
   key: string;
+  /** Where the object is declared (with environments: its last declaration). */
   location: SourceLocation;
-  /** The object as its file holds it (after `${VAR}` substitution). */
+  /** The object as its file holds it (with `declarations`: them merged, as the overlay merges them). */
   raw: Record<string, unknown>;
   protect: boolean;
+  /**
+   * With environments, an object declared in several paths: every declaration in path order, the
+   * last one at `location`. Absent: declared once, at `location`, as `raw`.
+   */
+  declarations?: readonly Declaration[];
+  /** How the object, deleted live, leaves the files; absent: its declaration is removed. */
+  removal?: Removal;
 }
+
+export type Removal =
+  /**
+   * Declared in an earlier path that other environments may share: that declaration is kept, and
+   * `entry` (the natural key and `remove: true`) is appended at `target`, in the environment's path.
+   */
+  | { op: 'append'; target: AdoptTarget; entry: Record<string, unknown> }
+  /** Its last declaration overrides an earlier path's: it becomes the removal (`keep`: the key fields). */
+  | { op: 'override'; keep: readonly string[] };
 
 /** How one kind's values are written and compared (from its schema and normaliser). */
 export interface PullRules {
@@ -94,20 +122,32 @@ class Conflict extends Error {
     readonly line: number,
     readonly col: number,
     reason: string,
+    /** The file it is in, when not the object's own (`location`). */
+    readonly file?: string,
   ) {
     super(reason);
   }
 }
 
-/** The edits that make `raw[field]` (a file value) say `live` (a live value). */
+/**
+ * The declaration a field is written into: the last one that sets it, else (a field left to its
+ * default everywhere) the last one, where the object is declared for this run.
+ */
+export function declarationOf(object: DeclaredObject, field: string): SourceLocation {
+  const declarations = object.declarations ?? [];
+  return declarations.findLast((d) => Object.hasOwn(d.raw, field))?.location ?? object.location;
+}
+
+/** The edits that make `raw[field]` (a file value, written at `location`) say `live` (a live value). */
 function fieldEdits(
   object: DeclaredObject,
+  location: SourceLocation,
   rules: PullRules,
   field: string,
   live: unknown,
   checked: (path: NodePath) => void,
 ): YamlEdit[] {
-  const { document, nodePath } = object.location;
+  const { document, nodePath } = location;
   const path = [...nodePath, field];
   const file: unknown = object.raw[field];
   const set = (at: NodePath, value: unknown): YamlEdit => {
@@ -161,22 +201,27 @@ export function decidePull(input: PullInput): PullDecision {
     decision.edits.set(file, list);
   };
 
+  // `remove: true` entries by where they are appended (with environments), in plan order.
+  const removals = new Map<string, { target: AdoptTarget; entries: Record<string, unknown>[] }>();
+
   for (const change of input.plan.changes) {
     if (change.action === 'delete') continue; // undeclared live objects: see `adopt`
     const object = input.declared.get(declaredKey(change.kind, change.key));
     if (object === undefined) continue;
     const { file, document, nodePath, line, col } = object.location;
     // Every path an edit touches must be written literally (and so must the object's own node).
-    const checked = (path: NodePath) => {
-      const found = input.origin(file, document, path);
+    const checkerOf = (at: SourceLocation) => (path: NodePath) => {
+      const found = input.origin(at.file, at.document, path);
       if (found !== undefined) {
         throw new Conflict(
           found.line,
           found.col,
-          `${path.slice(nodePath.length).join('.') || 'the object'} ${ORIGIN_WORDS[found.origin]}`,
+          `${path.slice(at.nodePath.length).join('.') || 'the object'} ${ORIGIN_WORDS[found.origin]}`,
+          at.file,
         );
       }
     };
+    const checked = checkerOf(object.location);
     try {
       if (change.action === 'create') {
         if (object.protect) {
@@ -186,30 +231,57 @@ export function decidePull(input: PullInput): PullDecision {
             'it is protected: deleted live, kept in the file (restore it with `wafctl apply`, or remove it by hand)',
           );
         }
-        checked(nodePath);
-        add(file, [{ op: 'remove', document, path: nodePath }]);
+        const removal = object.removal;
+        if (removal === undefined) {
+          checked(nodePath);
+          add(file, [{ op: 'remove', document, path: nodePath }]);
+        } else if (removal.op === 'override') {
+          // The override's own fields go, its key stays, and `remove: true` is added.
+          const own = object.declarations?.at(-1)?.raw ?? object.raw;
+          const edits: YamlEdit[] = Object.keys(own)
+            .filter((field) => !removal.keep.includes(field))
+            .map((field) => {
+              checked([...nodePath, field]);
+              return { op: 'remove', document, path: [...nodePath, field] };
+            });
+          checked([...nodePath, REMOVE]);
+          edits.push({ op: 'set', document, path: [...nodePath, REMOVE], value: true });
+          add(file, edits);
+        } else {
+          const { target, entry } = removal;
+          const at = `${target.file}\u0000${target.document}\u0000${JSON.stringify(target.path)}`;
+          const found = removals.get(at) ?? { target, entries: [] };
+          found.entries.push(entry);
+          removals.set(at, found);
+        }
         decision.removed += 1;
         continue;
       }
       const live = liveFields(change) ?? {};
       const rules = input.rules[change.kind];
       if (rules === undefined) throw new Error(`pull: no rules for the family ${change.kind}`);
-      const edits = Object.entries(live).flatMap(([field, value]) =>
-        fieldEdits(object, rules, field, value, checked),
-      );
-      add(file, edits);
+      // Each field into the declaration that sets it; nothing is added before every field is decided.
+      const edits = Object.entries(live).map(([field, value]) => {
+        const location = declarationOf(object, field);
+        const at = location === object.location ? checked : checkerOf(location);
+        return { file: location.file, edits: fieldEdits(object, location, rules, field, value, at) };
+      });
+      for (const entry of edits) add(entry.file, entry.edits);
       decision.updated += 1;
     } catch (error) {
       if (!(error instanceof Conflict)) throw error;
       decision.conflicts.push({
         kind: change.kind,
         key: change.key,
-        file,
+        file: error.file ?? file,
         line: error.line,
         col: error.col,
         reason: error.message,
       });
     }
+  }
+  for (const { target, entries } of removals.values()) {
+    add(target.file, [{ op: 'append', document: target.document, path: target.path, values: entries }]);
   }
 
   // One append per kind: its objects go after the list's last item, in the candidates' order.

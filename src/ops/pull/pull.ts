@@ -12,16 +12,29 @@
  * validated again before anything is written (`assertLoads`). Reading the data from the editing
  * parse instead would skip substitution; keeping the loader's documents would need the loader to
  * hand them over (and hold every object list of a run): not done.
+ *
+ * With `--env` (`environment`), the files are the environment's paths, and an object may be
+ * declared in several of them (environment.ts): each declaration is read, the changed fields go
+ * into the one that set them (decide.ts), new objects and removals of shared ones into the last
+ * path, and the edited files are validated as the environment loads them (`validateLayers`).
  */
 
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { ApiClient } from '../../api/index.js';
 import type { Environment } from '../../config/env.js';
+import { REMOVE } from '../../config/overlay.js';
 import { parseYamlFile } from '../../config/parse-yaml.js';
 import { formatProblem } from '../../config/problems.js';
 import { declaredObjects, scopeOf } from '../../config/schema.js';
-import { type LoadedConfig, sourcesOf, textDigest, validateSources } from '../../config/validate-sources.js';
+import {
+  type LoadedConfig,
+  type SourceFile,
+  sourcesOf,
+  textDigest,
+  validateLayers,
+  validateSources,
+} from '../../config/validate-sources.js';
 import { sameJson } from '../../core/canonical.js';
 import { WafctlError } from '../../core/errors.js';
 import type { Attributes, Change, KindName } from '../../core/model.js';
@@ -43,6 +56,14 @@ import {
   type PullDecision,
   type PullRules,
 } from './decide.js';
+import {
+  declarationChains,
+  type EnvironmentDeclarations,
+  lastPathTarget,
+  mergedRaw,
+  type PullEnvironment,
+  sharedWith,
+} from './environment.js';
 import { editYaml, valueOrigin } from './yaml-edit.js';
 import { Source } from './yaml-source.js';
 
@@ -57,6 +78,11 @@ export interface PullOptions {
   env: Environment;
   /** What the relative file names of the configuration (and `paths`) are relative to. */
   cwd: string;
+  /**
+   * With `--env NAME`: the environment the configuration was loaded from (`loadEnvironment`; `env`
+   * then carries its vars). Its last path receives new objects and removals of shared ones.
+   */
+  environment?: PullEnvironment;
 }
 
 export interface FileChange {
@@ -76,6 +102,8 @@ export interface PullResult {
    * `--adopt`; with it, those it could not adopt): the next plan deletes them. In plan order.
    */
   unadopted: Pick<Change, 'kind' | 'key'>[];
+  /** With an environment: each changed file that other environments read too, and their names. */
+  shared: { file: string; environments: string[] }[];
 }
 
 /**
@@ -173,7 +201,7 @@ async function adoptTargetOf(
   config: LoadedConfig,
   options: PullOptions,
   read: (file: string) => Promise<string | undefined>,
-): Promise<AdoptTarget & { fresh: boolean }> {
+): Promise<AdoptTarget> {
   const counts = new Map<string, Map<number, number>>();
   for (const location of sourcesOf(config, kind).values()) {
     const documents = counts.get(location.file) ?? new Map<number, number>();
@@ -184,7 +212,7 @@ async function adoptTargetOf(
   const best = config.files.filter((file) => counts.has(file)).sort((a, b) => total(b) - total(a))[0];
   if (best !== undefined) {
     const documents = [...(counts.get(best) ?? new Map<number, number>())].sort((a, b) => b[1] - a[1]);
-    return { file: best, document: documents[0]?.[0] ?? 0, path: [kind.section], fresh: false };
+    return { file: best, document: documents[0]?.[0] ?? 0, path: [kind.section] };
   }
   const first = options.paths[0] ?? '.';
   const isDirectory = await stat(resolve(options.cwd, first)).then(
@@ -194,10 +222,10 @@ async function adoptTargetOf(
   const dir = isDirectory ? first : dirname(first);
   const file = join(dir, fileNameOf(kind.section));
   const existing = await read(file);
-  if (existing === undefined) return { file, document: 0, path: [kind.section], fresh: true };
+  if (existing === undefined) return { file, document: 0, path: [kind.section] };
   // An existing file that declares none of the kind: the key goes into its last document.
   const documents = parseYamlFile(file, existing, options.env).documents;
-  return { file, document: documents.at(-1)?.index ?? 0, path: [kind.section], fresh: false };
+  return { file, document: documents.at(-1)?.index ?? 0, path: [kind.section] };
 }
 
 export async function preparePull(
@@ -252,9 +280,24 @@ export async function preparePull(
     }
   }
 
+  const environment = options.environment;
+  const lastDocument = async (file: string) => {
+    const text = await read(file);
+    if (text === undefined) return undefined;
+    return parseYamlFile(file, text, options.env).documents.at(-1)?.index ?? 0;
+  };
+  let layered: EnvironmentDeclarations | undefined;
+  if (environment !== undefined) {
+    const found = await declarationChains(environment, options.kinds, read, options.env, config.variables);
+    layered = found;
+    await withDeclarations(declared, options.kinds, found, (kind) =>
+      lastPathTarget(kind, environment, found, options.cwd, lastDocument),
+    );
+  }
+
   const adopt: AdoptCandidate[] = [];
   const leftOut: LeftOut[] = [];
-  const targets = new Map<KindName, AdoptTarget & { fresh: boolean }>();
+  const targets = new Map<KindName, AdoptTarget>();
   if (options.adopt) {
     for (const [i, kind] of options.kinds.entries()) {
       const input = inputs[i];
@@ -269,8 +312,14 @@ export async function preparePull(
         const named = directory === undefined ? object : withUsernames(kind, object, directory);
         adopt.push({ kind: kind.name, key: kind.keyOf(object as Attributes), object: named });
       }
-      if (selected.objects.length > 0)
-        targets.set(kind.name, await adoptTargetOf(kind, config, options, read));
+      if (selected.objects.length > 0) {
+        targets.set(
+          kind.name,
+          environment === undefined || layered === undefined
+            ? await adoptTargetOf(kind, config, options, read)
+            : await lastPathTarget(kind, environment, layered, options.cwd, lastDocument),
+        );
+      }
     }
   }
 
@@ -305,7 +354,7 @@ export async function preparePull(
   const files: FileChange[] = [];
   for (const [file, edits] of decision.edits) {
     const existing = texts.get(file) ?? (await read(file));
-    const fresh = [...targets.values()].find((t) => t.file === file)?.fresh ?? false;
+    const fresh = existing === undefined;
     const before = existing ?? '';
     const start = fresh
       ? `# yaml-language-server: $schema=${schemaReference(dirname(file), { cwd: options.cwd })}\n`
@@ -313,7 +362,7 @@ export async function preparePull(
     const after = editYaml(sourceOf(file, start), edits);
     if (after !== before) files.push({ file, before, after, created: existing === undefined });
   }
-  assertLoads(texts, files, options.env);
+  assertLoads(texts, files, options.env, environment);
   // What the next plan deletes and the files will still not declare: prunes (a duplicate of a
   // declared object is deleted whatever the scope, and is no object to adopt).
   const adopted = new Set(adopt.map((candidate) => declaredKey(candidate.kind, candidate.key)));
@@ -325,7 +374,61 @@ export async function preparePull(
         !adopted.has(declaredKey(change.kind, change.key)),
     )
     .map(({ kind, key }) => ({ kind, key }));
-  return { decision, files, leftOut, unadopted };
+  const shared = environment === undefined ? [] : sharedFiles(environment, files, options.cwd);
+  return { decision, files, leftOut, unadopted, shared };
+}
+
+/** The changed files other environments read too (in the order of `files`). */
+function sharedFiles(
+  environment: PullEnvironment,
+  files: readonly FileChange[],
+  cwd: string,
+): { file: string; environments: string[] }[] {
+  return files
+    .map((change) => ({ file: change.file, environments: sharedWith(environment, change.file, cwd) }))
+    .filter((entry) => entry.environments.length > 0);
+}
+
+/**
+ * The declared objects of an environment, with every declaration in path order (`declarations`,
+ * `raw` merged) and how each leaves the files when deleted live (`removal`): an object whose last
+ * declaration is in an earlier path is removed by a `remove: true` entry in the last path
+ * (`removalTarget`), one whose last declaration overrides an earlier one by turning that override
+ * into the removal; an object only the last path declares is removed as without environments.
+ */
+async function withDeclarations(
+  declared: Map<string, DeclaredObject>,
+  kinds: readonly Kind[],
+  layered: EnvironmentDeclarations,
+  removalTarget: (kind: Kind) => Promise<AdoptTarget>,
+): Promise<void> {
+  const byName = new Map(kinds.map((kind) => [kind.name as string, kind]));
+  const targets = new Map<string, AdoptTarget>();
+  for (const [id, object] of declared) {
+    const chain = layered.chains.get(id);
+    const kind = byName.get(object.kind);
+    const own = chain?.at(-1);
+    if (chain === undefined || kind === undefined || own === undefined) continue;
+    // The loader's location and this reading's must be the same declaration.
+    if (own.location.file !== object.location.file || own.location.path !== object.location.path) continue;
+    if (chain.length > 1) {
+      object.declarations = chain.map(({ location, raw }) => ({ location, raw }));
+      object.raw = mergedRaw(chain);
+    }
+    if (own.layer < layered.lastLayer) {
+      let target = targets.get(kind.name);
+      if (target === undefined) {
+        target = await removalTarget(kind);
+        targets.set(kind.name, target);
+      }
+      const entry: Record<string, unknown> = {};
+      for (const field of kind.keyFields) entry[field] = object.raw[field];
+      entry[REMOVE] = true;
+      object.removal = { op: 'append', target, entry };
+    } else if (chain.length > 1) {
+      object.removal = { op: 'override', keep: kind.keyFields };
+    }
+  }
 }
 
 /**
@@ -336,16 +439,44 @@ function assertLoads(
   texts: ReadonlyMap<string, string>,
   files: readonly FileChange[],
   env: Environment,
+  environment: PullEnvironment | undefined,
 ): void {
   if (files.length === 0) return;
   const changed = new Map(files.map((f) => [f.file, f.after]));
   const sources = [...texts].map(([file, text]) => ({ file, text: changed.get(file) ?? text }));
   for (const f of files) if (!texts.has(f.file)) sources.push({ file: f.file, text: f.after });
-  const result = validateSources(sources, { env });
+  const result =
+    environment === undefined
+      ? validateSources(sources, { env })
+      : validateLayers(layersOf(environment, texts, changed), { env });
   if (result.ok) return;
   const problems = result.problems.slice(0, 5).map(formatProblem).join('\n');
   throw new WafctlError(
     'CONFIG_INVALID',
     `pull would write files that do not load, so nothing was written:\n${problems}`,
   );
+}
+
+/** The environment's paths with the edited texts, a created file in the last path (where pull creates them). */
+function layersOf(
+  environment: PullEnvironment,
+  texts: ReadonlyMap<string, string>,
+  changed: ReadonlyMap<string, string>,
+): { path: string; sources: SourceFile[] }[] {
+  const last = environment.layers.length - 1;
+  return environment.layers.map((layer, index) => {
+    const files = [...layer.files];
+    if (index === last) {
+      for (const file of changed.keys()) if (!texts.has(file)) files.push(file);
+      files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    }
+    const sources = files.map(
+      (file): SourceFile => ({
+        file,
+        text: changed.get(file) ?? texts.get(file) ?? '',
+        ...(file === environment.projectFile ? { project: true } : {}),
+      }),
+    );
+    return { path: layer.path, sources };
+  });
 }
