@@ -1,24 +1,38 @@
 /**
- * `wafctl compare A B [PATH] --desired [--format text|markdown|json] [--fail-on CLASS,...]`: what differs
- * between two environments of the root's wafctl.yaml, offline, desired against desired (issue 31).
- * Each difference is the change from A to B, classified as if it were a plan applied to A: A's
- * declared objects are the planner's remote side and B's its desired side, per family, by natural
- * key, prune on (an object only in A is a delete). Exit 0 no differences, 2 differences, 3 a
- * `--fail-on` class matched. Live comparison (without `--desired`) is not available yet.
+ * `wafctl compare A B [PATH] [--desired] [--format text|markdown|json] [--fail-on CLASS,...]`: what
+ * differs between two environments of the root's wafctl.yaml (issue 31). Each difference is the change
+ * from A to B, classified as if it were a plan applied to A: A's objects are the planner's remote side
+ * and B's its desired side, per family, by natural key, prune on (an object only in A is a delete).
+ *
+ * Without `--desired` the two firewalls are compared: both are read at once, each through its own
+ * connection and secrets exactly as `--env NAME` connects (its `url`/`url_env`, `token_env` or
+ * sign-in), as `export` reads them (members by username, read-only built-ins left out, ids and
+ * timestamps not compared), in every family whatever either environment's `manage` says: it is the
+ * report of how the environments drifted apart. A's configuration is loaded first, for its
+ * `settings.firewall_actions` (what each action means to the security impact). An environment that
+ * fails is reported as `Error: NAME: ...` and nothing is compared. With `--desired` the two
+ * configurations are compared instead, offline. Exit 0 no differences, 2 differences, 3 a
+ * `--fail-on` class matched.
  */
 import { Command, Option } from 'commander';
+import { DEFAULT_TIMEOUT_SECONDS } from '../api/retry.js';
+import type { DeclaredObject } from '../config/schema.js';
+import type { LoadedConfig } from '../config/validate-sources.js';
 import { usageError } from '../core/errors.js';
 import type { Change, ImpactClass, Plan } from '../core/model.js';
 import { printable } from '../core/text.js';
+import type { Kind } from '../kinds/index.js';
+import type { PlanOptions } from '../plan/planner.js';
 import type { Io } from './io.js';
-import { addReviewOptions, FORMATS } from './options.js';
-import { writeOut } from './output.js';
+import { addReviewOptions, FORMATS, parseTimeout } from './options.js';
+import { writeErr, writeOut } from './output.js';
 
 interface CompareFlags {
   desired?: boolean;
   format: (typeof FORMATS)[number];
   failOn?: ImpactClass[];
   maxChars?: number;
+  timeout?: number;
 }
 
 /** The compare comment's sticky marker: never overwrites a plan or drift comment. */
@@ -28,17 +42,28 @@ export function compareCommand(io: Io, done: (code: number) => void): Command {
   return addReviewOptions(
     new Command('compare')
       .description(
-        'compare two environments of wafctl.yaml: each difference as the change from A to B, with its security impact (exit 0 none, 2 differences, 3 a --fail-on class)',
+        'compare two environments of wafctl.yaml, their live firewalls (default) or their configurations (--desired): each difference as the change from A to B, with its security impact (exit 0 none, 2 differences, 3 a --fail-on class)',
       )
       .argument('<A>', 'the environment compared from')
       .argument('<B>', 'the environment compared to')
       .argument('[PATH]', 'the configuration root (default: the current directory)')
-      .option('--desired', "compare the environments' configurations (offline), not their firewalls")
+      .option(
+        '--desired',
+        "compare the environments' configurations (offline, no URL or token read), not their firewalls",
+      )
+      .option(
+        '--timeout <SECONDS>',
+        `without --desired: give up on an API request not answered in full within SECONDS (default: ${DEFAULT_TIMEOUT_SECONDS}, env: WAF_TIMEOUT)`,
+        parseTimeout('--timeout'),
+      )
       .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text')),
   ).action(async (from: string, to: string, path: string | undefined, flags: CompareFlags) =>
     done(await compare(from, to, path === undefined ? [] : [path], flags, io)),
   );
 }
+
+/** A side of a comparison: the objects of each family, as the configuration would declare them. */
+type Side = (kind: Kind) => readonly DeclaredObject[];
 
 async function compare(
   from: string,
@@ -47,13 +72,10 @@ async function compare(
   flags: CompareFlags,
   io: Io,
 ): Promise<number> {
-  if (!flags.desired) {
-    throw usageError(
-      'live comparison (firewall against firewall) is not available yet: pass --desired to compare the two environments’ configurations',
-    );
-  }
   const { readProject, projectRoot, PROJECT_FILE } = await import('../config/project.js');
   const { loadEnvironment } = await import('../config/load.js');
+  const { declaredObjects } = await import('../config/schema.js');
+  const { planOptions } = await import('../ops/refresh.js');
   const root = await projectRoot(paths, io.cwd);
   const project = await readProject(root, io.cwd);
   if (project === undefined) {
@@ -70,16 +92,30 @@ async function compare(
   }
   const spec = (name: string) => project.environments.find((environment) => environment.name === name);
   const options = { cwd: io.cwd, env: io.env };
-  const a = await loadEnvironment(project, spec(from) as NonNullable<ReturnType<typeof spec>>, options);
-  const b = await loadEnvironment(project, spec(to) as NonNullable<ReturnType<typeof spec>>, options);
-  const plan = await comparePlan(a, b);
+  const load = (name: string): Promise<LoadedConfig> =>
+    loadEnvironment(project, spec(name) as NonNullable<ReturnType<typeof spec>>, options);
+  const a = await load(from);
+  let plan: Plan;
+  if (flags.desired) {
+    const b = await load(to);
+    plan = await comparePlan(
+      (kind) => declaredObjects(a.state, kind),
+      (kind) => declaredObjects(b.state, kind),
+      planOptions(a),
+    );
+  } else {
+    const sides = await readLiveSides(project, [from, to], flags, io);
+    if ('code' in sides) return sides.code;
+    plan = await comparePlan(sides.before, sides.after, planOptions(a));
+  }
+  const live = !flags.desired;
 
   const rendered = {
-    text: () => renderTextCompare(plan, from, to),
+    text: () => renderTextCompare(plan, from, to, live),
     markdown: async () => {
       const { renderMarkdownPlan } = await import('../plan/render/markdown.js');
       return renderMarkdownPlan(plan, {
-        title: `wafctl compare: ${compareHeadline(plan, from, to)}`,
+        title: `wafctl compare: ${compareHeadline(plan, from, to, live)}`,
         marker: COMPARE_MARKDOWN_MARKER,
         impactTitle: impactTitle(from, to),
         describe: (change) => describe(change, from, to),
@@ -89,7 +125,8 @@ async function compare(
     },
     json: async () => {
       const { planToJson } = await import('../plan/render/json.js');
-      return `${JSON.stringify({ from, to, ...planToJson(plan) }, null, 2)}\n`;
+      const compared = live ? 'live' : 'desired';
+      return `${JSON.stringify({ from, to, compared, ...planToJson(plan) }, null, 2)}\n`;
     },
   }[flags.format];
   writeOut(io, await rendered());
@@ -103,23 +140,88 @@ async function compare(
 }
 
 /**
- * The plan that would turn A's configuration into B's: A's declared objects as the remote side (id:
- * their key), B's as the desired side, every family either declares, scope "everything" and prune
- * on; no field is immutable (a difference is a difference, not a replacement). Both sides are compared as written: `protect` and `ignore_changes` hide nothing, and members are
- * not resolved through a user directory (there is no firewall). A singleton (settings) is compared
- * only when both declare it. Safety warnings (a plan's delete limit) do not apply to a comparison.
+ * Both environments' live objects, read concurrently, each with its own connection (its URL checked
+ * before any request). When either fails, each failure is reported as `Error: NAME: ...` and the exit
+ * code returned: nothing is compared. Objects export would leave out (no key, a key shared by two
+ * objects, values the configuration refuses) are left out of the comparison too, each with a warning.
  */
-async function comparePlan(
-  a: import('../config/validate-sources.js').LoadedConfig,
-  b: import('../config/validate-sources.js').LoadedConfig,
-): Promise<Plan> {
-  const { declaredObjects } = await import('../config/schema.js');
+async function readLiveSides(
+  project: import('../config/project.js').Project,
+  names: readonly [string, string],
+  flags: CompareFlags,
+  io: Io,
+): Promise<{ before: Side; after: Side } | { code: number }> {
+  const { environmentConnection } = await import('./environments.js');
+  const { withApiClient } = await import('./connection.js');
+  const { readLiveExport } = await import('../ops/export/export.js');
+  const { KINDS } = await import('../kinds/index.js');
+  const { HYDRATION_CONCURRENCY } = await import('./options.js');
+  const { reportEnvironmentError, worse } = await import('./multi-environment.js');
+  // Both URLs (and their variables) are checked before either firewall is read.
+  const connections = names.map((name) => environmentConnection(project, name, io));
+  const results = await Promise.allSettled(
+    connections.map((environment) =>
+      withApiClient(
+        io,
+        { ...(flags.timeout === undefined ? {} : { timeout: flags.timeout }), environment },
+        (api) =>
+          readLiveExport(api, KINDS, {
+            concurrency: HYDRATION_CONCURRENCY,
+            warn: (line) => writeErr(io, `Note: ${environment.name}: ${line}.`),
+          }),
+      ),
+    ),
+  );
+  let code = 0;
+  const read: import('../ops/export/export.js').LiveExport[] = [];
+  results.forEach((result, i) => {
+    const name = names[i] ?? '';
+    if (result.status === 'fulfilled') read.push(result.value);
+    else code = worse(code, reportEnvironmentError(io, result.reason, name));
+  });
+  if (code !== 0) return { code };
+  const sides = read.map((live, i) => {
+    for (const { kind, id, key, reason } of live.leftOut) {
+      writeErr(
+        io,
+        `Warning: ${names[i]}: ${kind} ${printable(id)} (${printable(key)}) left out of the comparison: ${printable(reason)}.`,
+      );
+    }
+    return liveSide(live);
+  });
+  return { before: sides[0] as Side, after: sides[1] as Side };
+}
+
+/**
+ * A firewall's exportable objects as the configuration would declare them: each object export writes
+ * (defaults omitted, members by username) read back through its family's schema, so both sides of a
+ * live comparison go through `kind.attributes` exactly as declared objects do.
+ */
+function liveSide(live: import('../ops/export/export.js').LiveExport): Side {
+  return (kind) => {
+    const section = live.sections.find((candidate) => candidate.section === kind.section);
+    return (section?.objects ?? []).map((object) => {
+      const parsed = kind.schema.parse(object) as Record<string, unknown>;
+      return { protect: false, ignore_changes: [], ...parsed } as DeclaredObject;
+    });
+  };
+}
+
+/**
+ * The plan that would turn A's objects into B's: A's as the remote side (id: their key), B's as the
+ * desired side, every family either has, scope "everything" and prune on; no field is immutable (a
+ * difference is a difference, not a replacement). Both sides are compared as written: `protect` and
+ * `ignore_changes` hide nothing, and members are not resolved through a user directory (desired:
+ * there is no firewall; live: both sides are already by username). A singleton (settings) is
+ * compared only when both have it. Safety warnings (a plan's delete limit) do not apply to a
+ * comparison.
+ */
+async function comparePlan(a: Side, b: Side, options: PlanOptions): Promise<Plan> {
   const { KINDS } = await import('../kinds/index.js');
   const { planChanges } = await import('../plan/planner.js');
-  const { planOptions } = await import('../ops/refresh.js');
   const inputs = KINDS.flatMap((kind) => {
-    const before = declaredObjects(a.state, kind);
-    const after = declaredObjects(b.state, kind);
+    const before = a(kind);
+    const after = b(kind);
     if (before.length === 0 && after.length === 0) return [];
     if (kind.singleton && (before.length === 0 || after.length === 0)) return [];
     const remote = before.map((object) => {
@@ -143,13 +245,13 @@ async function comparePlan(
       },
     ];
   });
-  const plan = planChanges(inputs, planOptions(a));
+  const plan = planChanges(inputs, options);
   return { ...plan, warnings: [] };
 }
 
-export function compareHeadline(plan: Plan, from: string, to: string): string {
+export function compareHeadline(plan: Plan, from: string, to: string, live = false): string {
   const n = plan.changes.length;
-  return `${from} -> ${to}: ${n === 0 ? 'no differences' : `${n} ${n === 1 ? 'difference' : 'differences'}`}`;
+  return `${live ? 'live ' : ''}${from} -> ${to}: ${n === 0 ? 'no differences' : `${n} ${n === 1 ? 'difference' : 'differences'}`}`;
 }
 
 const impactTitle = (from: string, to: string): string => `Security impact of ${from} -> ${to}`;
@@ -171,11 +273,11 @@ function describe(change: Change, from: string, to: string): string {
 
 const SIGN: Record<Change['action'], string> = { create: '+', delete: '-', update: '~', replace: '~' };
 
-async function renderTextCompare(plan: Plan, from: string, to: string): Promise<string> {
+async function renderTextCompare(plan: Plan, from: string, to: string, live: boolean): Promise<string> {
   const { changeBody } = await import('../plan/render/body.js');
   const { textImpactSection } = await import('../plan/render/security.js');
   const { address, problemLine } = await import('../plan/render/summary.js');
-  const out = [`Compare ${compareHeadline(plan, from, to)}`];
+  const out = [`Compare ${compareHeadline(plan, from, to, live)}`];
   if (plan.changes.length > 0) {
     // The reviewer's first question, before the details.
     for (const line of textImpactSection(plan, (_klass, text) => text, impactTitle(from, to))) out.push(line);
