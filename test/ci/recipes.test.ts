@@ -35,13 +35,28 @@ describe('CI recipes', () => {
   it('every GitHub Actions recipe is a valid workflow', async () => {
     const dir = join(RECIPES, 'github-actions');
     const files = (await readdir(dir)).sort();
-    expect(files).toEqual(['apply.yml', 'drift.yml', 'plan.yml']);
+    expect(files).toEqual(['apply.yml', 'drift.yml', 'matrix-environments.yml', 'plan.yml']);
     for (const file of files)
       expect(await check('github-workflow.json', await text(join(dir, file))), file).toEqual([]);
   });
 
   it('the GitLab recipe is a valid .gitlab-ci.yml', async () => {
     expect(await check('gitlab-ci.json', await text(join(RECIPES, 'gitlab-ci.yml')))).toEqual([]);
+  });
+
+  it("the GitLab recipe's commented matrix over environments, uncommented in place of its jobs, is valid too", async () => {
+    const lines = (await text(join(RECIPES, 'gitlab-ci.yml'))).split('\n');
+    const start = lines.findIndex((line) => line.startsWith('# --- Several environments'));
+    const end = lines.findIndex((line) => line.startsWith('# --- end of several environments'));
+    expect(start).toBeGreaterThan(0);
+    expect(end).toBeGreaterThan(start);
+    const block = lines.slice(start + 1, end).filter((line) => /^# (wafctl-| {2})/.test(line));
+    const jobs = parse(block.map((line) => line.slice(2)).join('\n'));
+    expect(Object.keys(jobs)).toEqual(['wafctl-plan', 'wafctl-apply']);
+    expect(jobs['wafctl-apply'].resource_group).toBe('wafctl-$WAFCTL_ENV');
+    expect(jobs['wafctl-plan'].parallel.matrix).toEqual([{ WAFCTL_ENV: ['staging', 'production'] }]);
+    const recipe = { ...parse(await text(join(RECIPES, 'gitlab-ci.yml'))), ...jobs };
+    expect(await check('gitlab-ci.json', JSON.stringify(recipe))).toEqual([]);
   });
 
   it('action.yml is a valid composite action', async () => {
@@ -69,6 +84,45 @@ describe('CI recipes', () => {
     const gitlab = parse(await text(join(RECIPES, 'gitlab-ci.yml')));
     expect(gitlab['wafctl-apply'].resource_group).toBe('wafctl-production');
     expect(JSON.stringify(gitlab)).toContain('<!-- wafctl-plan -->');
+  });
+
+  it('the matrix recipe: a sticky comment per environment, applies one at a time per firewall, drift of all', async () => {
+    const workflow = parse(await text(join(RECIPES, 'github-actions', 'matrix-environments.yml')));
+    const { plan, apply, drift } = workflow.jobs;
+    const environments = ['staging', 'production'];
+    /** A GitHub expression, as the workflow spells it. */
+    const gh = (expression: string) => `\${{ ${expression} }}`;
+    type Step = { id?: string; uses?: string; with?: Record<string, string>; env?: Record<string, string> };
+    const action = (job: { steps: Step[] }) => job.steps.find((s) => s.uses === 'your-org/wafctl@v1') as Step;
+
+    expect(plan.strategy.matrix.environment).toEqual(environments);
+    expect(action(plan).with).toMatchObject({ command: 'plan', environment: gh('matrix.environment') });
+    // The comment is found by the marker the action gives, one per environment, not a fixed one.
+    const comment = plan.steps.at(-1) as Step & { with: { script: string } };
+    expect(comment.env?.MARKER).toBe(gh('steps.wafctl.outputs.comment-marker'));
+    expect(comment.with.script).toContain('c.body?.startsWith(marker)');
+    expect(comment.with.script).not.toContain('<!-- wafctl-plan -->');
+
+    expect(apply.strategy['max-parallel']).toBe(1);
+    expect(apply.strategy.matrix.environment).toEqual(environments);
+    expect(apply.environment).toBe(gh('matrix.environment'));
+    expect(apply.concurrency).toEqual({
+      group: `wafctl-apply-${gh('matrix.environment')}`,
+      'cancel-in-progress': false,
+    });
+    expect(action(apply).with).toMatchObject({ command: 'apply', environment: gh('matrix.environment') });
+
+    expect(action(drift).with).toMatchObject({ command: 'drift', environment: 'all' });
+    // The secrets mapped to the variables the documented wafctl.yaml names, never a URL input.
+    for (const job of [plan, apply, drift]) {
+      expect(action(job).with?.url).toBeUndefined();
+      expect(Object.keys(action(job).env ?? {}).sort()).toEqual([
+        'WAF_TOKEN_PRODUCTION',
+        'WAF_TOKEN_STAGING',
+        'WAF_URL_PRODUCTION',
+        'WAF_URL_STAGING',
+      ]);
+    }
   });
 });
 
@@ -106,7 +160,11 @@ describe('the action script', () => {
   it('plan: exit 0 with changes, outputs exit-code 2, has-changes and the markdown plan', async () => {
     const result = await action({ WAFCTL_COMMAND: 'plan' });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.outputs).toMatchObject({ 'exit-code': '2', 'has-changes': 'true' });
+    expect(result.outputs).toMatchObject({
+      'exit-code': '2',
+      'has-changes': 'true',
+      'comment-marker': '<!-- wafctl-plan -->',
+    });
     expect(result.outputs.markdown).toBe(join(result.dir, 'wafctl-plan.md'));
     expect(await readFile(result.outputs.markdown, 'utf8')).toMatch(/^<!-- wafctl-plan -->\n/);
     expect(await readFile(join(result.dir, 'summary'), 'utf8')).toContain('#### Security impact');
@@ -181,6 +239,164 @@ describe('the action script', () => {
     expect(result.stdout).toContain(
       "::error::wafctl action: command must be plan, apply, drift or pull, got 'destroy'",
     );
+  });
+});
+
+/**
+ * The action's `environment` input, against a stub wafctl (dist/cli/main.js in GITHUB_ACTION_PATH)
+ * that records each run's arguments and directory: which --env flags each command gets, the
+ * comment marker, and the names refused before anything runs.
+ */
+describe('the action script: environment', () => {
+  const run = promisify(execFile);
+
+  async function action(inputs: Record<string, string>) {
+    const dir = await mkdtemp(join(tmpdir(), 'wafctl-env-'));
+    await mkdir(join(dir, 'dist', 'cli'), { recursive: true });
+    await mkdir(join(dir, 'config'));
+    // Records its run; writes what wafctl would (--out plan, --report, the markdown plan); exit 2 for
+    // changes, as plan --detailed-exitcode and drift do.
+    const main = `const fs = require('node:fs');
+const args = process.argv.slice(2);
+fs.appendFileSync(${JSON.stringify(join(dir, 'runs'))}, JSON.stringify({ cwd: process.cwd(), args }) + '\\n');
+const value = (flag) => args[args.indexOf(flag) + 1];
+if (args.includes('--out')) fs.writeFileSync(value('--out'), JSON.stringify({ summary: { create: 1, update: 0, replace: 0, delete: 0 } }));
+if (args.includes('--report')) fs.writeFileSync(value('--report'), '<!-- wafctl-drift -->\\ndrift\\n');
+if (args[0] === 'plan' && args.includes('--format')) process.stdout.write('<!-- wafctl-plan -->\\nplan\\n');
+process.exit(args[0] === 'apply' || args.includes('--out') ? 0 : 2);
+`;
+    await writeFile(join(dir, 'dist', 'cli', 'main.js'), main);
+    const env = {
+      HOME: dir,
+      PATH: process.env.PATH,
+      GITHUB_ACTION_PATH: dir,
+      GITHUB_OUTPUT: join(dir, 'output'),
+      GITHUB_STEP_SUMMARY: join(dir, 'summary'),
+      RUNNER_TEMP: dir,
+      WAFCTL_PATHS: 'config',
+      ...inputs,
+    };
+    const result = await run('bash', [join(ROOT, 'scripts', 'github-action.sh')], { env, cwd: dir }).then(
+      (r) => ({ code: 0, ...r }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    const outputs = Object.fromEntries(
+      (await readFile(join(dir, 'output'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/=(.*)/s).slice(0, 2)),
+    );
+    const runs = await readFile(join(dir, 'runs'), 'utf8').then(
+      (log) =>
+        log
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { cwd: string; args: string[] }),
+      (): { cwd: string; args: string[] }[] => [],
+    );
+    return { ...result, outputs, runs, dir };
+  }
+
+  type Run = { cwd: string; args: string[] };
+  /** The arguments of the one run of wafctl. */
+  function argsOfOnlyRun(runs: Run[]): string[] {
+    expect(runs).toHaveLength(1);
+    return runs[0]?.args ?? [];
+  }
+
+  it('environment: staging passes --env staging, and the markdown starts with a marker of its own', async () => {
+    const result = await action({ WAFCTL_COMMAND: 'plan', WAFCTL_ENVIRONMENT: 'staging' });
+    expect(result.code, result.stderr).toBe(0);
+    const args = argsOfOnlyRun(result.runs);
+    expect(args.slice(0, 2)).toEqual(['plan', 'config']);
+    expect(args.join(' ')).toContain('--env staging');
+    // Room for the marker's line within GitHub's limit on a comment.
+    expect(args.join(' ')).toContain(`--max-chars ${65_536 - '<!-- wafctl-plan:staging -->'.length - 1}`);
+    expect(result.outputs).toMatchObject({
+      'exit-code': '2',
+      'has-changes': 'true',
+      'comment-marker': '<!-- wafctl-plan:staging -->',
+    });
+    expect(await readFile(result.outputs.markdown, 'utf8')).toBe(
+      '<!-- wafctl-plan:staging -->\n<!-- wafctl-plan -->\nplan\n',
+    );
+  });
+
+  it("no environment: no --env, wafctl's own marker and markdown unchanged", async () => {
+    const result = await action({ WAFCTL_COMMAND: 'plan', WAFCTL_ENVIRONMENT: '' });
+    expect(result.code, result.stderr).toBe(0);
+    const args = argsOfOnlyRun(result.runs);
+    expect(args).toEqual(['plan', 'config', '--detailed-exitcode', '--format', 'markdown']);
+    expect(result.outputs['comment-marker']).toBe('<!-- wafctl-plan -->');
+    expect(await readFile(result.outputs.markdown, 'utf8')).toBe('<!-- wafctl-plan -->\nplan\n');
+  });
+
+  it('environment: all passes --env all; several names pass one --env each; one combined comment', async () => {
+    const all = await action({ WAFCTL_COMMAND: 'drift', WAFCTL_ENVIRONMENT: 'all' });
+    expect(all.code, all.stderr).toBe(0);
+    const args = argsOfOnlyRun(all.runs);
+    expect(args.filter((arg, i) => arg === '--env' || args[i - 1] === '--env')).toEqual(['--env', 'all']);
+    expect(all.outputs['comment-marker']).toBe('<!-- wafctl-drift -->');
+    expect(await readFile(all.outputs.markdown, 'utf8')).toBe('<!-- wafctl-drift -->\ndrift\n');
+
+    const several = await action({ WAFCTL_COMMAND: 'plan', WAFCTL_ENVIRONMENT: 'staging, production' });
+    expect(several.code, several.stderr).toBe(0);
+    const planArgs = argsOfOnlyRun(several.runs);
+    expect(planArgs.slice(2)).toEqual([
+      '--env',
+      'staging',
+      '--env',
+      'production',
+      '--detailed-exitcode',
+      '--format',
+      'markdown',
+    ]);
+    expect(several.outputs['comment-marker']).toBe('<!-- wafctl-plan -->');
+  });
+
+  it('apply with an environment: plan --env, then apply --plan --env in the configuration root', async () => {
+    const result = await action({ WAFCTL_COMMAND: 'apply', WAFCTL_ENVIRONMENT: 'production' });
+    expect(result.code, result.stderr).toBe(0);
+    const saved = join(result.dir, 'wafctl-plan.json');
+    expect(result.runs).toEqual([
+      { cwd: result.dir, args: ['plan', 'config', '--env', 'production', '--out', saved] },
+      { cwd: join(result.dir, 'config'), args: ['apply', '--plan', saved, '--env', 'production'] },
+    ]);
+    expect(result.outputs).toMatchObject({ 'has-changes': 'true', 'comment-marker': '' });
+  });
+
+  it.each([
+    ['plan', 'staging;rm -rf /', 'environment must be environment names of wafctl.yaml'],
+    ['plan', '../production', 'environment must be environment names of wafctl.yaml'],
+    ['drift', 'staging\n::add-mask::x', 'environment must be environment names of wafctl.yaml'],
+    ['apply', 'staging,production', 'apply takes one environment per run'],
+    ['apply', 'all', 'apply takes one environment per run'],
+    ['pull', 'staging production', 'pull takes one environment per run'],
+  ])('%s with environment %j fails with an annotation and runs nothing', async (command, value, message) => {
+    const result = await action({ WAFCTL_COMMAND: command, WAFCTL_ENVIRONMENT: value });
+    expect(result.code).toBe(1);
+    expect(result.runs).toEqual([]);
+    expect(result.stdout).toContain(`::error::wafctl action: ${message}`);
+    // One line: the value it quotes cannot start a workflow command of its own.
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    expect(result.outputs).toMatchObject({ 'exit-code': '1', 'has-changes': 'false', markdown: '' });
+  });
+
+  it('pull with one environment passes --env NAME', async () => {
+    const result = await action({ WAFCTL_COMMAND: 'pull', WAFCTL_ENVIRONMENT: 'staging' });
+    expect(result.code).toBe(0);
+    expect(result.runs.map((run) => run.args)).toEqual([['pull', 'config', '--env', 'staging', '--adopt']]);
+  });
+
+  it('url with an environment fails with an annotation: the environment names its URL', async () => {
+    const result = await action({
+      WAFCTL_COMMAND: 'plan',
+      WAFCTL_ENVIRONMENT: 'staging',
+      WAFCTL_URL: 'https://x',
+    });
+    expect(result.code).toBe(1);
+    expect(result.runs).toEqual([]);
+    expect(result.stdout).toContain('::error::wafctl action: url cannot be combined with environment');
   });
 });
 
