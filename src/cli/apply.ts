@@ -5,8 +5,11 @@
  * 130/143 when SIGINT/SIGTERM stopped it (interrupt.ts).
  */
 import { Command } from 'commander';
-import { WafctlError } from '../core/errors.js';
-import { IMPACT_CLASSES, type ImpactClass } from '../core/model.js';
+import type { ApiClient } from '../api/index.js';
+import { usageError, WafctlError } from '../core/errors.js';
+import { IMPACT_CLASSES, type ImpactClass, type Plan } from '../core/model.js';
+import type { GateOptions } from '../ops/apply/gate.js';
+import type { ApplyReport, CallEvent } from '../ops/apply/model.js';
 import { EXIT_CODES, type InterruptSignal, type Io } from './io.js';
 import {
   addConnectionOptions,
@@ -19,7 +22,7 @@ import {
 } from './options.js';
 import { colorEnabled, writeErr, writeOut } from './output.js';
 
-interface ApplyFlags extends ConnectionFlags {
+export interface ApplyFlags extends ConnectionFlags {
   env: string[];
   autoApprove?: boolean;
   plan?: string;
@@ -82,18 +85,28 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
   }
 
   const { withApiClient } = await import('./connection.js');
-  const { baseUrlInUse, loadSelected, environmentHeading } = await import('./planning.js');
-  const { selectEnvironment } = await import('./environments.js');
+  const { baseUrlInUse, loadSelected, environmentHeading, noteWriter } = await import('./planning.js');
+  const { selectEnvironment, severalEnvironments } = await import('./environments.js');
   const { refreshAndPlan } = await import('../ops/refresh.js');
   const { renderTextPlan } = await import('../plan/render/text.js');
   const { readSavedPlan, assertMadeAgainst } = await import('../ops/apply/saved-plan.js');
   const { replanSavedPlan } = await import('../ops/apply/replan.js');
   const { applyGate } = await import('../ops/apply/gate.js');
-  const { applyPlan } = await import('../ops/apply/applier.js');
   const { renderApplyReport } = await import('../ops/apply/report.js');
   const { applySucceeded } = await import('../ops/apply/model.js');
   const { progressReporter } = await import('./progress.js');
   const { interruptOnSignals } = await import('./interrupt.js');
+
+  const several = await severalEnvironments(io, paths.length > 0 ? paths : ['.'], flags, 'apply');
+  if (several !== undefined) {
+    if (flags.plan !== undefined) {
+      throw usageError(
+        `--plan applies one saved plan, made for one environment: give one --env NAME with --plan, not ${several.length} (${several.join(', ')})`,
+      );
+    }
+    const { applyEnvironments } = await import('./apply-environments.js');
+    return applyEnvironments(io, paths, several, flags, interactive);
+  }
 
   // Configuration problems and unreadable saved plans are reported before any network call, and so
   // is a saved plan made against another server (no request, not even a sign-in, reaches it).
@@ -123,7 +136,7 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
         : {
             plan: await refreshAndPlan(source.config, api, {
               concurrency,
-              warn: (line) => writeErr(io, `Note: ${line}.`),
+              warn: noteWriter(io, connection),
             }),
             username: source.config.state.settings.username,
           };
@@ -131,39 +144,19 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
     if (heading !== undefined) writeOut(io, heading);
     writeOut(io, renderTextPlan(plan, { color: colorEnabled(io, flags.color) }));
 
-    const gate = applyGate(plan, {
-      failOn: flags.failOn ?? [],
-      allowPartial: flags.allowPartial === true,
-      force: flags.force === true,
-      interactive,
-      username,
-    });
+    const gate = applyGate(plan, gateOptions(flags, interactive, username));
     if (gate.verdict === 'nothing') return 0;
     if (gate.verdict === 'refuse') throw gate.error;
     if (gate.verdict === 'confirm') {
-      const { confirm } = await import('./confirm.js');
-      // Ctrl-C at the prompt, or SIGINT/SIGTERM sent to the process: the same cancel.
-      const interrupt = new AbortController();
-      let received: InterruptSignal = 'SIGINT';
-      const stopListening = io.onSignal((signal) => {
-        received = signal;
-        interrupt.abort();
-      });
-      const answer = await confirm(io.stdin, io.stdout, undefined, interrupt.signal).finally(stopListening);
-      // Terraform's words and codes: not an error, the person at the terminal said no.
-      if (answer !== 'approved') {
-        writeErr(io, '\nApply cancelled.');
-        return answer === 'interrupted' ? EXIT_CODES[received] : 1;
-      }
+      const declined = await askToApply(io);
+      if (declined !== undefined) return declined;
     }
 
     const progress = progressReporter(io.stderr, (line) => writeErr(io, line));
     // Until the report is out: a signal stops the apply cleanly instead of killing it mid-way.
     const interruption = interruptOnSignals(io);
     try {
-      const report = await applyPlan(plan, api, {
-        parallelism: flags.parallelism,
-        batchSize: flags.batchSize,
+      const report = await applyChanges(plan, api, flags, {
         username,
         onCall: progress.onCall,
         signal: interruption.signal,
@@ -175,6 +168,52 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
       interruption.dispose();
     }
   });
+}
+
+/** The gate's options from the flags (src/ops/apply/gate.ts). */
+export function gateOptions(flags: ApplyFlags, interactive: boolean, username: string): GateOptions {
+  return {
+    failOn: flags.failOn ?? [],
+    allowPartial: flags.allowPartial === true,
+    force: flags.force === true,
+    interactive,
+    username,
+  };
+}
+
+/** Carries out an approved plan with the flags' parallelism and batch size. */
+export async function applyChanges(
+  plan: Plan,
+  api: ApiClient,
+  flags: ApplyFlags,
+  options: {
+    username: string;
+    onCall: (event: CallEvent) => void;
+    signal: AbortSignal;
+  },
+): Promise<ApplyReport> {
+  const { applyPlan } = await import('../ops/apply/applier.js');
+  return applyPlan(plan, api, { parallelism: flags.parallelism, batchSize: flags.batchSize, ...options });
+}
+
+/**
+ * Asks the person at the terminal. Undefined when they approved; else the exit code: 1 when they
+ * said anything but `yes`, 130/143 when Ctrl-C or a signal cancelled the question.
+ */
+export async function askToApply(io: Io): Promise<number | undefined> {
+  const { confirm } = await import('./confirm.js');
+  // Ctrl-C at the prompt, or SIGINT/SIGTERM sent to the process: the same cancel.
+  const interrupt = new AbortController();
+  let received: InterruptSignal = 'SIGINT';
+  const stopListening = io.onSignal((signal) => {
+    received = signal;
+    interrupt.abort();
+  });
+  const answer = await confirm(io.stdin, io.stdout, undefined, interrupt.signal).finally(stopListening);
+  if (answer === 'approved') return undefined;
+  // Terraform's words and codes: not an error, the person at the terminal said no.
+  writeErr(io, '\nApply cancelled.');
+  return answer === 'interrupted' ? EXIT_CODES[received] : 1;
 }
 
 /**

@@ -238,17 +238,24 @@ async function openEmbedded(statePath: string | undefined): Promise<Omit<Connect
   };
 }
 
+/** A client and the connection it talks through; `close` stops an embedded emulator, if any. */
+export interface ApiSession {
+  api: ApiClient;
+  connection: Connection;
+  close(): Promise<void>;
+}
+
 /**
- * Runs `work` with a client for the resolved connection, and always stops an embedded emulator
- * afterwards. With WAFCTL_DEBUG=1 the client logs one (redacted) line per request to stderr.
+ * Opens a client for the resolved connection (`withApiClient` for one piece of work; apply with
+ * several environments keeps one session per environment open across its phases). With
+ * WAFCTL_DEBUG=1 the client logs one (redacted) line per request to stderr.
  */
-export async function withApiClient<T>(
+export async function openApiClient(
   io: Io,
   flags: ConnectionFlags,
-  work: (api: ApiClient, connection: Connection) => Promise<T>,
   /** Client settings a command needs (e.g. `get --limit` reads small pages, one at a time). */
   clientOptions: Pick<ApiClientOptions, 'pageSize' | 'concurrency'> = {},
-): Promise<T> {
+): Promise<ApiSession> {
   const log = debugEnabled(io) ? (line: string) => writeErr(io, line) : undefined;
   const { cwd, clock } = io;
   const connection = await openConnection(flags, io.env, {
@@ -268,8 +275,24 @@ export async function withApiClient<T>(
       ...(clock === undefined ? {} : { clock }),
       ...(log === undefined ? {} : { log }),
     });
-    return await work(api, connection);
-  } finally {
+    return { api, connection, close: () => connection.close() };
+  } catch (error) {
     await connection.close();
+    throw error;
+  }
+}
+
+/** Runs `work` with a client for the resolved connection, and always stops an embedded emulator afterwards. */
+export async function withApiClient<T>(
+  io: Io,
+  flags: ConnectionFlags,
+  work: (api: ApiClient, connection: Connection) => Promise<T>,
+  clientOptions: Pick<ApiClientOptions, 'pageSize' | 'concurrency'> = {},
+): Promise<T> {
+  const session = await openApiClient(io, flags, clientOptions);
+  try {
+    return await work(session.api, session.connection);
+  } finally {
+    await session.close();
   }
 }

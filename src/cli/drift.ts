@@ -3,7 +3,6 @@
  * error, 3 a change has a `--fail-on` class.
  */
 import { Command, Option } from 'commander';
-import { usageError } from '../core/errors.js';
 import type { ImpactClass } from '../core/model.js';
 import type { Io } from './io.js';
 import type { EnvironmentResult } from './multi-environment.js';
@@ -32,7 +31,10 @@ export function driftCommand(io: Io, done: (code: number) => void): Command {
           .description('report objects whose live state differs from the configuration (exit 2 on drift)')
           .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
           .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
-          .option('--report <FILE>', 'also write the report, in the same format, to FILE'),
+          .option(
+            '--report <FILE>',
+            'also write the report, in the same format, to FILE (with several environments: the combined report)',
+          ),
       ),
     ),
   ).action(async (paths: string[], _flags: DriftFlags, command: Command) =>
@@ -44,18 +46,19 @@ async function drift(paths: string[], flags: DriftFlags, io: Io): Promise<number
   const { severalEnvironments } = await import('./environments.js');
   const several = await severalEnvironments(io, paths, flags, 'drift');
   if (several !== undefined) {
-    if (flags.report !== undefined) {
-      throw usageError(
-        `--report writes one environment's report: give one --env NAME with --report, not ${several.length} (${several.join(', ')})`,
-      );
-    }
     const { runSeveral } = await import('./multi-environment.js');
     const { DRIFT_MARKDOWN_MARKER } = await import('../plan/render/markdown.js');
     return runSeveral(
       io,
       several,
       flags,
-      { command: 'drift', format: flags.format, maxChars: flags.maxChars, marker: DRIFT_MARKDOWN_MARKER },
+      {
+        command: 'drift',
+        format: flags.format,
+        maxChars: flags.maxChars,
+        marker: DRIFT_MARKDOWN_MARKER,
+        report: flags.report,
+      },
       async (one) => (await driftOne(paths, one, io)).result,
     );
   }

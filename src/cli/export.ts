@@ -4,11 +4,19 @@ import { Command } from 'commander';
 import { usageError } from '../core/errors.js';
 import { containsSecret, REDACTED, redact } from '../core/secrets.js';
 import { plural, printable } from '../core/text.js';
+import { ENV_PLACEHOLDER } from './environments.js';
 import type { Io } from './io.js';
-import { addConnectionOptions, type ConnectionFlags, FAMILIES, HYDRATION_CONCURRENCY } from './options.js';
+import {
+  addConnectionOptions,
+  addEnvironmentOption,
+  type ConnectionFlags,
+  FAMILIES,
+  HYDRATION_CONCURRENCY,
+} from './options.js';
 import { writeErr, writeOut } from './output.js';
 
 interface ExportFlags extends ConnectionFlags {
+  env: string[];
   dir?: string;
   kind?: string[];
   redactSecrets?: boolean;
@@ -33,9 +41,15 @@ function assertNoToken(files: readonly { name: string; text: string }[], dir?: s
 
 export function exportCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
-    new Command('export')
+    addEnvironmentOption(
+      new Command('export'),
+      "export this environment's firewall (wafctl.yaml in the current directory); with several, --dir holds {env}",
+    )
       .description('write the live state as YAML configuration that plans to no changes')
-      .option('--dir <DIR>', 'write one file per kind into DIR instead of stdout')
+      .option(
+        '--dir <DIR>',
+        `write one file per kind into DIR instead of stdout (${ENV_PLACEHOLDER} in DIR: each environment's name)`,
+      )
       .option('--kind <KIND...>', `only these kinds: ${FAMILIES}`)
       .option(
         '--force',
@@ -50,7 +64,44 @@ export function exportCommand(io: Io, done: (code: number) => void): Command {
   );
 }
 
+/**
+ * With `--env NAME`, that environment of the current directory's wafctl.yaml is exported (its URL and
+ * credentials); with several, each in turn into `--dir` with `{env}` replaced by its name, an
+ * environment that fails reported after the others are written. Without `--env`, a directory whose
+ * wafctl.yaml declares environments is refused, as by every command that reads a firewall.
+ */
 async function exportLive(flags: ExportFlags, io: Io): Promise<number> {
+  const { resolveKinds } = await import('../ops/export/kind-names.js');
+  const { selectEnvironment, severalEnvironments } = await import('./environments.js');
+  // A bad --kind is reported before any network call.
+  resolveKinds(flags.kind);
+  const several = await severalEnvironments(io, ['.'], flags, 'export');
+  if (several !== undefined) {
+    const dir = flags.dir;
+    if (dir === undefined || !dir.includes(ENV_PLACEHOLDER)) {
+      throw usageError(
+        `export writes one environment's firewall, and ${several.length} are selected (${several.join(', ')}): give --dir with ${ENV_PLACEHOLDER} in it (e.g. --dir 'live/${ENV_PLACEHOLDER}') to write each into its own directory`,
+      );
+    }
+    const { reportEnvironmentError, worse } = await import('./multi-environment.js');
+    let code = 0;
+    for (const name of several) {
+      try {
+        code = worse(
+          code,
+          await exportLive({ ...flags, env: [name], dir: dir.replaceAll(ENV_PLACEHOLDER, name) }, io),
+        );
+      } catch (error) {
+        code = worse(code, reportEnvironmentError(io, error, name));
+      }
+    }
+    return code;
+  }
+  const selected = await selectEnvironment(io, ['.'], flags, 'export');
+  return exportOne(selected === undefined ? flags : { ...flags, environment: selected.connection }, io);
+}
+
+async function exportOne(flags: ExportFlags, io: Io): Promise<number> {
   const { resolveKinds } = await import('../ops/export/kind-names.js');
   const { readLiveExport, exportToDirectory, exportToStream, assertLoadable } = await import(
     '../ops/export/export.js'
@@ -60,7 +111,6 @@ async function exportLive(flags: ExportFlags, io: Io): Promise<number> {
   const { writeExportDirectory } = await import('../ops/export/write-directory.js');
   const { withApiClient } = await import('./connection.js');
 
-  // A bad --kind is reported before any network call.
   const kinds = resolveKinds(flags.kind);
   const live = await withApiClient(io, flags, (api) =>
     readLiveExport(api, kinds, {

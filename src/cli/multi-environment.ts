@@ -5,11 +5,11 @@
  * the worst of theirs: 1 (an error) over 3 (a `--fail-on` class) over 2 (changes or drift) over 0; an
  * environment that fails never hides the others' output, which is printed before the errors.
  */
-import { exitCodeFor, usageError, type WafctlError } from '../core/errors.js';
+import { exitCodeFor, usageError, WafctlError } from '../core/errors.js';
 import { mapLimited } from '../kinds/normalize.js';
 import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown.js';
 import type { Io } from './io.js';
-import { writeOut } from './output.js';
+import { writeOut, writeTextFile } from './output.js';
 import { reportError } from './report-error.js';
 
 /** How many environments are planned at once. */
@@ -31,6 +31,8 @@ export interface SeveralOptions {
   maxChars?: number | undefined;
   /** The markdown marker of the command's output, kept once, at the top of the document. */
   marker: string;
+  /** `drift --report FILE`: the combined output is also written there. */
+  report?: string | undefined;
 }
 
 interface Outcome {
@@ -41,7 +43,7 @@ interface Outcome {
 /** Worst first: an error, then a `--fail-on` class, then changes or drift (any other code: an error). */
 const SEVERITY = [1, 3, 2, 0];
 const rank = (code: number): number => Math.max(0, SEVERITY.indexOf(code));
-const worse = (a: number, b: number): number => (rank(a) <= rank(b) ? a : b);
+export const worse = (a: number, b: number): number => (rank(a) <= rank(b) ? a : b);
 
 const markdownHeader = (options: SeveralOptions, names: readonly string[]): string =>
   `${options.marker}\n## wafctl ${options.command}: ${names.join(', ')}\n`;
@@ -90,15 +92,27 @@ export async function runSeveral<F extends object>(
       return { error };
     }
   });
-  writeOut(io, combine(options, names, outcomes));
+  const combined = combine(options, names, outcomes);
+  writeOut(io, combined);
+  if (options.report !== undefined) await writeTextFile(io, options.report, combined);
   let code = 0;
   names.forEach((name, i) => {
     const { result, error } = outcomes[i] ?? {};
     const failure = error ?? result?.refusal;
-    if (failure !== undefined) code = worse(code, reportError(io, failure, `${name}: `));
+    if (failure !== undefined) code = worse(code, reportEnvironmentError(io, failure, name));
     else code = worse(code, result?.code ?? exitCodeFor(error));
   });
   return code;
+}
+
+/**
+ * Reports an environment's error as `Error: NAME: ...` and returns its exit code; a message that
+ * already starts by naming the environment (`environment NAME: TOKEN is not set ...`) is not
+ * prefixed a second time.
+ */
+export function reportEnvironmentError(io: Io, error: unknown, name: string): number {
+  const message = error instanceof WafctlError ? error.message : '';
+  return reportError(io, error, message.startsWith(`environment ${name}:`) ? '' : `${name}: `);
 }
 
 function combine(options: SeveralOptions, names: readonly string[], outcomes: readonly Outcome[]): string {
@@ -128,9 +142,25 @@ function combine(options: SeveralOptions, names: readonly string[], outcomes: re
     });
     return `${markdownHeader(options, names)}${sections.join('')}`;
   }
+  return textSections(
+    names,
+    names.map((_, i) => output(i)),
+    `No ${what}`,
+  );
+}
+
+/**
+ * Text output of several environments: each one's under `== Environment: NAME ==`, in the order
+ * given; `missing` starts the line of one that failed (its error is printed at the end).
+ */
+export function textSections(
+  names: readonly string[],
+  outputs: readonly (string | undefined)[],
+  missing: string,
+): string {
   return names
     .map((name, i) => {
-      const shown = output(i) ?? `No ${what}: this environment failed (the error is shown at the end).\n`;
+      const shown = outputs[i] ?? `${missing}: this environment failed (the error is shown at the end).\n`;
       return `== Environment: ${name} ==\n${shown}`;
     })
     .join('\n');

@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import { usageError } from '../core/errors.js';
 import type { ImpactClass } from '../core/model.js';
+import { ENV_PLACEHOLDER } from './environments.js';
 import type { Io } from './io.js';
 import type { EnvironmentResult } from './multi-environment.js';
 import {
@@ -32,7 +33,10 @@ export function planCommand(io: Io, done: (code: number) => void): Command {
           .description('fetch the live state, diff it against the configuration and print the plan')
           .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
           .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
-          .option('--out <FILE>', 'also save the plan (JSON) for `apply --plan`')
+          .option(
+            '--out <FILE>',
+            `also save the plan (JSON) for \`apply --plan\`; with several environments, ${ENV_PLACEHOLDER} in FILE is each one's name`,
+          )
           .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are'),
       ),
     ),
@@ -45,9 +49,9 @@ async function plan(paths: string[], flags: PlanFlags, io: Io): Promise<number> 
   const { severalEnvironments } = await import('./environments.js');
   const several = await severalEnvironments(io, paths, flags, 'plan');
   if (several !== undefined) {
-    if (flags.out !== undefined) {
+    if (flags.out !== undefined && !flags.out.includes(ENV_PLACEHOLDER)) {
       throw usageError(
-        `--out saves one environment's plan: give one --env NAME with --out, not ${several.length} (${several.join(', ')})`,
+        `--out saves one environment's plan, and ${several.length} are selected (${several.join(', ')}): put ${ENV_PLACEHOLDER} in the file name (e.g. --out 'plans/${ENV_PLACEHOLDER}.json') to save one plan per environment`,
       );
     }
     const { runSeveral } = await import('./multi-environment.js');
@@ -57,26 +61,33 @@ async function plan(paths: string[], flags: PlanFlags, io: Io): Promise<number> 
       several,
       flags,
       { command: 'plan', format: flags.format, maxChars: flags.maxChars, marker: MARKDOWN_MARKER },
-      async (one) => (await planOne(paths, one, io)).result,
+      async (one) => {
+        const { result, planned } = await planOne(paths, one, io);
+        await savePlan(io, one.out, planned);
+        return result;
+      },
     );
   }
-  const { environmentHeading, baseUrlInUse, savedPlanContext } = await import('./planning.js');
-  const { renderSavedPlan } = await import('../ops/apply/saved-plan.js');
+  const { environmentHeading } = await import('./planning.js');
   const { result, planned } = await planOne(paths, flags, io);
   const heading = flags.format === 'text' ? environmentHeading(planned.flags) : undefined;
   if (heading !== undefined) writeOut(io, heading);
   writeOut(io, result.output);
-  if (flags.out !== undefined) {
-    // Always known here (the plan was fetched through it); were it not, `apply --plan` refuses ''.
-    const baseUrl = baseUrlInUse(planned.flags, io.env) ?? '';
-    await writeTextFile(
-      io,
-      flags.out,
-      renderSavedPlan(planned.plan, savedPlanContext(planned.config, baseUrl)),
-    );
-  }
+  await savePlan(io, flags.out, planned);
   if (result.refusal) throw result.refusal;
   return result.code;
+}
+
+/** `--out`: the plan, saved for `apply --plan`; `{env}` in the name is the environment's. */
+async function savePlan(io: Io, out: string | undefined, planned: PlannedConfig): Promise<void> {
+  if (out === undefined) return;
+  const { baseUrlInUse, savedPlanContext } = await import('./planning.js');
+  const { renderSavedPlan } = await import('../ops/apply/saved-plan.js');
+  const environment = planned.flags.environment?.name;
+  const file = environment === undefined ? out : out.replaceAll(ENV_PLACEHOLDER, environment);
+  // Always known here (the plan was fetched through it); were it not, `apply --plan` refuses ''.
+  const baseUrl = baseUrlInUse(planned.flags, io.env) ?? '';
+  await writeTextFile(io, file, renderSavedPlan(planned.plan, savedPlanContext(planned.config, baseUrl)));
 }
 
 /** One environment's (or the PATHs') plan, rendered; the refusal, if any, is the caller's to report. */

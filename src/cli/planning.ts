@@ -45,10 +45,16 @@ export async function loadAndPlan(
     refreshAndPlan(config, api, {
       concurrency: HYDRATION_CONCURRENCY,
       impactDirection,
-      warn: (line) => writeErr(io, `Note: ${line}.`),
+      warn: noteWriter(io, flags),
     }),
   );
   return { config, plan, flags };
+}
+
+/** Refresh notes on stderr, naming the environment when there is one (several may run at once). */
+export function noteWriter(io: Io, flags: ConnectionFlags): (line: string) => void {
+  const where = flags.environment === undefined ? '' : `${flags.environment.name}: `;
+  return (line) => writeErr(io, `Note: ${where}${line}.`);
 }
 
 /**
@@ -73,32 +79,6 @@ export async function loadSelected(
 /** The first line of a text plan, drift report or apply made for an environment. */
 export function environmentHeading(flags: ConnectionFlags): string | undefined {
   return flags.environment === undefined ? undefined : `Environment: ${flags.environment.name}`;
-}
-
-/**
- * A configuration whose wafctl.yaml declares environments is one environment at a time, selected with
- * `--env`; `pull` does not take `--env` yet, so it refuses, naming the environments, rather than read
- * every environment's paths as one configuration. (plan, drift and apply: `selectEnvironment`.)
- * `validate` checks each environment.
- */
-const DONE_PER_ENVIRONMENT = {
-  pull: 'pulled',
-};
-
-export async function refuseEnvironments(
-  io: Io,
-  paths: readonly string[],
-  command: keyof typeof DONE_PER_ENVIRONMENT,
-): Promise<void> {
-  const { readProject, projectRoot } = await import('../config/project.js');
-  const project = await readProject(await projectRoot(paths, io.cwd), io.cwd);
-  if (project === undefined) return;
-  const names = project.environments.map((environment) => environment.name).join(', ');
-  throw new WafctlError(
-    'USAGE',
-    `${project.file} declares environments (${names}), which are ${DONE_PER_ENVIRONMENT[command]} one at a time with --env NAME, and ${command} does not take --env yet: nothing was read from the firewall. \`wafctl validate\` checks every environment.`,
-    { userFault: true },
-  );
 }
 
 /** The plan's problems make the command fail, after the plan itself has been shown. */

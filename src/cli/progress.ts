@@ -7,12 +7,19 @@ export interface ProgressReporter {
   finish(): void;
 }
 
-export function progressReporter(stream: OutputStream, writeLine: (line: string) => void): ProgressReporter {
+/**
+ * `stream` is where a live line is drawn when it is a terminal; undefined (several environments
+ * applying at once, whose lines `writeLine` names): always one line per call.
+ */
+export function progressReporter(
+  stream: OutputStream | undefined,
+  writeLine: (line: string) => void,
+): ProgressReporter {
   let live = false;
   return {
     onCall(event) {
       const what = `${event.operation} ${event.objects} ${event.kind}${event.objects === 1 ? '' : 's'}`;
-      if (stream.isTTY) {
+      if (stream?.isTTY) {
         live = true;
         stream.write(`\r\u001b[2Kapplying ${event.finished}/${event.total} ... (${what})`);
       } else {
@@ -20,7 +27,7 @@ export function progressReporter(stream: OutputStream, writeLine: (line: string)
       }
     },
     finish() {
-      if (live) stream.write('\r\u001b[2K');
+      if (live) stream?.write('\r\u001b[2K');
     },
   };
 }

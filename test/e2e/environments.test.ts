@@ -6,9 +6,18 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { noteWriter } from '../../src/cli/planning.js';
 import { runCli } from '../helpers/cli.js';
-import { E2E_TOKEN, startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
+import {
+  E2E_TOKEN,
+  startTestFirewall,
+  type TestFirewall,
+  unreachableUrl,
+  writeConfig,
+} from '../helpers/firewall.js';
 import { actionOverlayYaml, rulesYaml } from '../helpers/fixtures.js';
+import { expectGolden } from '../helpers/golden.js';
+import { testIo } from '../helpers/io.js';
 
 const BASE = rulesYaml([{}]);
 
@@ -160,19 +169,14 @@ describe('refusals, before any request', () => {
     expect((await production.stats()).total).toBe(0);
   });
 
-  it('refuses several environments for apply, and --out with several', async () => {
-    await expectRefused(
-      ['apply', dir, '--env', 'all', '--auto-approve'],
-      'several environments at once (staging, production) are not supported yet',
-    );
-    await expectRefused(
-      ['apply', dir, '--env', 'production', '--env', 'staging', '--auto-approve'],
-      'several environments at once (staging, production) are not supported yet',
-    );
+  it('refuses --out with several environments unless it names each, and --plan with several', async () => {
     await expectRefused(
       ['plan', dir, '--env', 'all', '--out', join(dir, 'p.json')],
-      '--out saves one environment',
+      "--out saves one environment's plan, and 2 are selected (staging, production): put {env} in the file name",
     );
+    const saved = await runCli(['apply', '--plan', 'p.json', '--env', 'all'], { env, cwd: dir });
+    expect(saved.stderr).toContain('--plan applies one saved plan, made for one environment');
+    expect(saved.code).toBe(1);
     await expectRefused(
       ['plan', dir, '--env', 'all', '--format', 'markdown', '--max-chars', '1500'],
       '--max-chars 1500 is too small for 2 environments',
@@ -250,6 +254,19 @@ describe('plan and drift with several environments', () => {
     expect(doc.environments.production?.changes).toHaveLength(1);
   });
 
+  it('markdown: the golden two-environment plan (test/e2e/golden/plan-environments.md)', async () => {
+    // Applied, then production disables the rule (weakens protection) and staging renames a group's description.
+    expect((await runCli(['apply', dir, '--env', 'all', '--auto-approve'], { env })).code).toBe(0);
+    await writeFile(join(dir, 'envs/production/rules.yaml'), `${PRODUCTION}    enabled: false\n`);
+    await writeFile(
+      join(dir, 'envs/staging/groups.yaml'),
+      'groups:\n  - name: soc\n    description: SOC analysts\n',
+    );
+    const md = await runCli(['plan', dir, '--env', 'all', '--format', 'markdown'], { env });
+    expect(md.code).toBe(0);
+    await expectGolden('plan-environments.md', md.stdout);
+  });
+
   it('gives one markdown comment, one section per environment, within --max-chars', async () => {
     for (const maxChars of [undefined, 2500]) {
       const extra = maxChars === undefined ? [] : ['--max-chars', String(maxChars)];
@@ -283,7 +300,7 @@ describe('plan and drift with several environments', () => {
       '== Environment: staging ==\nNo changes. The firewall matches the configuration.\n',
     );
     expect(failed.stdout).toContain('== Environment: production ==\nNo plan: this environment failed');
-    expect(failed.stderr).toContain('Error: production: environment production: URL_PROD is not set');
+    expect(failed.stderr).toContain('Error: environment production: URL_PROD is not set');
     const json = await runCli(['plan', dir, '--env', 'all', '--format', 'json'], { env });
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ environments: { production: null } });
@@ -301,5 +318,218 @@ describe('plan and drift with several environments', () => {
       '== Environment: staging ==\nNo drift: the firewall matches the configuration.\n',
     );
     expect(drifted.stdout).toContain('== Environment: production ==\nDrift detected: 1 object differs');
+  });
+});
+
+describe('plan --out and drift --report with several environments', () => {
+  it('saves one plan per environment where --out names {env}; apply --plan --env applies each', async () => {
+    const plan = await runCli(['plan', '--env', 'all', '--out', 'plans-{env}.json'], { env, cwd: dir });
+    expect(plan.code).toBe(0);
+    expect(JSON.parse(await readFile(join(dir, 'plans-staging.json'), 'utf8'))).toMatchObject({
+      base_url: staging.url,
+    });
+    expect(JSON.parse(await readFile(join(dir, 'plans-production.json'), 'utf8'))).toMatchObject({
+      base_url: production.url,
+    });
+    for (const name of ['staging', 'production']) {
+      const applied = await runCli(['apply', '--plan', `plans-${name}.json`, '--env', name], {
+        env,
+        cwd: dir,
+      });
+      expect(applied.code).toBe(0);
+    }
+    expect((await runCli(['plan', '--env', 'all', '--detailed-exitcode'], { env, cwd: dir })).code).toBe(0);
+  });
+
+  it('drift --report writes the combined report, as printed', async () => {
+    const report = join(dir, 'drift.md');
+    const drift = await runCli(['drift', dir, '--env', 'all', '--format', 'markdown', '--report', report], {
+      env,
+    });
+    expect(drift.code).toBe(2);
+    expect(await readFile(report, 'utf8')).toBe(drift.stdout);
+    expect(drift.stdout).toContain('\n## staging\n');
+    expect(drift.stdout).toContain('\n## production\n');
+  });
+});
+
+describe('apply with several environments', () => {
+  it('plans every environment, then applies each to its own firewall; plans then show no changes', async () => {
+    const applied = await runCli(['apply', dir, '--env', 'all', '--auto-approve'], { env });
+    expect(applied.code).toBe(0);
+    // The plans first, then the reports, each in declared order.
+    const order = [
+      '== Environment: staging ==\n',
+      'Plan: 2 to add, 0 to change, 0 to destroy.',
+      '== Environment: production ==\n',
+      'Plan: 1 to add, 0 to change, 0 to destroy.',
+      '== Environment: staging ==\n',
+      'Apply complete! Resources: 2 added, 0 changed, 0 destroyed.',
+      '== Environment: production ==\n',
+      'Apply complete! Resources: 1 added, 0 changed, 0 destroyed.',
+    ];
+    let at = 0;
+    for (const part of order) {
+      const found = applied.stdout.indexOf(part, at);
+      expect(found, part).toBeGreaterThanOrEqual(at);
+      at = found + part.length;
+    }
+    // Progress lines name their environment.
+    expect(applied.stderr).toMatch(/^staging: create 1 application_rule: /m);
+    expect(applied.stderr).toMatch(/^production: create 1 application_rule: /m);
+    expect((await staging.api.groups.list()).map((group) => group.name)).toContain('soc');
+    expect((await production.api.groups.list()).map((group) => group.name)).not.toContain('soc');
+    const [rule] = await production.api.applicationRules.list();
+    expect(rule?.actions[0]?.firewall_action).toBe('log');
+
+    const again = await runCli(['plan', dir, '--env', 'all', '--detailed-exitcode'], { env });
+    expect(again.code).toBe(0);
+    const nothing = await runCli(['apply', dir, '--env', 'all', '--auto-approve'], { env });
+    expect(nothing.code).toBe(0);
+    expect(nothing.stdout).not.toContain('Apply complete!');
+  });
+
+  it('is all or nothing: an environment that cannot be planned stops every apply, and is named', async () => {
+    await writeFile(join(dir, 'wafctl.yaml'), project(`url: ${await unreachableUrl()}`));
+    const applied = await runCli(['apply', dir, '--env', 'all', '--auto-approve'], { env });
+    expect(applied.code).toBe(1);
+    expect(applied.stdout).toContain('== Environment: staging ==\n');
+    expect(applied.stdout).toContain('Plan: 2 to add, 0 to change, 0 to destroy.');
+    expect(applied.stdout).toContain('== Environment: production ==\nNo plan: this environment failed');
+    expect(applied.stderr).toMatch(/^Error: production: /m);
+    expect(applied.stderr).toContain(
+      'Nothing was applied to any environment: production could not be applied, and several environments are applied all or nothing',
+    );
+    expect(await staging.api.applicationRules.list()).toEqual([]);
+    expect(await staging.api.groups.list()).not.toContainEqual(expect.objectContaining({ name: 'soc' }));
+  });
+
+  it('a configuration problem in one environment: nothing is read from any firewall', async () => {
+    await writeFile(join(dir, 'envs/production/rules.yaml'), 'application_rules: [{rq_host: 1}]\n');
+    const applied = await runCli(['apply', dir, '--env', 'all', '--auto-approve'], { env });
+    expect(applied.code).toBe(1);
+    expect(applied.stdout).toBe('');
+    expect(applied.stderr).toMatch(/^Error: production: /m);
+    expect(applied.stderr).toContain('Nothing was read from any firewall, and nothing was applied.');
+    expect((await staging.stats()).total).toBe(0);
+    expect((await production.stats()).total).toBe(0);
+  });
+
+  it('--fail-on: exit 3 across environments; apply refuses every environment', async () => {
+    expect((await runCli(['apply', dir, '--env', 'all', '--auto-approve'], { env })).code).toBe(0);
+    // Production disables the base rule.
+    await writeFile(join(dir, 'envs/production/rules.yaml'), `${PRODUCTION}    enabled: false\n`);
+    await writeFile(
+      join(dir, 'envs/staging/groups.yaml'),
+      'groups:\n  - name: soc\n    description: SOC analysts\n',
+    );
+    const plan = await runCli(['plan', dir, '--env', 'all', '--fail-on', 'weakens_protection'], { env });
+    expect(plan.code).toBe(3);
+    expect(plan.stderr).toMatch(
+      /^Error: production: --fail-on weakens_protection: 1 change weakens protection/m,
+    );
+    expect(plan.stderr).not.toContain('staging:');
+    const applied = await runCli(
+      ['apply', dir, '--env', 'all', '--auto-approve', '--fail-on', 'weakens_protection'],
+      { env },
+    );
+    expect(applied.code).toBe(3);
+    expect(applied.stderr).toContain(
+      'Nothing was applied to any environment: production could not be applied',
+    );
+    expect((await staging.api.groups.list()).find((group) => group.name === 'soc')?.description).toBe(
+      'Analysts',
+    );
+    expect((await production.api.applicationRules.list())[0]?.enabled).toBe(true);
+  });
+
+  it('names the environment in refresh notes, as several run at once', () => {
+    const spec = { name: 'staging', paths: ['base'], vars: {} };
+    const connection = { name: 'staging', file: 'wafctl.yaml', url: staging.url, spec };
+    const named = testIo();
+    noteWriter(named.io, { environment: connection })('the server has no user listing');
+    expect(named.stderr()).toBe('Note: staging: the server has no user listing.\n');
+    const plain = testIo();
+    noteWriter(plain.io, {})('the server has no user listing');
+    expect(plain.stderr()).toBe('Note: the server has no user listing.\n');
+  });
+});
+
+describe('an environment that signs in', () => {
+  it('signs in with the variables signin_username_env and signin_password_env name, never printing them', async () => {
+    const password = 'carol "env" pass/word';
+    const signed = await startTestFirewall({
+      seed: { users: [{ id: 'u-1', username: 'carol', password }], rules: [] },
+    });
+    try {
+      // The admin token only sets the scene: carol's privileges come from this group.
+      await signed.api.groups.create({
+        name: 'superusers',
+        is_admin: true,
+        permissions: [],
+        user_ids: ['u-1'],
+      });
+      await writeFile(
+        join(dir, 'wafctl.yaml'),
+        `${project(`url: ${production.url}`)}  signed:
+    url: ${signed.url}
+    signin_username_env: SIGNIN_USER
+    signin_password_env: SIGNIN_PASSWORD
+    paths: [base, envs/staging]
+`,
+      );
+      await writeFile(
+        join(dir, 'envs/staging/groups.yaml'),
+        `${STAGING}  - name: superusers\n    is_admin: true\n    users: [carol]\n`,
+      );
+      const signInEnv = { ...env, SIGNIN_USER: 'carol', SIGNIN_PASSWORD: password };
+      const applied = await runCli(['apply', dir, '--env', 'signed', '--auto-approve'], { env: signInEnv });
+      expect(applied.stderr).not.toContain('Error');
+      expect(applied.code).toBe(0);
+      expect(applied.stdout).toContain('Apply complete! Resources: 2 added, 0 changed, 0 destroyed.');
+      expect((await signed.stats()).by_route['POST /api/v1/signin']).toBe(1);
+      const plan = await runCli(['plan', dir, '--env', 'signed', '--env', 'staging', '--detailed-exitcode'], {
+        env: signInEnv,
+      });
+      expect(plan.stdout).toContain('== Environment: signed ==\nNo changes.');
+      expect(plan.code).toBe(2);
+      for (const output of [applied.stdout, applied.stderr, plan.stdout, plan.stderr]) {
+        expect(output).not.toContain(password);
+      }
+      const wrong = await runCli(['plan', dir, '--env', 'signed'], {
+        env: { ...signInEnv, SIGNIN_PASSWORD: 'wrong-password-123' },
+      });
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toBe('Error: sign-in as carol failed: Invalid username or password\n');
+    } finally {
+      await signed.close();
+    }
+  });
+});
+
+describe('export --env', () => {
+  it("exports one environment's firewall, or each into its own --dir; refuses without --env", async () => {
+    expect((await runCli(['apply', dir, '--env', 'all', '--auto-approve'], { env })).code).toBe(0);
+    const one = await runCli(['export', '--env', 'staging', '--kind', 'groups'], { env, cwd: dir });
+    expect(one.stderr).toBe('');
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain('- name: soc\n');
+
+    const each = await runCli(['export', '--env', 'all', '--dir', 'live/{env}'], { env, cwd: dir });
+    expect(each.stderr).toBe('');
+    expect(each.code).toBe(0);
+    expect(await readFile(join(dir, 'live/staging/groups.yaml'), 'utf8')).toContain('- name: soc\n');
+    expect(await readFile(join(dir, 'live/production/application-rules.yaml'), 'utf8')).toContain(
+      'firewall_action: log',
+    );
+
+    const stdout = await runCli(['export', '--env', 'all'], { env, cwd: dir });
+    expect(stdout.stderr).toContain("export writes one environment's firewall, and 2 are selected");
+    expect(stdout.code).toBe(1);
+    const none = await runCli(['export'], { env: { ...env, ...staging.env }, cwd: dir });
+    expect(none.stderr).toContain(
+      'declares environments (staging, production): pass --env NAME to choose the one to export',
+    );
+    expect(none.code).toBe(1);
   });
 });
