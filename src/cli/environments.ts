@@ -27,7 +27,7 @@ export interface SelectedEnvironment {
   connection: EnvironmentConnection;
 }
 
-export type EnvironmentCommand = 'plan' | 'drift' | 'apply' | 'pull' | 'export';
+export type EnvironmentCommand = 'plan' | 'drift' | 'apply' | 'pull' | 'export' | 'get';
 
 const VERB: Record<EnvironmentCommand, string> = {
   plan: 'plan',
@@ -35,6 +35,7 @@ const VERB: Record<EnvironmentCommand, string> = {
   apply: 'apply',
   pull: 'pull',
   export: 'export',
+  get: 'read from',
 };
 
 /** In a file or directory name (`plan --out`, `export --dir`), each selected environment's name. */

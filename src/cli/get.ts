@@ -7,6 +7,7 @@ import { usageError } from '../core/errors.js';
 import type { Io } from './io.js';
 import {
   addConnectionOptions,
+  addEnvironmentOption,
   type ConnectionFlags,
   FAMILIES,
   HYDRATION_CONCURRENCY,
@@ -17,6 +18,7 @@ import { colorEnabled, writeErr, writeOut } from './output.js';
 type OutputFormat = 'table' | 'json' | 'yaml';
 
 interface GetFlags extends ConnectionFlags {
+  env: string[];
   filter?: string[];
   limit?: number;
   output: OutputFormat;
@@ -28,7 +30,10 @@ const MAX_PAGE_SIZE = 1000;
 
 export function getCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
-    new Command('get')
+    addEnvironmentOption(
+      new Command('get'),
+      "read this environment's firewall (wafctl.yaml in the current directory)",
+    )
       .description('list or show live objects of one kind (the read-only rules, or a family)')
       .argument('<KIND>', `rules, or one of: ${FAMILIES}`)
       .argument('[ID_OR_NAME]', 'one object: by id, or by name for a kind keyed by name')
@@ -58,6 +63,9 @@ async function get(kindName: string, idOrName: string | undefined, flags: GetFla
   const filters = parseFilterArgs(flags.filter ?? []);
   parseFilterStrings(kind, filters);
   const render = { color: flags.output === 'table' && colorEnabled(io, flags.color) };
+  const { selectEnvironment } = await import('./environments.js');
+  const selected = await selectEnvironment(io, ['.'], flags, 'get');
+  const connection = selected === undefined ? flags : { ...flags, environment: selected.connection };
 
   // With `--limit N` the listing asks for pages of N rows, one page at a time: reading stops after
   // the first N rows instead of fetching pages ahead that would be thrown away.
@@ -65,7 +73,7 @@ async function get(kindName: string, idOrName: string | undefined, flags: GetFla
     flags.limit === undefined ? {} : { pageSize: Math.min(flags.limit, MAX_PAGE_SIZE), concurrency: 1 };
   await withApiClient(
     io,
-    flags,
+    connection,
     async (api) => {
       if (idOrName !== undefined) {
         writeOut(io, renderRecord(kind, await getRecord(api, kind, idOrName), flags.output, render));

@@ -533,3 +533,15 @@ describe('export --env', () => {
     expect(none.code).toBe(1);
   });
 });
+
+describe('get --env', () => {
+  it("reads that environment's firewall; without --env, a root with environments is refused", async () => {
+    expect((await runCli(['apply', dir, '--env', 'staging', '--auto-approve'], { env })).code).toBe(0);
+    const got = await runCli(['get', 'groups', '--env', 'staging', '--output', 'json'], { env, cwd: dir });
+    expect(got.code).toBe(0);
+    expect((JSON.parse(got.stdout) as { name: string }[]).map((group) => group.name)).toContain('soc');
+    const none = await runCli(['get', 'groups'], { env: { ...env, ...production.env }, cwd: dir });
+    expect(none.stderr).toContain('pass --env NAME to choose the one to read from');
+    expect(none.code).toBe(1);
+  });
+});
