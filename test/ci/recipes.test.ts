@@ -126,35 +126,53 @@ describe('CI recipes', () => {
   });
 });
 
-describe('the action script', () => {
-  const run = promisify(execFile);
+/**
+ * Runs scripts/github-action.sh as the runner would: `actionPath` holds the wafctl it runs
+ * (dist/cli/main.js), `dir` the runner's files (outputs, summary, temp); returns the exit code,
+ * streams and outputs.
+ */
+async function runActionScript(
+  dir: string,
+  actionPath: string,
+  cwd: string,
+  inputs: Record<string, string | undefined>,
+) {
+  const env = {
+    HOME: dir, // no ~/.bashrc: bash reads it when its stdin is a socket, as under execFile
+    PATH: process.env.PATH,
+    GITHUB_ACTION_PATH: actionPath,
+    GITHUB_OUTPUT: join(dir, 'output'),
+    GITHUB_STEP_SUMMARY: join(dir, 'summary'),
+    RUNNER_TEMP: dir,
+    ...inputs,
+  };
+  const result = await promisify(execFile)('bash', [join(ROOT, 'scripts', 'github-action.sh')], {
+    env,
+    cwd,
+  }).then(
+    (r) => ({ code: 0, ...r }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  );
+  const outputs = Object.fromEntries(
+    (await readFile(join(dir, 'output'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/=(.*)/s).slice(0, 2)),
+  );
+  return { ...result, outputs };
+}
 
+describe('the action script', () => {
   /** Runs scripts/github-action.sh as the runner would, against an embedded emulator. */
   async function action(inputs: Record<string, string>) {
     const dir = await mkdtemp(join(tmpdir(), 'wafctl-action-'));
-    const env = {
-      HOME: dir, // no ~/.bashrc: bash reads it when its stdin is a socket, as under execFile
-      PATH: process.env.PATH,
-      GITHUB_ACTION_PATH: ROOT,
-      GITHUB_OUTPUT: join(dir, 'output'),
-      GITHUB_STEP_SUMMARY: join(dir, 'summary'),
-      RUNNER_TEMP: dir,
+    const result = await runActionScript(dir, ROOT, ROOT, {
       WAFCTL_URL: 'embedded',
       WAFCTL_PATHS: 'examples/config',
       NO_COLOR: '1',
       ...inputs,
-    };
-    const result = await run('bash', [join(ROOT, 'scripts', 'github-action.sh')], { env, cwd: ROOT }).then(
-      (r) => ({ code: 0, ...r }),
-      (error: { code: number; stdout: string; stderr: string }) => error,
-    );
-    const outputs = Object.fromEntries(
-      (await readFile(join(dir, 'output'), 'utf8'))
-        .trim()
-        .split('\n')
-        .map((line) => line.split(/=(.*)/s).slice(0, 2)),
-    );
-    return { ...result, outputs, dir };
+    });
+    return { ...result, dir };
   }
 
   it('plan: exit 0 with changes, outputs exit-code 2, has-changes and the markdown plan', async () => {
@@ -214,7 +232,7 @@ describe('the action script', () => {
   it('apply with a plan-file: prints the plan once, has-changes from the saved plan', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'wafctl-saved-'));
     const saved = join(dir, 'plan.json');
-    await run(
+    await promisify(execFile)(
       'node',
       [join(ROOT, 'dist', 'cli', 'main.js'), 'plan', 'examples/config', '--url', 'embedded', '--out', saved],
       { cwd: ROOT, env: { PATH: process.env.PATH, NO_COLOR: '1' } },
@@ -248,8 +266,6 @@ describe('the action script', () => {
  * comment marker, and the names refused before anything runs.
  */
 describe('the action script: environment', () => {
-  const run = promisify(execFile);
-
   async function action(inputs: Record<string, string>) {
     const dir = await mkdtemp(join(tmpdir(), 'wafctl-env-'));
     await mkdir(join(dir, 'dist', 'cli'), { recursive: true });
@@ -266,26 +282,7 @@ if (args[0] === 'plan' && args.includes('--format')) process.stdout.write('<!-- 
 process.exit(args[0] === 'apply' || args.includes('--out') ? 0 : 2);
 `;
     await writeFile(join(dir, 'dist', 'cli', 'main.js'), main);
-    const env = {
-      HOME: dir,
-      PATH: process.env.PATH,
-      GITHUB_ACTION_PATH: dir,
-      GITHUB_OUTPUT: join(dir, 'output'),
-      GITHUB_STEP_SUMMARY: join(dir, 'summary'),
-      RUNNER_TEMP: dir,
-      WAFCTL_PATHS: 'config',
-      ...inputs,
-    };
-    const result = await run('bash', [join(ROOT, 'scripts', 'github-action.sh')], { env, cwd: dir }).then(
-      (r) => ({ code: 0, ...r }),
-      (error: { code: number; stdout: string; stderr: string }) => error,
-    );
-    const outputs = Object.fromEntries(
-      (await readFile(join(dir, 'output'), 'utf8'))
-        .trim()
-        .split('\n')
-        .map((line) => line.split(/=(.*)/s).slice(0, 2)),
-    );
+    const result = await runActionScript(dir, dir, dir, { WAFCTL_PATHS: 'config', ...inputs });
     const runs = await readFile(join(dir, 'runs'), 'utf8').then(
       (log) =>
         log
@@ -294,7 +291,7 @@ process.exit(args[0] === 'apply' || args.includes('--out') ? 0 : 2);
           .map((line) => JSON.parse(line) as { cwd: string; args: string[] }),
       (): { cwd: string; args: string[] }[] => [],
     );
-    return { ...result, outputs, runs, dir };
+    return { ...result, runs, dir };
   }
 
   type Run = { cwd: string; args: string[] };
