@@ -5,7 +5,7 @@
  * production logs, and one group is only in production. The markdown of both comparisons is checked
  * against golden files in test/e2e/golden/ (`UPDATE_GOLDEN=1` rewrites them).
  */
-import { rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import {
