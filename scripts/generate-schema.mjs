@@ -1,8 +1,24 @@
-// Writes schemas/wafctl.schema.json from the zod schemas (run by `npm run schema`, which builds first).
-// A test fails when the committed file differs from what the schemas generate.
+// Writes the JSON Schemas under schemas/ from the zod schemas (run by `npm run schema`, which builds
+// first): the configuration's (wafctl.schema.json) and those of the JSON outputs (the plan, the drift
+// report, the apply report). A test fails when a committed file differs from what the schemas generate.
 import { writeFileSync } from 'node:fs';
 import { buildJsonSchema } from '../dist/config/json-schema.js';
+import {
+  buildDriftJsonSchema,
+  buildPlanJsonSchema,
+  DRIFT_SCHEMA_FILE,
+  PLAN_SCHEMA_FILE,
+} from '../dist/core/document-schemas.js';
+import { APPLY_REPORT_SCHEMA_FILE, buildApplyReportJsonSchema } from '../dist/ops/apply/report-document.js';
 
-const target = new URL('../schemas/wafctl.schema.json', import.meta.url);
-writeFileSync(target, buildJsonSchema());
-console.log(`wrote ${target.pathname}`);
+const files = {
+  'wafctl.schema.json': buildJsonSchema(),
+  [PLAN_SCHEMA_FILE]: buildPlanJsonSchema(),
+  [DRIFT_SCHEMA_FILE]: buildDriftJsonSchema(),
+  [APPLY_REPORT_SCHEMA_FILE]: buildApplyReportJsonSchema(),
+};
+for (const [name, text] of Object.entries(files)) {
+  const target = new URL(`../schemas/${name}`, import.meta.url);
+  writeFileSync(target, text);
+  console.log(`wrote ${target.pathname}`);
+}

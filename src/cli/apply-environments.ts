@@ -17,12 +17,16 @@
  * The exit code is the worst of the environments' (multi-environment.ts), or 130/143 when a signal
  * stopped the writes.
  */
+
+import type { Plan } from '../core/model.js';
 import { mapLimited } from '../kinds/normalize.js';
-import { type ApplyFlags, applyChanges, askToApply, gateOptions } from './apply.js';
+import type { ApplyReportJson } from '../ops/apply/report-document.js';
+import type { Selection } from '../plan/targets.js';
+import { type ApplyFlags, applyChanges, askToApply, freshPlan, gateOptions, now } from './apply.js';
 import type { ApiSession } from './connection.js';
 import type { Io } from './io.js';
 import { ENVIRONMENT_CONCURRENCY, reportEnvironmentError, textSections, worse } from './multi-environment.js';
-import { colorEnabled, writeErr, writeOut } from './output.js';
+import { colorEnabled, writeErr } from './output.js';
 
 type Settled<T> = { value: T; error?: undefined } | { value?: undefined; error: unknown };
 
@@ -49,17 +53,19 @@ export async function applyEnvironments(
   paths: readonly string[],
   names: readonly string[],
   flags: ApplyFlags,
-  interactive: boolean,
+  { interactive, selection }: { interactive: boolean; selection: Selection | undefined },
 ): Promise<number> {
-  const { loadSelected, noteWriter } = await import('./planning.js');
+  const { loadSelected } = await import('./planning.js');
   const { openApiClient } = await import('./connection.js');
-  const { refreshAndPlan } = await import('../ops/refresh.js');
   const { renderTextPlan } = await import('../plan/render/text.js');
   const { applyGate } = await import('../ops/apply/gate.js');
   const { renderApplyReport } = await import('../ops/apply/report.js');
   const { applySucceeded } = await import('../ops/apply/model.js');
   const { progressReporter } = await import('./progress.js');
   const { interruptOnSignals } = await import('./interrupt.js');
+  const { applyReportDocument, unappliedReportDocument } = await import('../ops/apply/report-document.js');
+  const { applyOutput } = await import('./apply-output.js');
+  const output = applyOutput(io, flags);
 
   const roots = paths.length > 0 ? paths : ['.'];
   const loaded = await Promise.all(
@@ -81,18 +87,33 @@ export async function applyEnvironments(
         settle(name, async () => {
           const session = await openApiClient(io, connection);
           sessions.push(session);
-          const plan = await refreshAndPlan(config, session.api, {
+          const plan = await freshPlan(config, session.api, {
+            io,
+            connection,
             concurrency: flags.parallelism,
-            warn: noteWriter(io, connection),
+            selection,
           });
           const username = config.state.settings.username;
           const gate = applyGate(plan, gateOptions(flags, interactive, username));
           return { session, plan, username, gate };
         }),
     );
+    /** The JSON reports (when wanted): every environment's, `null` for one that could not be planned. */
+    const reportAll = async (
+      exitCode: number,
+      document: (plan: Plan, name: string) => ApplyReportJson = (plan) =>
+        unappliedReportDocument(plan, 'no changes', { exitCode, durationMs: 0 }),
+    ) => {
+      if (!output.wanted) return exitCode;
+      await output.reportEnvironments(
+        planned.map(
+          ({ name, value }) => [name, value === undefined ? null : document(value.plan, name)] as const,
+        ),
+      );
+      return exitCode;
+    };
     const color = colorEnabled(io, flags.color);
-    writeOut(
-      io,
+    output.show(
       textSections(
         names,
         planned.map(({ value }) => value && renderTextPlan(value.plan, { color })),
@@ -107,19 +128,28 @@ export async function applyEnvironments(
     const blocked = refusals.filter(({ error }) => error !== undefined).map(({ name }) => name);
     if (blocked.length > 0) {
       const code = reportFailures(io, refusals);
+      const why = `${blocked.join(', ')} could not be applied, and several environments are applied all or nothing`;
       writeErr(
         io,
-        `Nothing was applied to any environment: ${blocked.join(', ')} could not be applied, and several environments are applied all or nothing (apply one with --env NAME to apply it alone).`,
+        `Nothing was applied to any environment: ${why} (apply one with --env NAME to apply it alone).`,
       );
-      return code;
+      return reportAll(code, (plan, name) => {
+        const own = refusals.find((refusal) => refusal.name === name)?.error;
+        const reason = own instanceof Error ? own.message : why;
+        return unappliedReportDocument(plan, reason, { exitCode: code, durationMs: 0 });
+      });
     }
     const approved = planned.flatMap(({ name, value }) =>
       value !== undefined && value.gate.verdict !== 'nothing' ? [{ name, ...value }] : [],
     );
-    if (approved.length === 0) return 0;
+    if (approved.length === 0) return reportAll(0);
     if (approved.some(({ gate }) => gate.verdict === 'confirm')) {
-      const declined = await askToApply(io);
-      if (declined !== undefined) return declined;
+      const declined = await askToApply(io, output.prompt);
+      if (declined !== undefined) {
+        return reportAll(declined, (plan) =>
+          unappliedReportDocument(plan, 'declined at the prompt', { exitCode: declined, durationMs: 0 }),
+        );
+      }
     }
 
     // Until the reports are out: a signal stops every environment's writes cleanly.
@@ -129,27 +159,35 @@ export async function applyEnvironments(
         approved,
         ENVIRONMENT_CONCURRENCY,
         ({ name, plan, session, username }) =>
-          settle(name, () =>
-            applyChanges(plan, session.api, flags, {
+          settle(name, async () => {
+            const started = now(io);
+            const report = await applyChanges(plan, session.api, flags, {
               username,
               onCall: progressReporter(undefined, (line) => writeErr(io, `${name}: ${line}`)).onCall,
               signal: interruption.signal,
-            }),
-          ),
+            });
+            return { report, durationMs: now(io) - started };
+          }),
       );
-      writeOut(
-        io,
+      output.show(
         `\n${textSections(
           applied.map(({ name }) => name),
-          applied.map(({ value }) => value && renderApplyReport(value)),
+          applied.map(({ value }) => value && renderApplyReport(value.report)),
           'No report',
         )}`,
       );
-      const code = applied.reduce(
-        (worst, { value }) => worse(worst, value === undefined || applySucceeded(value) ? 0 : 1),
-        reportFailures(io, applied),
-      );
-      return interruption.exitCode() ?? code;
+      const code =
+        interruption.exitCode() ??
+        applied.reduce(
+          (worst, { value }) => worse(worst, value === undefined || applySucceeded(value.report) ? 0 : 1),
+          reportFailures(io, applied),
+        );
+      return reportAll(code, (plan, name) => {
+        const done = applied.find((one) => one.name === name)?.value;
+        return done === undefined
+          ? unappliedReportDocument(plan, 'no changes', { exitCode: code, durationMs: 0 })
+          : applyReportDocument(done.report, { exitCode: code, durationMs: done.durationMs });
+      });
     } finally {
       interruption.dispose();
     }

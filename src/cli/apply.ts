@@ -4,25 +4,32 @@
  * objects (refused when stale), then gated exactly as a fresh plan. Exit 0 only if everything applied;
  * 130/143 when SIGINT/SIGTERM stopped it (interrupt.ts).
  */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import type { ApiClient } from '../api/index.js';
-import { usageError, WafctlError } from '../core/errors.js';
+import type { LoadedConfig } from '../config/validate-sources.js';
+import { exitCodeFor, usageError, WafctlError } from '../core/errors.js';
 import { IMPACT_CLASSES, type ImpactClass, type Plan } from '../core/model.js';
 import type { GateOptions } from '../ops/apply/gate.js';
 import type { ApplyReport, CallEvent } from '../ops/apply/model.js';
+import type { Selection } from '../plan/targets.js';
 import { EXIT_CODES, type InterruptSignal, type Io } from './io.js';
 import {
   addConnectionOptions,
   addEnvironmentOption,
+  addSelectionOptions,
   type ConnectionFlags,
   DEFAULT_BATCH_SIZE,
   DEFAULT_PARALLELISM,
   parseFailOn,
   parsePositiveInt,
+  type SelectionFlags,
+  selectionOf,
 } from './options.js';
-import { colorEnabled, writeErr, writeOut } from './output.js';
+import { colorEnabled, writeErr } from './output.js';
 
-export interface ApplyFlags extends ConnectionFlags {
+export interface ApplyFlags extends ConnectionFlags, SelectionFlags {
+  format: 'text' | 'json';
+  report?: string;
   env: string[];
   autoApprove?: boolean;
   plan?: string;
@@ -40,7 +47,7 @@ function refuse(message: string): WafctlError {
 
 export function applyCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
-    addEnvironmentOption(new Command('apply'))
+    addSelectionOptions(addEnvironmentOption(new Command('apply')))
       .description('plan, then create, update and delete to match the configuration')
       .argument('[PATH...]', 'files or directories of YAML configuration (default: .)')
       .option('--auto-approve', 'do not ask for confirmation')
@@ -66,7 +73,16 @@ export function applyCommand(io: Io, done: (code: number) => void): Command {
       .option(
         '--allow-partial',
         'when some objects could not be planned, apply the changes of the others (default: apply nothing)',
-      ),
+      )
+      .addOption(
+        new Option(
+          '--format <FORMAT>',
+          'json: print the apply report (every change and its outcome) on stdout as JSON, and the plan and progress on stderr',
+        )
+          .choices(['text', 'json'])
+          .default('text'),
+      )
+      .option('--report <FILE>', 'also write the JSON apply report to FILE'),
   ).action(async (paths: string[], _flags: ApplyFlags, command: Command) =>
     done(await apply(paths, command.optsWithGlobals<ApplyFlags>(), io)),
   );
@@ -85,9 +101,8 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
   }
 
   const { withApiClient } = await import('./connection.js');
-  const { baseUrlInUse, loadSelected, environmentHeading, noteWriter } = await import('./planning.js');
+  const { baseUrlInUse, loadSelected, environmentHeading } = await import('./planning.js');
   const { selectEnvironment, severalEnvironments } = await import('./environments.js');
-  const { refreshAndPlan } = await import('../ops/refresh.js');
   const { renderTextPlan } = await import('../plan/render/text.js');
   const { readSavedPlan, assertMadeAgainst } = await import('../ops/apply/saved-plan.js');
   const { replanSavedPlan } = await import('../ops/apply/replan.js');
@@ -96,7 +111,17 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
   const { applySucceeded } = await import('../ops/apply/model.js');
   const { progressReporter } = await import('./progress.js');
   const { interruptOnSignals } = await import('./interrupt.js');
+  const { applyReportDocument, unappliedReportDocument } = await import('../ops/apply/report-document.js');
+  const { applyOutput } = await import('./apply-output.js');
+  const output = applyOutput(io, flags);
 
+  // Checked before any request; a saved plan already holds only the changes it was made with.
+  const selection = await selectionOf(flags);
+  if (selection !== undefined && flags.plan !== undefined) {
+    throw usageError(
+      '--target, --exclude and --kind select the changes of a fresh plan: a saved plan applies exactly the changes it holds (select them with `plan --out`)',
+    );
+  }
   const several = await severalEnvironments(io, paths.length > 0 ? paths : ['.'], flags, 'apply');
   if (several !== undefined) {
     if (flags.plan !== undefined) {
@@ -105,7 +130,7 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
       );
     }
     const { applyEnvironments } = await import('./apply-environments.js');
-    return applyEnvironments(io, paths, several, flags, interactive);
+    return applyEnvironments(io, paths, several, flags, { interactive, selection });
   }
 
   // Configuration problems and unreadable saved plans are reported before any network call, and so
@@ -134,40 +159,66 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
       source.from === 'saved'
         ? { plan: await replanSavedPlan(source.saved, api, concurrency), username: source.saved.username }
         : {
-            plan: await refreshAndPlan(source.config, api, {
-              concurrency,
-              warn: noteWriter(io, connection),
-            }),
+            plan: await freshPlan(source.config, api, { io, connection, concurrency, selection }),
             username: source.config.state.settings.username,
           };
     const heading = environmentHeading(connection);
-    if (heading !== undefined) writeOut(io, heading);
-    writeOut(io, renderTextPlan(plan, { color: colorEnabled(io, flags.color) }));
+    if (heading !== undefined) output.show(heading);
+    output.show(renderTextPlan(plan, { color: colorEnabled(io, flags.color) }));
 
     const gate = applyGate(plan, gateOptions(flags, interactive, username));
-    if (gate.verdict === 'nothing') return 0;
-    if (gate.verdict === 'refuse') throw gate.error;
+    const notApplied = async (reason: string, exitCode: number) => {
+      if (output.wanted)
+        await output.report(unappliedReportDocument(plan, reason, { exitCode, durationMs: 0 }));
+      return exitCode;
+    };
+    if (gate.verdict === 'nothing') return notApplied('no changes', 0);
+    if (gate.verdict === 'refuse') {
+      await notApplied(gate.error.message, exitCodeFor(gate.error));
+      throw gate.error;
+    }
     if (gate.verdict === 'confirm') {
-      const declined = await askToApply(io);
-      if (declined !== undefined) return declined;
+      const declined = await askToApply(io, output.prompt);
+      if (declined !== undefined) return notApplied('declined at the prompt', declined);
     }
 
     const progress = progressReporter(io.stderr, (line) => writeErr(io, line));
     // Until the report is out: a signal stops the apply cleanly instead of killing it mid-way.
     const interruption = interruptOnSignals(io);
     try {
+      const started = now(io);
       const report = await applyChanges(plan, api, flags, {
         username,
         onCall: progress.onCall,
         signal: interruption.signal,
       });
       progress.finish();
-      writeOut(io, `\n${renderApplyReport(report)}`);
-      return interruption.exitCode() ?? (applySucceeded(report) ? 0 : 1);
+      output.show(`\n${renderApplyReport(report)}`);
+      const exitCode = interruption.exitCode() ?? (applySucceeded(report) ? 0 : 1);
+      if (output.wanted) {
+        await output.report(applyReportDocument(report, { exitCode, durationMs: now(io) - started }));
+      }
+      return exitCode;
     } finally {
       interruption.dispose();
     }
   });
+}
+
+/** A fresh plan of the configuration, restricted to the selection (`--target`, ...) when there is one. */
+export async function freshPlan(
+  config: LoadedConfig,
+  api: ApiClient,
+  options: { io: Io; connection: ConnectionFlags; concurrency: number; selection: Selection | undefined },
+): Promise<Plan> {
+  const { refreshAndPlan } = await import('../ops/refresh.js');
+  const { noteWriter } = await import('./planning.js');
+  const { selectPlan } = await import('../plan/targets.js');
+  const whole = await refreshAndPlan(config, api, {
+    concurrency: options.concurrency,
+    warn: noteWriter(options.io, options.connection),
+  });
+  return options.selection === undefined ? whole : selectPlan(whole, options.selection);
 }
 
 /** The gate's options from the flags (src/ops/apply/gate.ts). */
@@ -180,6 +231,9 @@ export function gateOptions(flags: ApplyFlags, interactive: boolean, username: s
     username,
   };
 }
+
+/** Milliseconds on the run's clock (the API client's; the system's when the run has none). */
+export const now = (io: Io): number => (io.clock?.now ?? Date.now)();
 
 /** Carries out an approved plan with the flags' parallelism and batch size. */
 export async function applyChanges(
@@ -200,7 +254,7 @@ export async function applyChanges(
  * Asks the person at the terminal. Undefined when they approved; else the exit code: 1 when they
  * said anything but `yes`, 130/143 when Ctrl-C or a signal cancelled the question.
  */
-export async function askToApply(io: Io): Promise<number | undefined> {
+export async function askToApply(io: Io, prompt: Io['stdout']): Promise<number | undefined> {
   const { confirm } = await import('./confirm.js');
   // Ctrl-C at the prompt, or SIGINT/SIGTERM sent to the process: the same cancel.
   const interrupt = new AbortController();
@@ -209,7 +263,7 @@ export async function askToApply(io: Io): Promise<number | undefined> {
     received = signal;
     interrupt.abort();
   });
-  const answer = await confirm(io.stdin, io.stdout, undefined, interrupt.signal).finally(stopListening);
+  const answer = await confirm(io.stdin, prompt, undefined, interrupt.signal).finally(stopListening);
   if (answer === 'approved') return undefined;
   // Terraform's words and codes: not an error, the person at the terminal said no.
   writeErr(io, '\nApply cancelled.');

@@ -10,12 +10,14 @@ import {
   addConnectionOptions,
   addEnvironmentOption,
   addReviewOptions,
+  addSelectionOptions,
   type ConnectionFlags,
   FORMATS,
+  type SelectionFlags,
 } from './options.js';
 import { writeOut, writeTextFile } from './output.js';
 
-interface DriftFlags extends ConnectionFlags {
+interface DriftFlags extends ConnectionFlags, SelectionFlags {
   env: string[];
   format: (typeof FORMATS)[number];
   report?: string;
@@ -26,15 +28,17 @@ interface DriftFlags extends ConnectionFlags {
 export function driftCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
     addEnvironmentOption(
-      addReviewOptions(
-        new Command('drift')
-          .description('report objects whose live state differs from the configuration (exit 2 on drift)')
-          .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
-          .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
-          .option(
-            '--report <FILE>',
-            'also write the report, in the same format, to FILE (with several environments: the combined report)',
-          ),
+      addSelectionOptions(
+        addReviewOptions(
+          new Command('drift')
+            .description('report objects whose live state differs from the configuration (exit 2 on drift)')
+            .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
+            .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
+            .option(
+              '--report <FILE>',
+              'also write the report, in the same format, to FILE (with several environments: the combined report)',
+            ),
+        ),
       ),
     ),
   ).action(async (paths: string[], _flags: DriftFlags, command: Command) =>

@@ -154,6 +154,44 @@ export function addReviewOptions(command: Command): Command {
     );
 }
 
+/** `--target`, `--exclude` and `--kind` (src/plan/targets.ts), each repeatable. */
+export interface SelectionFlags {
+  target: string[];
+  exclude: string[];
+  kind: string[];
+}
+
+const repeatable = (flags: string, description: string): Option =>
+  new Option(flags, description)
+    .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value])
+    .default([]);
+
+/** Targeted runs on plan, apply and drift: the plan holds only the matching changes. */
+export function addSelectionOptions(command: Command): Command {
+  return command
+    .addOption(
+      repeatable(
+        '--target <ADDRESS>',
+        'only changes to this address, as plans print it (KIND.KEY; * matches any characters), e.g. application_rule.shop.example.com/*; repeatable',
+      ),
+    )
+    .addOption(
+      repeatable('--exclude <ADDRESS>', 'leave out changes to this address (as --target); repeatable'),
+    )
+    .addOption(repeatable('--kind <KIND>', `only changes of this kind: ${FAMILIES}; repeatable`));
+}
+
+/** The selection the flags make (checked, before any request), or undefined for a whole run. */
+export async function selectionOf(
+  flags: Partial<SelectionFlags>,
+): Promise<import('../plan/targets.js').Selection | undefined> {
+  const { checkSelection, isPartial } = await import('../plan/targets.js');
+  const { resolveKinds } = await import('../ops/export/kind-names.js');
+  const kinds = (flags.kind ?? []).length === 0 ? [] : resolveKinds(flags.kind).map((kind) => kind.name);
+  const selection = { target: flags.target ?? [], exclude: flags.exclude ?? [], kind: kinds };
+  return isPartial(selection) ? checkSelection(selection) : undefined;
+}
+
 /**
  * Where a command's help lists the families: filled in from the registry (src/kinds/) when that
  * command runs or shows its help, so the list is never written out here, and `wafctl --version` does

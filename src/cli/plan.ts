@@ -9,13 +9,15 @@ import {
   addConnectionOptions,
   addEnvironmentOption,
   addReviewOptions,
+  addSelectionOptions,
   type ConnectionFlags,
   FORMATS,
+  type SelectionFlags,
 } from './options.js';
 import { colorEnabled, writeOut, writeTextFile } from './output.js';
 import type { PlannedConfig } from './planning.js';
 
-interface PlanFlags extends ConnectionFlags {
+interface PlanFlags extends ConnectionFlags, SelectionFlags {
   env: string[];
   format: (typeof FORMATS)[number];
   out?: string;
@@ -28,16 +30,18 @@ interface PlanFlags extends ConnectionFlags {
 export function planCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
     addEnvironmentOption(
-      addReviewOptions(
-        new Command('plan')
-          .description('fetch the live state, diff it against the configuration and print the plan')
-          .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
-          .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
-          .option(
-            '--out <FILE>',
-            `also save the plan (JSON) for \`apply --plan\`; with several environments, ${ENV_PLACEHOLDER} in FILE is each one's name`,
-          )
-          .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are'),
+      addSelectionOptions(
+        addReviewOptions(
+          new Command('plan')
+            .description('fetch the live state, diff it against the configuration and print the plan')
+            .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
+            .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text'))
+            .option(
+              '--out <FILE>',
+              `also save the plan (JSON) for \`apply --plan\`; with several environments, ${ENV_PLACEHOLDER} in FILE is each one's name`,
+            )
+            .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are'),
+        ),
       ),
     ),
   ).action(async (paths: string[], _flags: PlanFlags, command: Command) =>

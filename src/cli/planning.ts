@@ -13,16 +13,20 @@ import type { Plan } from '../core/model.js';
 import { safetyCodec } from '../core/safety.js';
 import { normalizeBaseUrl, type SavedPlanContext, scopesByKind } from '../ops/apply/saved-plan.js';
 import { refreshAndPlan } from '../ops/refresh.js';
+import { type Selection, selectPlan } from '../plan/targets.js';
 import { EMBEDDED, withApiClient } from './connection.js';
 import type { EnvironmentCommand } from './environments.js';
 import type { Io } from './io.js';
 import type { ConnectionFlags } from './options.js';
-import { HYDRATION_CONCURRENCY } from './options.js';
+import { HYDRATION_CONCURRENCY, type SelectionFlags, selectionOf } from './options.js';
 import { writeErr } from './output.js';
 
 export interface PlannedConfig {
   config: LoadedConfig;
+  /** With `--target`, `--exclude` or `--kind`, only the selected changes (src/plan/targets.ts). */
   plan: Plan;
+  /** The selection that made the plan partial, if any. */
+  selection?: Selection | undefined;
   /** The connection flags in use: with `--env`, they carry the environment's connection. */
   flags: ConnectionFlags;
 }
@@ -30,25 +34,28 @@ export interface PlannedConfig {
 export async function loadAndPlan(
   io: Io,
   paths: readonly string[],
-  given: ConnectionFlags & { env?: string[] | undefined },
+  given: ConnectionFlags & { env?: string[] | undefined } & Partial<SelectionFlags>,
   /** `drift`: classify the security impact of what was changed outside wafctl (drift reports). */
   impactDirection: ImpactDirection = 'apply',
 ): Promise<PlannedConfig> {
-  // Configuration errors (and the choice of environment) are reported before any network call.
+  // Bad selections, configuration errors (and the choice of environment) are reported before any
+  // network call.
+  const selection = await selectionOf(given);
   const { config, flags } = await loadSelected(
     io,
     paths,
     given,
     impactDirection === 'drift' ? 'drift' : 'plan',
   );
-  const plan = await withApiClient(io, flags, (api) =>
+  const whole = await withApiClient(io, flags, (api) =>
     refreshAndPlan(config, api, {
       concurrency: HYDRATION_CONCURRENCY,
       impactDirection,
       warn: noteWriter(io, flags),
     }),
   );
-  return { config, plan, flags };
+  const plan = selection === undefined ? whole : selectPlan(whole, selection);
+  return { config, plan, flags, selection };
 }
 
 /** Refresh notes on stderr, naming the environment when there is one (several may run at once). */

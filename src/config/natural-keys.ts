@@ -36,6 +36,11 @@ export interface SourceLocation {
   nodePath: readonly (string | number)[];
 }
 
+/** A location as a problem's place. */
+function locationOf(at: SourceLocation): Pick<ConfigProblem, 'file' | 'line' | 'col' | 'path'> {
+  return { file: at.file, line: at.line, col: at.col, path: at.path };
+}
+
 export function formatLocation(location: SourceLocation): string {
   return `${location.file}:${location.line}:${location.col}`;
 }
@@ -60,6 +65,8 @@ export class DeclaredSources implements Iterable<SourceLocation> {
    * refresh names an unknown member at its place.
    */
   private readonly listItems = new Map<string, Map<string, { value: string; line: number; col: number }[]>>();
+  /** Each `renamed_from:` declared, in order: the old key, the object's key, where the line is. */
+  private readonly renames: { from: string; key: string; at: SourceLocation }[] = [];
 
   constructor(kind: Kind) {
     this.kind = kind;
@@ -97,6 +104,7 @@ export class DeclaredSources implements Iterable<SourceLocation> {
         return;
       }
       this.recordListItems(document, key, item, index);
+      this.recordRename(document, key, item, index);
       this.byKey.set(key, this.files.length);
       this.files.push(document.file);
       this.documents.push(document.index);
@@ -104,6 +112,73 @@ export class DeclaredSources implements Iterable<SourceLocation> {
       this.lines.push(line);
       this.cols.push(col);
     });
+    return problems;
+  }
+
+  private recordRename(document: ParsedDocument, key: string, item: unknown, index: number): void {
+    if (index < 0 || item === null || typeof item !== 'object' || !Object.hasOwn(item, 'renamed_from'))
+      return;
+    const from: unknown = (item as Record<string, unknown>).renamed_from;
+    if (typeof from !== 'string' || from === '') return; // the schema says what is wrong with it
+    const nodePath = [this.kind.section, index, 'renamed_from'];
+    const { line, col } = document.locate(nodePath);
+    const at = {
+      file: document.file,
+      line,
+      col,
+      path: formatPath(nodePath),
+      document: document.index,
+      nodePath,
+    };
+    this.renames.push({ from, key, at });
+  }
+
+  /**
+   * What is wrong with the `renamed_from:` lines, once every file is declared: an object renamed from
+   * its own key, from a key another object still declares (the old object is still there: which one
+   * would be kept?), from a key that is not one of this family's keys, or two objects renamed from
+   * one key (at both).
+   */
+  renameProblems(): ConfigProblem[] {
+    const problems: ConfigProblem[] = [];
+    const kind = this.kind;
+    const byFrom = new Map<string, { key: string; at: SourceLocation }[]>();
+    for (const rename of this.renames) byFrom.set(rename.from, [...(byFrom.get(rename.from) ?? []), rename]);
+    const quoted = (key: string) => JSON.stringify(key);
+    for (const { from, key, at } of this.renames) {
+      const problem = (message: string) => problems.push({ ...locationOf(at), message });
+      if (from === key) {
+        problem(`renamed_from ${quoted(from)} is the ${kind.noun}'s own key: remove the line`);
+        continue;
+      }
+      const parts = kind.keyFields.length;
+      if (
+        parts > 1 &&
+        (from.split('/').length < parts ||
+          from
+            .split('/')
+            .slice(0, parts - 1)
+            .some((p) => p === ''))
+      ) {
+        problem(
+          `renamed_from ${quoted(from)} is not a ${kind.noun} key: write it as plans print it, ${kind.keyFields.map((f) => `<${f}>`).join('/')}`,
+        );
+        continue;
+      }
+      const declared = this.get(from);
+      if (declared !== undefined) {
+        problem(
+          `renamed_from ${quoted(from)}: a ${kind.noun} with that key is still declared at ${formatLocation(declared)}; remove it (the renamed object replaces it) or remove renamed_from`,
+        );
+        continue;
+      }
+      const others = (byFrom.get(from) ?? []).filter((other) => other.at !== at);
+      if (others.length > 0) {
+        problem(
+          `renamed_from ${quoted(from)}: ${others.length === 1 ? 'another object is' : `${others.length} other objects are`} renamed from the same key, at ${others.map((o) => formatLocation(o.at)).join(', ')}; one live object can be renamed only once`,
+        );
+      }
+    }
     return problems;
   }
 

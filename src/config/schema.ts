@@ -131,6 +131,8 @@ export type DesiredState = DesiredObjects & {
 export type DeclaredObject = Record<string, unknown> & {
   protect: boolean;
   ignore_changes: readonly string[];
+  /** The natural key the object had (`renamed_from:`), if it is renamed. */
+  renamed_from?: string | undefined;
 };
 
 /** A family's declared objects, for code that holds the family as a `Kind` (any registry). */

@@ -493,6 +493,10 @@ function validateParsed(
     }
   }
 
+  for (const sources of Object.values<DeclaredSources>(declared)) {
+    for (const problem of sources.renameProblems()) problems.push(problem);
+  }
+
   const validDocuments = valid.map((entry) => entry.document);
   const settings = mergeSection(validDocuments, 'settings');
   const manage = mergeSection(validDocuments, 'manage');

@@ -67,6 +67,11 @@ const changeBase = {
 };
 /** An existing object's id, and the fingerprint of the remote record it was planned from. */
 const existing = { id: z.string(), fingerprint: z.string() };
+/**
+ * Set when the object was matched by its old natural key (`renamed_from:` in the file): the key it
+ * had, as plans print it. Absent from every other change, so plans without renames are unchanged.
+ */
+const renamedFrom = z.string().optional();
 
 const changeModel = z.discriminatedUnion('action', [
   z.object({ ...changeBase, action: z.literal('create'), before: z.null(), after: attributes }),
@@ -74,6 +79,7 @@ const changeModel = z.discriminatedUnion('action', [
     ...changeBase,
     ...existing,
     action: z.literal('update'),
+    renamedFrom,
     /** The whole remote object. */
     before: attributes,
     /** The whole object as the update leaves it (ignored fields keep their remote value). */
@@ -83,6 +89,7 @@ const changeModel = z.discriminatedUnion('action', [
     ...changeBase,
     ...existing,
     action: z.literal('replace'),
+    renamedFrom,
     before: attributes,
     after: attributes,
     /** The immutable fields whose change forces the replacement. */
@@ -141,6 +148,7 @@ const changeJson = z.discriminatedUnion('action', [
     /** The whole object after: what `apply --plan` sends. */
     target: attributes,
     fingerprint: z.string(),
+    renamed_from: z.string().optional(),
     objects: objects(attributes, attributes),
   }),
   z.strictObject({
@@ -153,6 +161,7 @@ const changeJson = z.discriminatedUnion('action', [
     before: attributes,
     after: attributes,
     fingerprint: z.string(),
+    renamed_from: z.string().optional(),
     objects: objects(attributes, attributes),
   }),
   z.strictObject({
@@ -189,11 +198,21 @@ const changeCodec = z.codec(changeJson, changeModel, {
         const { id, fingerprint, target } = json;
         // Without `objects` (an older plan), the fields that did not change are those of `target`.
         const before = json.objects?.before ?? { ...omit(target, fields), ...json.before };
-        return { ...base, action: json.action, id, fingerprint, before, after: target };
+        const change = { ...base, action: json.action, id, fingerprint, before, after: target };
+        return json.renamed_from === undefined ? change : { ...change, renamedFrom: json.renamed_from };
       }
       case 'replace': {
         const { id, fingerprint, before, after } = json;
-        return { ...base, action: json.action, id, fingerprint, before, after, forcedBy: json.forced_by };
+        const change = {
+          ...base,
+          action: json.action,
+          id,
+          fingerprint,
+          before,
+          after,
+          forcedBy: json.forced_by,
+        };
+        return json.renamed_from === undefined ? change : { ...change, renamedFrom: json.renamed_from };
       }
       case 'delete': {
         const { id, fingerprint, before } = json;
@@ -221,6 +240,7 @@ const changeCodec = z.codec(changeJson, changeModel, {
           ...changed,
           target: after,
           fingerprint,
+          ...renamedJson(change.renamedFrom),
           objects: { before, after },
         };
       }
@@ -236,6 +256,7 @@ const changeCodec = z.codec(changeJson, changeModel, {
           before,
           after,
           fingerprint,
+          ...renamedJson(change.renamedFrom),
           objects: { before, after },
         };
       }
@@ -258,6 +279,11 @@ const changeCodec = z.codec(changeJson, changeModel, {
     }
   },
 });
+
+/** `renamed_from`, written only when set: a plan without renames keeps its bytes. */
+function renamedJson(renamedFrom: string | undefined): { renamed_from?: string } {
+  return renamedFrom === undefined ? {} : { renamed_from: renamedFrom };
+}
 
 const warningCodec = z.codec(warningJson, warningModel, {
   decode: ({ max_delete_percent, duplicates, ...counts }) => ({
@@ -300,6 +326,27 @@ const unmanagedSchema = z.strictObject({
 /** Something that stops the plan for one object (the rest of the plan stands). */
 const problemSchema = z.strictObject({ kind, key: z.string(), message: z.string() });
 
+/** Something a reader should know that changes nothing in the plan (a `renamed_from` that matched nothing). */
+const noteSchema = z.strictObject({ kind, key: z.string(), message: z.string() });
+
+/**
+ * A delete and a create of one family that differ only in their natural key: probably a rename,
+ * which `renamed_from: <from>` on the object `to` would make an update that keeps the id. Written
+ * the same in memory and in JSON.
+ */
+const renameSuggestionSchema = z.strictObject({ kind, from: z.string(), to: z.string() });
+
+/**
+ * What a targeted run selected (`--target`, `--exclude`, `--kind`; src/plan/targets.ts): a plan with
+ * it is partial. Bounded: a saved plan is hostile input.
+ */
+const address = z.string().max(4096);
+const targetsSchema = z.strictObject({
+  target: z.array(address).max(1000),
+  exclude: z.array(address).max(1000),
+  kind: z.array(kind).max(100),
+});
+
 /**
  * The plan document (the contract's format_version 1, with wafctl's additions). Its input is the JSON,
  * its output the plan in memory: `safeParse` decodes a document, `z.encode` writes one.
@@ -318,6 +365,12 @@ export const planDocumentSchema = z.object({
    * changes).
    */
   unmanaged: z.array(unmanagedSchema).optional(),
+  /** Notes on the configuration against the live state (additions, absent when there are none). */
+  notes: z.array(noteSchema).optional(),
+  /** Deletes and creates that look like renames (additions, absent when there are none). */
+  rename_suggestions: z.array(renameSuggestionSchema).optional(),
+  /** Set when the plan is partial: what `--target`, `--exclude` and `--kind` selected (an addition). */
+  targets: targetsSchema.optional(),
 });
 
 type DocumentSchema = typeof planDocumentSchema;
@@ -331,6 +384,9 @@ export type PlanSummary = PlanDocument['summary'];
 export type PlanProblem = PlanDocument['problems'][number];
 export type SafetyWarning = PlanDocument['warnings'][number];
 export type UnmanagedObject = NonNullable<PlanDocument['unmanaged']>[number];
+export type PlanNote = NonNullable<PlanDocument['notes']>[number];
+export type RenameSuggestion = NonNullable<PlanDocument['rename_suggestions']>[number];
+export type PlanTargets = NonNullable<PlanDocument['targets']>;
 export type Change = PlanDocument['changes'][number];
 export type Impact = Change['impact'][number];
 export type Action = Change['action'];

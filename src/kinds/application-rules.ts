@@ -404,6 +404,8 @@ export const applicationRulesKind = defineKind({
   keyFields: ['rq_host', 'description'],
   schema: applicationRuleSchema,
   immutable: ['conditions', 'actions'],
+  // The PUT's attrs take the description (the spec shows it), never the rq_host.
+  fixedKeyFields: ['rq_host'],
   attributes: attributesOf,
   fetchAll: async (api, { concurrency, desired }) =>
     recordsOf(api, api.applicationRules.pages(), concurrency, desired),
@@ -414,7 +416,9 @@ export const applicationRulesKind = defineKind({
     bulkDelete: true,
     deletesFirst: false,
     async create({ api, username }, objects) {
-      await api.applicationRules.create(objects.map((object) => toInput(object, username)));
+      const ids = await api.applicationRules.create(objects.map((object) => toInput(object, username)));
+      // The answer's ids come in no stated order: only a rule sent alone is known to be its id.
+      return objects.length === 1 && ids.length === 1 ? ids : undefined;
     },
     async update({ api }, changes) {
       // Every change of one call carries the same changed fields (conditions and actions never:

@@ -275,7 +275,9 @@ export const groupsKind = defineKind({
     bulkDelete: false,
     deletesFirst: true,
     async create({ api }, objects) {
-      for (const object of objects) await api.groups.create(toInput(object));
+      const ids: string[] = [];
+      for (const object of objects) ids.push((await api.groups.create(toInput(object))).id);
+      return ids;
     },
     async update({ api }, changes) {
       for (const change of changes) await api.groups.update(change.id, toInput(change.after));

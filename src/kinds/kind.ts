@@ -65,9 +65,10 @@ export const nonEmptyString = z.string().min(1);
 export type ObjectSchema = z.ZodObject;
 
 /**
- * A family's object schema: its natural-key fields, its other fields, and the two wafctl-only fields
- * every family accepts. `ignore_changes` may name exactly the "other" fields: a natural key never
- * changes in place, and `protect`/`ignore_changes` are not sent to the API.
+ * A family's object schema: its natural-key fields, its other fields, and the wafctl-only fields
+ * every list family accepts. `ignore_changes` may name exactly the "other" fields: a natural key
+ * changes only through `renamed_from`, and `protect`/`ignore_changes`/`renamed_from` are not sent to
+ * the API.
  */
 export function kindObject<K extends z.ZodRawShape, F extends z.ZodRawShape>(keyFields: K, fields: F) {
   const names = Object.keys(fields) as (keyof F & string)[];
@@ -78,6 +79,10 @@ export function kindObject<K extends z.ZodRawShape, F extends z.ZodRawShape>(key
     ignore_changes: setOf(z.enum(names), 'field')
       .default([])
       .meta({ description: 'wafctl only: fields never updated after creation.' }),
+    renamed_from: nonEmptyString.optional().meta({
+      description:
+        'wafctl only: the natural key the object had, as plans print it after the family (a name, or <rq_host>/<description>): the live object with that key is renamed, keeping its id, when no live object has the new key.',
+    }),
   });
 }
 
@@ -137,7 +142,11 @@ export interface Writer<A extends Attributes = Attributes> {
    * The write calls. Without the matching bulk flag the applier passes exactly one object, change
    * or id per call, so that a failure is always the failure of that one object.
    */
-  create(ctx: WriteContext, objects: readonly A[]): Promise<void>;
+  /**
+   * Returns the new objects' ids in the order sent, when the API's answer says which is which
+   * (undefined when it does not: a bulk create answers with ids in no stated order).
+   */
+  create(ctx: WriteContext, objects: readonly A[]): Promise<readonly string[] | undefined>;
   /** With `bulkUpdate`, every change of one call has the same `after`. */
   update(ctx: WriteContext, changes: readonly Update<A>[]): Promise<void>;
   delete(ctx: WriteContext, ids: readonly string[]): Promise<void>;
@@ -177,6 +186,12 @@ export interface Kind<
   schema: Schema;
   /** Fields that cannot be updated in place: a change to one replaces the object. */
   immutable: readonly string[];
+  /**
+   * Key fields the API does not update (a notification's `name`, its path key; a rule's `rq_host`):
+   * a rename (`renamed_from`) that changes one replaces the object, and the plan says why. Absent:
+   * every key field is updated in place.
+   */
+  fixedKeyFields?: readonly string[];
   /** The desired object without wafctl-only fields, sets sorted: what is compared and shown. */
   attributes(desired: z.output<Schema>): A;
   /** Every remote object of the family, hydrated where the listing is incomplete, normalised. */

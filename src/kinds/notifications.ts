@@ -110,6 +110,8 @@ export const notificationsKind = defineKind({
   keyFields: ['name'],
   schema: notificationSchema,
   immutable: [],
+  // The name is the path key: PUT .../notifications/{notification_name} takes attrs without it.
+  fixedKeyFields: ['name'],
   attributes: attributesOf,
   fetchAll,
   impact: notificationImpact,
@@ -119,7 +121,10 @@ export const notificationsKind = defineKind({
     bulkDelete: false,
     deletesFirst: true,
     async create({ api }, objects) {
-      for (const object of objects) await api.notifications.create(object);
+      // A notification's id is its name (the path key).
+      const ids: string[] = [];
+      for (const object of objects) ids.push((await api.notifications.create(object)).name);
+      return ids;
     },
     async update({ api }, changes) {
       // Only the changed fields; `settings` is sent whole (as planned), never half of it.

@@ -158,7 +158,9 @@ export const schedulesKind = defineKind({
     bulkDelete: true,
     deletesFirst: true,
     async create({ api }, objects) {
-      for (const object of objects) await api.schedules.create(object);
+      const ids: string[] = [];
+      for (const object of objects) ids.push((await api.schedules.create(object)).id);
+      return ids;
     },
     async update({ api }, changes) {
       for (const change of changes) await api.schedules.update(change.id, changedValues(change));

@@ -39,6 +39,7 @@ class Declared implements DesiredObject {
     readonly protect: boolean,
     readonly ignoreChanges: readonly string[],
     readonly sources: DeclaredSources,
+    readonly renamedFrom: string | undefined,
   ) {}
 
   get source(): string | undefined {
@@ -75,6 +76,7 @@ export async function refreshInputs(
         object.protect,
         object.ignore_changes,
         sourcesOf(config, kind),
+        object.renamed_from,
       );
     }),
   );
@@ -87,6 +89,8 @@ export async function refreshInputs(
   return kinds.map((kind, i) => ({
     kind: kind.name,
     immutable: kind.immutable,
+    keyFields: kind.keyFields,
+    ...(kind.fixedKeyFields === undefined ? {} : { fixedKeyFields: kind.fixedKeyFields }),
     impact: kind.impact,
     scope: scopeOf(state, kind),
     remote: remote[i] ?? [],

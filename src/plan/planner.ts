@@ -5,7 +5,7 @@
  * shape (server fields dropped, defaults applied, set-like lists sorted), so "equal" is plain deep
  * equality and the planner stays a few map look-ups per object: O(n) overall.
  */
-import { fingerprint, sameJson } from '../core/canonical.js';
+import { canonicalJson, fingerprint, sameJson } from '../core/canonical.js';
 import { DEFAULT_FIREWALL_ACTIONS, type FirewallActions } from '../core/firewall-actions.js';
 import type { ImpactContext, ImpactDirection, ImpactRule } from '../core/impact.js';
 import type {
@@ -13,7 +13,9 @@ import type {
   Change,
   KindName,
   Plan,
+  PlanNote,
   PlanProblem,
+  RenameSuggestion,
   SafetyWarning,
   UnmanagedObject,
 } from '../core/model.js';
@@ -30,6 +32,11 @@ export interface DesiredObject {
   ignoreChanges: readonly string[];
   /** `FILE:LINE:COL` where the object is declared, for problems. */
   source?: string;
+  /**
+   * `renamed_from:`: the natural key the object had. When no live object has `key`, the live object
+   * with this key is the one declared, updated in place (or replaced, see `fixedKeyFields`).
+   */
+  renamedFrom?: string | undefined;
 }
 
 export interface RemoteObject {
@@ -50,6 +57,16 @@ export interface KindPlanInput {
   kind: KindName;
   /** Fields that cannot be updated in place: a change to one replaces the object. */
   immutable: readonly string[];
+  /**
+   * The natural key's fields. Only used to tell a delete and a create that differ in nothing else
+   * (a rename without `renamed_from`, suggested); without them nothing is suggested.
+   */
+  keyFields?: readonly string[];
+  /**
+   * Key fields the API does not update: a rename that changes one replaces the object (the kind's
+   * `fixedKeyFields`). The others are updated in place like any field.
+   */
+  fixedKeyFields?: readonly string[];
   desired: readonly DesiredObject[];
   remote: readonly RemoteObject[];
   scope: ManageScope;
@@ -73,6 +90,8 @@ export interface PlanOptions {
 interface KindResult {
   changes: Change[];
   problems: PlanProblem[];
+  notes: PlanNote[];
+  suggestions: RenameSuggestion[];
   unchanged: number;
   /** The remote objects left alone, sorted by key (counted in `summary.unmanaged`). */
   unmanaged: UnmanagedObject[];
@@ -87,8 +106,14 @@ export function planChanges(inputs: readonly KindPlanInput[], options: PlanOptio
   const warnings: SafetyWarning[] = [];
   const untouched = { unchanged: 0, unmanaged: 0 };
   const unmanaged: UnmanagedObject[] = [];
+  const notes: PlanNote[] = [];
+  const suggestions: RenameSuggestion[] = [];
+  // A drift report shows what was done by hand: no advice on the configuration's renames.
+  const suggest = options.impactDirection !== 'drift';
   for (const input of inRegistryOrder(inputs, (input) => input.kind)) {
-    const result = planKind(input, safety);
+    const result = planKind(input, safety, suggest);
+    for (const note of result.notes) notes.push(note);
+    for (const suggestion of result.suggestions) suggestions.push(suggestion);
     attachImpact(result.changes, input.impact, context, options.impactDirection);
     for (const change of result.changes) changes.push(change);
     for (const problem of result.problems) problems.push(problem);
@@ -100,12 +125,21 @@ export function planChanges(inputs: readonly KindPlanInput[], options: PlanOptio
   const plan: Plan = { summary: summarize(changes, untouched), changes, problems, warnings };
   // Only when there are some: a plan that leaves nothing alone writes the JSON it always wrote.
   if (unmanaged.length > 0) plan.unmanaged = unmanaged;
+  if (notes.length > 0) plan.notes = notes;
+  if (suggestions.length > 0) plan.rename_suggestions = suggestions;
   return plan;
 }
 
-function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
+function planKind(input: KindPlanInput, safety: SafetySettings, suggest: boolean): KindResult {
   const { kind, scope } = input;
-  const result: KindResult = { changes: [], problems: [], unchanged: 0, unmanaged: [] };
+  const result: KindResult = {
+    changes: [],
+    problems: [],
+    notes: [],
+    suggestions: [],
+    unchanged: 0,
+    unmanaged: [],
+  };
 
   // Remote objects outside the scope are never touched, only listed as unmanaged — and remembered by key: a
   // declared object whose key exists out of scope must not be created a second time.
@@ -140,6 +174,11 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
   };
 
   const declared = new Set<string>();
+  // Only read when some object has `renamed_from`: the keys every object declares, and the old keys
+  // already matched (one live object is renamed once).
+  const renames = input.desired.some((d) => d.renamedFrom !== undefined)
+    ? { declaredKeys: new Set(input.desired.map((d) => d.key)), claimed: new Set<string>() }
+    : undefined;
   for (const desired of input.desired) {
     declared.add(desired.key);
     if (!inScope(desired.attributes, scope)) {
@@ -159,8 +198,45 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
       });
       continue;
     }
-    const matches = byKey.get(desired.key) ?? [];
+    let matches = byKey.get(desired.key) ?? [];
     const outside = outOfScope.get(desired.key);
+    let renamedFrom: string | undefined;
+    if (renames !== undefined && desired.renamedFrom !== undefined) {
+      const old = desired.renamedFrom;
+      const live = byKey.get(old) ?? [];
+      const ids = (remotes: readonly { id: string }[]) => remotes.map((r) => r.id).join(', ');
+      const note = (message: string) => result.notes.push({ kind, key: desired.key, message });
+      if (matches.length > 0 || outside !== undefined) {
+        // The new key exists: it is the match. The old one, if it exists too, is any undeclared object.
+        if (live.length === 0) {
+          note(
+            `renamed_from ${JSON.stringify(old)}${declaredAt(desired)} matches nothing: no live ${kind} has that key and ${JSON.stringify(desired.key)} exists, so the rename is done; the line can be removed`,
+          );
+        } else {
+          note(
+            `renamed_from ${JSON.stringify(old)}${declaredAt(desired)}: both ${JSON.stringify(old)} (id ${ids(live)}) and ${JSON.stringify(desired.key)} (id ${ids(matches.length > 0 ? matches : (outside ?? []).map((id) => ({ id })))}) exist; ${JSON.stringify(desired.key)} is the one declared, and ${JSON.stringify(old)} is left to prune like any object no file declares`,
+          );
+        }
+      } else if (live.length > 0 && !renames.declaredKeys.has(old) && !renames.claimed.has(old)) {
+        renames.claimed.add(old);
+        declared.add(old);
+        matches = live;
+        renamedFrom = old;
+      } else {
+        const why = renames.declaredKeys.has(old)
+          ? `another object declares ${JSON.stringify(old)}`
+          : renames.claimed.has(old)
+            ? `another object is renamed from it`
+            : outOfScope.has(old)
+              ? `it exists only outside the manage scope of ${kind}s (id ${(outOfScope.get(old) ?? []).join(', ')}), which wafctl never touches`
+              : readOnly.has(old)
+                ? `it is read-only on the server`
+                : `no live ${kind} has that key`;
+        note(
+          `renamed_from ${JSON.stringify(old)}${declaredAt(desired)} matches nothing: ${why}; ${JSON.stringify(desired.key)} is created (the line can stay until the files are cleaned up)`,
+        );
+      }
+    }
     if (matches.length === 0 && outside !== undefined) {
       result.problems.push({
         kind,
@@ -194,7 +270,7 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
       );
       continue;
     }
-    const change = compare(input, desired, survivor, result.problems);
+    const change = compare(input, desired, survivor, result.problems, renamedFrom);
     if (change) result.changes.push(change);
     else result.unchanged += 1;
     for (let i = 1; i < ranked.length; i++) destroy(ranked[i]!, survivor.id);
@@ -209,6 +285,12 @@ function planKind(input: KindPlanInput, safety: SafetySettings): KindResult {
         result.unmanaged.push({ kind, key: remote.key, id: remote.id, reason: 'not_declared' });
       }
     } else for (const remote of survivorFirst(remotes, () => false)) destroy(remote);
+  }
+
+  if (suggest && input.keyFields !== undefined && input.keyFields.length > 0) {
+    for (const suggestion of renameSuggestions(kind, input.keyFields, result.changes, byKey, declared)) {
+      result.suggestions.push(suggestion);
+    }
   }
 
   const warning = safetyWarning(kind, { deletes, duplicates, existing }, safety);
@@ -257,6 +339,7 @@ function compare(
   desired: DesiredObject,
   remote: RemoteObject,
   problems: PlanProblem[],
+  renamedFrom?: string,
 ): Change | undefined {
   // The kinds hand an unchanged remote object the desired object's attributes (FetchOptions.desired).
   if (desired.attributes === remote.attributes) return undefined;
@@ -268,15 +351,22 @@ function compare(
     id: remote.id,
     fingerprint: fingerprint(remote.id, remote.attributes),
     impact: [],
+    ...(renamedFrom === undefined ? {} : { renamedFrom }),
   };
 
-  const forcedBy = changed.filter((field) => input.immutable.includes(field));
+  // A rename changes key fields, which the API updates in place unless the kind says it does not.
+  const fixed = renamedFrom === undefined ? [] : (input.fixedKeyFields ?? []);
+  const forcedBy = changed.filter((field) => input.immutable.includes(field) || fixed.includes(field));
   if (forcedBy.length > 0) {
     if (desired.protect) {
+      const renamed =
+        renamedFrom === undefined
+          ? ''
+          : ` (renamed from ${JSON.stringify(renamedFrom)}: the API does not update ${forcedBy.filter((f) => fixed.includes(f)).join(', ')})`;
       problems.push({
         kind: input.kind,
         key: desired.key,
-        message: `protected${declaredAt(desired)}: changing ${forcedBy.join(', ')} would replace it (delete and re-create); remove "protect: true" to allow it`,
+        message: `protected${declaredAt(desired)}: changing ${forcedBy.join(', ')}${renamed} would replace it (delete and re-create); remove "protect: true" to allow it`,
       });
       return undefined;
     }
@@ -297,6 +387,50 @@ function compare(
     // The whole object the update leaves: ignored fields keep their remote value.
     after: { ...desired.attributes, ...pick(remote.attributes, desired.ignoreChanges) },
   };
+}
+
+/**
+ * Creates that look like renames: a create and a removed object (a prune, or an undeclared object
+ * left alone) of one family whose attributes are equal but for the key fields. Only pairs that are
+ * alone with their attributes are suggested (never a guess between two candidates); duplicates'
+ * deletes are not candidates. Nothing is computed unless both sides have some.
+ */
+function renameSuggestions(
+  kind: KindName,
+  keyFields: readonly string[],
+  changes: readonly Change[],
+  byKey: ReadonlyMap<string, readonly RemoteObject[]>,
+  declared: ReadonlySet<string>,
+): RenameSuggestion[] {
+  const creates = changes.filter((c) => c.action === 'create');
+  if (creates.length === 0) return [];
+  const gone: { key: string; attributes: Attributes }[] = [];
+  for (const [key, remotes] of byKey) {
+    if (declared.has(key) || remotes.length !== 1) continue;
+    gone.push({ key, attributes: remotes[0]!.attributes });
+  }
+  if (gone.length === 0) return [];
+  const shape = (attributes: Attributes) => {
+    const rest: Attributes = { ...attributes };
+    for (const field of keyFields) delete rest[field];
+    return canonicalJson(rest);
+  };
+  const removed = new Map<string, string[]>();
+  for (const object of gone) {
+    const at = shape(object.attributes);
+    removed.set(at, [...(removed.get(at) ?? []), object.key]);
+  }
+  const created = new Map<string, string[]>();
+  for (const change of creates) {
+    const at = shape(change.after as Attributes);
+    if (removed.has(at)) created.set(at, [...(created.get(at) ?? []), change.key]);
+  }
+  const suggestions: RenameSuggestion[] = [];
+  for (const [at, to] of created) {
+    const from = removed.get(at) ?? [];
+    if (to.length === 1 && from.length === 1) suggestions.push({ kind, from: from[0]!, to: to[0]! });
+  }
+  return suggestions.sort((a, b) => (a.to < b.to ? -1 : a.to > b.to ? 1 : 0));
 }
 
 function pick(attributes: Attributes, fields: readonly string[]): Attributes {

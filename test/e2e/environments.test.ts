@@ -7,6 +7,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { noteWriter } from '../../src/cli/planning.js';
+import { applyReportEnvironmentsSchema } from '../../src/ops/apply/report-document.js';
 import { runCli } from '../helpers/cli.js';
 import {
   E2E_TOKEN,
@@ -402,6 +403,32 @@ describe('apply with several environments', () => {
     );
     expect(await staging.api.applicationRules.list()).toEqual([]);
     expect(await staging.api.groups.list()).not.toContainEqual(expect.objectContaining({ name: 'soc' }));
+  });
+
+  it('--format json: one report per environment; null for one that could not be planned', async () => {
+    const applied = await runCli(['apply', dir, '--env', 'all', '--auto-approve', '--format', 'json'], {
+      env,
+    });
+    expect(applied.code).toBe(0);
+    const doc = applyReportEnvironmentsSchema.parse(JSON.parse(applied.stdout));
+    expect(doc.environments.staging?.summary).toMatchObject({ operations: 2, done: 2 });
+    expect(doc.environments.production?.summary).toMatchObject({ operations: 1, done: 1 });
+
+    await writeFile(join(dir, 'envs/staging/groups.yaml'), 'groups:\n  - name: soc\n    description: SOC\n');
+    await writeFile(join(dir, 'wafctl.yaml'), project(`url: ${await unreachableUrl()}`));
+    const blocked = await runCli(['apply', dir, '--env', 'all', '--auto-approve', '--format', 'json'], {
+      env,
+    });
+    expect(blocked.code).toBe(1);
+    const held = applyReportEnvironmentsSchema.parse(JSON.parse(blocked.stdout));
+    expect(held.environments.production).toBeNull();
+    expect(held.environments.staging?.results).toMatchObject([
+      {
+        address: 'group.soc',
+        outcome: 'not_started',
+        reason: expect.stringContaining('production could not be applied'),
+      },
+    ]);
   });
 
   it('a configuration problem in one environment: nothing is read from any firewall', async () => {

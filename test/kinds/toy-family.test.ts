@@ -105,7 +105,9 @@ function widgetsKind(store: WidgetStore) {
       bulkDelete: true,
       deletesFirst: true,
       async create(_ctx, objects) {
-        for (const object of objects) store.calls.push(`create ${store.add(object)}`);
+        const ids = objects.map((object) => store.add(object));
+        for (const id of ids) store.calls.push(`create ${id}`);
+        return ids;
       },
       async update(_ctx, changes) {
         for (const change of changes) {

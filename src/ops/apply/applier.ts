@@ -13,7 +13,7 @@ import pLimit from 'p-limit';
 import type { ApiClient } from '../../api/index.js';
 import type { Change, Plan } from '../../core/model.js';
 import { KINDS } from '../../kinds/index.js';
-import type { Kind, WriteContext } from '../../kinds/kind.js';
+import type { Kind, WriteContext, Writer } from '../../kinds/kind.js';
 import {
   type ApplyReport,
   type CallEvent,
@@ -56,6 +56,7 @@ export async function applyPlan(plan: Plan, api: ApiClient, options: ApplyOption
   const limit = pLimit(options.parallelism);
   const results: OperationResult[] = [];
   const total = operationCount(plan);
+  let requests = 0;
 
   const record = (kind: Kind, operation: Operation, entries: readonly [Change, Outcome][]) => {
     if (entries.length === 0) return;
@@ -73,10 +74,42 @@ export async function applyPlan(plan: Plan, api: ApiClient, options: ApplyOption
   await Promise.all(
     (options.kinds ?? KINDS).map((kind) => {
       const changes = plan.changes.filter((c) => c.kind === kind.name);
-      return changes.length === 0 ? undefined : applyKind(kind, changes, { ctx, limit, options, record });
+      const count = () => {
+        requests += 1;
+      };
+      return changes.length === 0
+        ? undefined
+        : applyKind(kind, changes, { ctx, limit, options, record, count });
     }),
   );
-  return { results, refused: plan.problems };
+  return { results, refused: plan.problems, requests };
+}
+
+/** `writer`, counting its calls (each one API call: see ApplyReport.requests). */
+function counted(writer: Writer, count: () => void): Writer {
+  return {
+    ...writer,
+    create(ctx, objects) {
+      count();
+      return writer.create(ctx, objects);
+    },
+    update(ctx, changes) {
+      count();
+      return writer.update(ctx, changes);
+    },
+    delete(ctx, ids) {
+      count();
+      return writer.delete(ctx, ids);
+    },
+    idsByKey(ctx, objects) {
+      count();
+      return writer.idsByKey(ctx, objects);
+    },
+    current(ctx, ids) {
+      count();
+      return writer.current(ctx, ids);
+    },
+  };
 }
 
 interface KindRun {
@@ -84,12 +117,14 @@ interface KindRun {
   limit: ReturnType<typeof pLimit>;
   options: ApplyOptions;
   record: (kind: Kind, operation: Operation, entries: readonly [Change, Outcome][]) => void;
+  /** Counts one call of the family's writer. */
+  count: () => void;
 }
 
 type Outcomes = ReadonlyMap<Change, Outcome>;
 
 async function applyKind(kind: Kind, changes: readonly Change[], run: KindRun): Promise<void> {
-  const { writer } = kind;
+  const writer = counted(kind.writer, run.count);
   const { batchSize, signal } = run.options;
   const work = kindWork(changes, writer.bulkUpdate);
   const recovery: RecoveryContext = {

@@ -13,10 +13,26 @@ export type Outcome =
        */
       ambiguous?: true;
     }
-  | { status: 'failed'; message: string }
+  | {
+      status: 'failed';
+      message: string;
+      /** The request that failed, when the error names one (the API client's errors do). */
+      request?: FailedRequest;
+    }
   | { status: 'skipped'; reason: string }
   /** Never started: the apply was interrupted (SIGINT/SIGTERM) before its turn came. */
   | { status: 'interrupted' };
+
+/** What the API client's error says of the request that failed; `path` and `serverMessage` are redacted. */
+export interface FailedRequest {
+  method: string;
+  /** The API path (`/api/v1/...`), without host or query. */
+  path: string;
+  /** The HTTP status, when the server answered. */
+  status?: number;
+  /** The body's `message`, when the server sent one. */
+  serverMessage?: string;
+}
 
 export type OutcomeStatus = Outcome['status'];
 
@@ -32,6 +48,12 @@ export interface ApplyReport {
   results: OperationResult[];
   /** Objects the plan refused (duplicates, protected): nothing was sent for them. */
   refused: PlanProblem[];
+  /**
+   * API calls the apply made: write calls, and re-reads after an ambiguous answer (one per call of the
+   * family's writer; a call the client retried on its own after a transient failure counts once).
+   * Reading the firewall to plan is not counted. Set by the applier.
+   */
+  requests?: number;
 }
 
 /** One finished API call (or one recovery step), for progress output. */

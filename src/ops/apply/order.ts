@@ -13,8 +13,9 @@
  *        surviving copy now matches the configuration (see below).
  *
  *   Groups, notifications, schedules (deletesFirst = true):
- *     1. deletes of pruned objects first — a rename is a delete plus a create under another name,
- *        and deleting first means the new name can never clash with the old one on the server;
+ *     1. deletes of pruned objects first — a rename without `renamed_from` is a delete plus a create
+ *        under another name, and deleting first means the new name can never clash with the old one
+ *        on the server (a rename with it is an update: its new key is free, the planner checked);
  *     2. creates and updates, one call each (schedules delete in bulk);
  *     3. deletes of duplicates (these kinds have no immutable fields, so no replacements).
  *
@@ -77,12 +78,15 @@ export function kindWork(changes: readonly Change[], bulkUpdate: boolean): KindW
         work.creates.push({ change, attributes: change.after });
         work.replacements.push({ change, id: change.id, after: change });
         survivors.set(change.key, change);
+        // A renamed survivor's duplicates still have the old key.
+        if (change.renamedFrom !== undefined) survivors.set(change.renamedFrom, change);
         break;
       case 'delete':
         (change.duplicateOf === undefined ? work.deletes : work.duplicates).push({ change, id: change.id });
         break;
       case 'update': {
         survivors.set(change.key, change);
+        if (change.renamedFrom !== undefined) survivors.set(change.renamedFrom, change);
         if (!bulkUpdate) {
           work.updateGroups.push([{ change }]);
           break;

@@ -25,7 +25,7 @@ import { sameJson } from '../../core/canonical.js';
 import type { Attributes } from '../../core/model.js';
 import { changedView } from '../../core/plan-document.js';
 import type { WriteContext, Writer } from '../../kinds/kind.js';
-import { INTERRUPTED, type Outcome } from './model.js';
+import { type FailedRequest, INTERRUPTED, type Outcome } from './model.js';
 import type { CreateItem, DeleteItem, UpdateItem } from './order.js';
 
 /** Attempts of one call (the client has already retried idempotent calls on transient errors). */
@@ -34,6 +34,34 @@ export const MAX_ATTEMPTS = 3;
 const MAX_RATE_LIMIT_WAIT_MS = 30_000;
 
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** The request an API client error names, for the report (`failed` outcomes). */
+function failedRequest(error: unknown): { request?: FailedRequest } {
+  if (
+    !(
+      error instanceof ApiError ||
+      error instanceof InvalidResponseError ||
+      error instanceof ApiNetworkError ||
+      error instanceof RedirectError
+    )
+  ) {
+    return {};
+  }
+  const { method, path } = error;
+  const status = error instanceof ApiError || error instanceof RedirectError ? { status: error.status } : {};
+  const server =
+    error instanceof ApiError && error.serverMessage !== undefined
+      ? { serverMessage: error.serverMessage }
+      : {};
+  return { request: { method, path, ...status, ...server } };
+}
+
+/** `error` as a failed outcome: its message, and the request it names. */
+const failed = (error: unknown, text = message(error)): Outcome => ({
+  status: 'failed',
+  message: text,
+  ...failedRequest(error),
+});
 
 /**
  * The server may have done the work: no answer, a server error, an answer we cannot read, or a
@@ -92,10 +120,11 @@ const settle = <I>(outcomes: Map<I, Outcome>, items: readonly I[], outcome: Outc
 const DONE: Outcome = { status: 'done' };
 const VERIFIED: Outcome = { status: 'done', ambiguous: true };
 
-const rereadFailed = (error: unknown, readError: unknown): Outcome => ({
-  status: 'failed',
-  message: `${message(error)}; re-reading to check whether it was applied also failed: ${message(readError)}`,
-});
+const rereadFailed = (error: unknown, readError: unknown): Outcome =>
+  failed(
+    error,
+    `${message(error)}; re-reading to check whether it was applied also failed: ${message(readError)}`,
+  );
 
 /**
  * After `error`, re-reads the `remaining` objects by id (Writer.current): those `applied` says are
@@ -140,11 +169,19 @@ export async function createWithRecovery(
   for (let attempt = 1; attempt <= MAX_ATTEMPTS && remaining.length > 0; attempt++) {
     if (signal?.aborted) return settle(outcomes, remaining, INTERRUPTED);
     try {
-      await writer.create(
+      const ids = await writer.create(
         ctx,
         remaining.map((item) => item.attributes),
       );
-      return settle(outcomes, remaining, wasAmbiguous ? VERIFIED : DONE);
+      remaining.forEach((item, i) => {
+        const id = ids?.[i];
+        const done = wasAmbiguous ? VERIFIED : DONE;
+        outcomes.set(
+          item,
+          id === undefined ? done : { status: 'done', id, ...(wasAmbiguous ? { ambiguous: true } : {}) },
+        );
+      });
+      return outcomes;
     } catch (error) {
       lastError = error;
       if (await waitIfRateLimited(error, signal)) continue;
@@ -174,7 +211,7 @@ export async function createWithRecovery(
       });
     }
   }
-  return settle(outcomes, remaining, { status: 'failed', message: message(lastError) });
+  return settle(outcomes, remaining, failed(lastError));
 }
 
 /** Deletes `items` in one call; whatever is gone afterwards counts as deleted. */
@@ -223,7 +260,7 @@ export async function deleteWithRecovery(
       if (!ambiguous(error) && remaining.length === before) break;
     }
   }
-  return settle(outcomes, remaining, { status: 'failed', message: message(lastError) });
+  return settle(outcomes, remaining, failed(lastError));
 }
 
 /** Whether the live object already holds every planned value of an update (its changed fields). */
@@ -272,5 +309,5 @@ export async function updateWithRecovery(
       remaining = left;
     }
   }
-  return settle(outcomes, remaining, { status: 'failed', message: message(lastError) });
+  return settle(outcomes, remaining, failed(lastError));
 }

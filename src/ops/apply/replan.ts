@@ -13,6 +13,9 @@
  * - update: `before` is the live record (its fingerprint verified), `after` the saved whole object
  *   (the file's `target`), sent as it is; `fields` are the differences between the two.
  * - replace: the live record, and the saved `after` as the new object.
+ * - a rename (`renamed_from`, an update or a replace): the live object must still have the old key
+ *   the plan records, and no other live object the new key (else stale); only a rename may change
+ *   the key, and only key fields the kind updates in place may change in an update.
  * - delete: the live record.
  *
  * Impact and safety warnings are then computed by src/plan/assess.ts, as the planner does, with the
@@ -68,7 +71,9 @@ export async function replanSavedPlan(saved: SavedPlan, api: ApiClient, concurre
   );
   // Only the changes are known: what a plan leaves alone (unchanged, unmanaged) needs the configuration.
   const summary = summarize(changes, { unchanged: 0, unmanaged: 0 });
-  return { summary, changes, problems: saved.problems, warnings };
+  const plan: Plan = { summary, changes, problems: saved.problems, warnings };
+  // Still partial: apply shows that the plan it applies was made for a selection.
+  return saved.targets === undefined ? plan : { ...plan, targets: saved.targets };
 }
 
 function refuseIf(reasons: readonly string[], headline: string): void {
@@ -124,10 +129,23 @@ function rebuildKind(
     seen.add(live.id);
     if (!inScope(live.attributes, scope)) findings.inconsistent.push(outside(where));
     if (live.readOnly !== undefined) problem(' is read-only on the server: the planner never changes it');
-    const existing = { kind, live, problem };
-    if (intent.action === 'update') changes.push(updateOf(existing, intent.after));
-    else if (intent.action === 'replace') changes.push(replaceOf(existing, intent.after));
-    else changes.push(deleteOf(existing, intent.duplicateOf, { byId, deleted, prune: scope.prune }));
+    const existing: Existing = { kind, live, problem };
+    if (intent.action === 'delete') {
+      changes.push(deleteOf(existing, intent.duplicateOf, { byId, deleted, prune: scope.prune }));
+      continue;
+    }
+    if (intent.renamedFrom !== undefined) {
+      existing.renamedFrom = intent.renamedFrom;
+      const key = kind.keyOf(intent.after);
+      if (live.key !== intent.renamedFrom)
+        problem(` is renamed from "${intent.renamedFrom}", which is not its key`);
+      else if (key === live.key) problem(': a rename must change its key');
+      else if (keys.has(key))
+        findings.stale.push(`${where} was planned to be renamed to "${key}", which now exists`);
+    }
+    changes.push(
+      intent.action === 'update' ? updateOf(existing, intent.after) : replaceOf(existing, intent.after),
+    );
   }
   return changes;
 }
@@ -137,34 +155,45 @@ interface Existing {
   kind: Kind;
   live: RemoteRecord;
   problem(reason: string): void;
+  /** The old key of a rename (already checked to be the live key): the change is keyed by the new one. */
+  renamedFrom?: string;
 }
 
-const baseOf = ({ kind, live }: Existing) => ({
+const baseOf = ({ kind, live, renamedFrom }: Existing, after: Attributes) => ({
   kind: kind.name,
-  key: live.key,
+  key: renamedFrom === undefined ? live.key : kind.keyOf(after),
   id: live.id,
   fingerprint: fingerprint(live.id, live.attributes),
   impact: [],
+  ...(renamedFrom === undefined ? {} : { renamedFrom }),
 });
+
+/** Key fields a rename may not change in place (`fixedKeyFields`); none unless it is a rename. */
+const fixedKeys = ({ kind, renamedFrom }: Existing): readonly string[] =>
+  renamedFrom === undefined ? [] : (kind.fixedKeyFields ?? []);
 
 /** From the live object to the saved one: the fields that differ are what is shown and judged. */
 function updateOf(existing: Existing, after: Attributes): ChangeOf<'update'> {
   const { kind, live, problem } = existing;
   const fields = differences(live.attributes, after);
-  const immutable = fields.filter((field) => kind.immutable.includes(field));
+  const fixed = fixedKeys(existing);
+  const immutable = fields.filter((field) => kind.immutable.includes(field) || fixed.includes(field));
   if (immutable.length > 0)
     problem(`: an update cannot change ${immutable.join(', ')} (it would replace the object)`);
-  if (kind.keyOf(after) !== live.key) problem(': an update cannot change its key');
-  return { ...baseOf(existing), action: 'update', fields, before: live.attributes, after };
+  if (existing.renamedFrom === undefined && kind.keyOf(after) !== live.key)
+    problem(': an update cannot change its key');
+  return { ...baseOf(existing, after), action: 'update', fields, before: live.attributes, after };
 }
 
 function replaceOf(existing: Existing, after: Attributes): ReplaceChange {
   const { kind, live, problem } = existing;
   const fields = differences(live.attributes, after);
-  const forcedBy = fields.filter((field) => kind.immutable.includes(field));
+  const fixed = fixedKeys(existing);
+  const forcedBy = fields.filter((field) => kind.immutable.includes(field) || fixed.includes(field));
   if (forcedBy.length === 0) problem(': a replacement must change an immutable field');
-  if (kind.keyOf(after) !== live.key) problem(': a replacement cannot change its key');
-  return { ...baseOf(existing), action: 'replace', fields, forcedBy, before: live.attributes, after };
+  if (existing.renamedFrom === undefined && kind.keyOf(after) !== live.key)
+    problem(': a replacement cannot change its key');
+  return { ...baseOf(existing, after), action: 'replace', fields, forcedBy, before: live.attributes, after };
 }
 
 function deleteOf(
@@ -174,7 +203,7 @@ function deleteOf(
 ): DeleteChange {
   const { kind, live, problem } = existing;
   const change: DeleteChange = {
-    ...baseOf(existing),
+    ...baseOf(existing, live.attributes),
     action: 'delete',
     fields: Object.keys(live.attributes),
     before: live.attributes,

@@ -20,7 +20,7 @@ import { resolve } from 'node:path';
 import * as z from 'zod';
 import { WafctlError } from '../../core/errors.js';
 import type { FirewallActions } from '../../core/firewall-actions.js';
-import type { Attributes, Change, KindName, Plan, PlanProblem } from '../../core/model.js';
+import type { Attributes, Change, KindName, Plan, PlanProblem, PlanTargets } from '../../core/model.js';
 import { PLAN_FORMAT_VERSION, planDocumentSchema } from '../../core/plan-document.js';
 import { type SafetySettings, safetyCodec } from '../../core/safety.js';
 import type { ManageScope } from '../../core/scope.js';
@@ -122,9 +122,19 @@ const savedPlanCodec = z.codec(savedPlanJson, z.custom<{ plan: Plan; context: Sa
  */
 export type SavedChange =
   | { action: 'create'; kind: KindName; key: string; after: Attributes }
-  /** `after`: the whole object the update leaves (the file's `target`). */
-  | { action: 'update'; kind: KindName; key: string; id: string; fingerprint: string; after: Attributes }
-  | { action: 'replace'; kind: KindName; key: string; id: string; fingerprint: string; after: Attributes }
+  /**
+   * `after`: the whole object the update leaves (the file's `target`). `renamedFrom`: the key the
+   * live object had when planned (the plan's `renamed_from`), which its key may change from.
+   */
+  | {
+      action: 'update' | 'replace';
+      kind: KindName;
+      key: string;
+      id: string;
+      fingerprint: string;
+      after: Attributes;
+      renamedFrom?: string;
+    }
   | {
       action: 'delete';
       kind: KindName;
@@ -140,6 +150,8 @@ export interface SavedPlan extends SavedPlanContext {
   changes: SavedChange[];
   /** Objects nothing was planned for: they can only make apply refuse, so they are kept. */
   problems: PlanProblem[];
+  /** A partial plan's selection (`--target`, ...): it holds only the selected changes. */
+  targets?: PlanTargets;
 }
 
 export function renderSavedPlan(plan: Plan, context: SavedPlanContext): string {
@@ -179,8 +191,9 @@ function intentOf(change: Change): SavedChange {
       return { action: change.action, kind, key, after: change.after };
     case 'update':
     case 'replace': {
-      const { action, id, fingerprint, after } = change;
-      return { action, kind, key, id, fingerprint, after };
+      const { action, id, fingerprint, after, renamedFrom } = change;
+      const intent = { action, kind, key, id, fingerprint, after };
+      return renamedFrom === undefined ? intent : { ...intent, renamedFrom };
     }
     case 'delete': {
       const { action, id, fingerprint, duplicateOf } = change;
@@ -213,7 +226,13 @@ export async function readSavedPlan(
     );
   }
   const { plan, context } = parsed.data;
-  return { path, ...context, changes: plan.changes.map(intentOf), problems: plan.problems };
+  return {
+    path,
+    ...context,
+    changes: plan.changes.map(intentOf),
+    problems: plan.problems,
+    ...(plan.targets === undefined ? {} : { targets: plan.targets }),
+  };
 }
 
 /** The scope recorded for `kind` (a saved plan records one for every kind but a singleton). */

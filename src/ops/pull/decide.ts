@@ -19,6 +19,7 @@ import type { SourceLocation } from '../../config/natural-keys.js';
 import { REMOVE } from '../../config/overlay.js';
 import { sameJson } from '../../core/canonical.js';
 import type { Attributes, Change, KindName, Plan } from '../../core/model.js';
+import { KINDS } from '../../kinds/index.js';
 import type { NodePath, ValueOrigin, YamlEdit } from './model.js';
 
 /** One place that declares an object: where, and what it writes there (after `${VAR}` substitution). */
@@ -185,10 +186,22 @@ function fieldEdits(
   return [set(path, rules.fileValue(field, live, object.raw) ?? live)];
 }
 
-/** The live values of the fields a change says differ. */
+/**
+ * The live values of the fields a change says differ. A rename not applied yet (`renamed_from` in the
+ * file, the old key still live) keeps the file's key: the file is ahead of the firewall there, and
+ * writing the old key back would undo the rename (the other fields are pulled as usual).
+ */
 function liveFields(change: Change): Attributes | undefined {
   if (change.action === 'update' || change.action === 'replace') {
-    return Object.fromEntries(change.fields.map((field) => [field, change.before[field]]));
+    const keyFields =
+      change.renamedFrom === undefined
+        ? []
+        : (KINDS.find((kind) => kind.name === change.kind)?.keyFields ?? []);
+    return Object.fromEntries(
+      change.fields
+        .filter((field) => !keyFields.includes(field))
+        .map((field) => [field, change.before[field]]),
+    );
   }
   return undefined;
 }

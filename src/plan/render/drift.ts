@@ -2,12 +2,12 @@
  * Drift reports: the same comparison as a plan, worded for a nightly job ("3 objects differ from
  * the configuration") rather than as actions to approve.
  */
+import { driftToJson } from '../../core/drift-document.js';
 import type { Change, Plan } from '../../core/model.js';
 import { printable } from '../../core/text.js';
-import { planToJson } from './json.js';
 import { DRIFT_MARKDOWN_MARKER, type MarkdownOptions, renderMarkdownPlan } from './markdown.js';
 import { DRIFT_IMPACT_TITLE, textImpactSection } from './security.js';
-import { address, problemLine, SYMBOL, unmanagedLine, warningLine } from './summary.js';
+import { address, partialLine, problemLine, SYMBOL, unmanagedLine, warningLine } from './summary.js';
 
 const fields = (c: Change): string => c.fields.map(printable).join(', ');
 
@@ -31,6 +31,8 @@ export function driftHeadline(plan: Plan): string {
 export function renderTextDrift(plan: Plan): string {
   const out = [driftHeadline(plan)];
   // Right after the headline, as in the plan: apply refuses these without --force.
+  const partial = partialLine(plan, 'drift report');
+  if (partial !== undefined) out.push(`Warning: ${partial}`);
   for (const warning of plan.warnings) out.push(`Warning: ${warningLine(warning)}`);
   if (plan.changes.length > 0) {
     for (const line of textImpactSection(plan, (_klass, text) => text, DRIFT_IMPACT_TITLE)) out.push(line);
@@ -55,9 +57,11 @@ export function renderMarkdownDrift(plan: Plan, options: Pick<MarkdownOptions, '
     // Drift's words, as in the text report: the title already says what differs, not what to apply.
     describe: (change) => DESCRIBE[change.action](change),
     planLine: false,
+    noun: 'drift report',
   });
 }
 
+/** The drift report as JSON, written through its schema (src/core/drift-document.ts). */
 export function renderJsonDrift(plan: Plan): string {
-  return `${JSON.stringify({ drift: plan.changes.length > 0, objects: plan.changes.length, ...planToJson(plan) }, null, 2)}\n`;
+  return `${JSON.stringify(driftToJson(plan), null, 2)}\n`;
 }

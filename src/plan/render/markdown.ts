@@ -12,7 +12,19 @@ import type { Change, Plan, SafetyWarning } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 import { type BodyLine, changeBody } from './body.js';
 import { impactEntries, impactSummary } from './security.js';
-import { address, headline, NO_CHANGES, planLine, SYMBOL, unmanagedLine, warningLine } from './summary.js';
+import {
+  address,
+  headline,
+  NO_CHANGES,
+  noteLine,
+  partialLine,
+  planLine,
+  renamedFromText,
+  SYMBOL,
+  suggestionLine,
+  unmanagedLine,
+  warningLine,
+} from './summary.js';
 
 /** The plan comment's sticky marker: a CI bot finds and updates the comment that starts with it. */
 export const MARKDOWN_MARKER = '<!-- wafctl-plan -->';
@@ -39,6 +51,8 @@ export interface MarkdownOptions {
   describe?: (change: Change) => string;
   /** Whether the bold `Plan: ...` line follows the title (a plan's words); default true. */
   planLine?: boolean;
+  /** What the document is, in its partial warning (`--target`); default "plan". */
+  noun?: string;
 }
 
 const escapeHtml = (s: string): string =>
@@ -93,7 +107,9 @@ function renderChange(change: Change, describe: (change: Change) => string): str
   for (const line of changeBody(change)) for (const shown of diffLines(line)) lines.push(shown);
   const content = lines.join('\n');
   const f = fence(content);
-  const summary = `<code>${escapeHtml(`${SYMBOL[change.action]} ${address(change)}`)}</code> ${escapeHtml(describe(change))}`;
+  const renamed = renamedFromText(change);
+  const words = renamed === undefined ? describe(change) : `${describe(change)} (${renamed})`;
+  const summary = `<code>${escapeHtml(`${SYMBOL[change.action]} ${address(change)}`)}</code> ${escapeHtml(words)}`;
   return ['<details>', `<summary>${summary}</summary>`, '', `${f}diff`, content, f, '', '</details>'].join(
     '\n',
   );
@@ -145,6 +161,10 @@ function frontLines(plan: Plan, impactTitle: string): string[] {
   }
   for (const problem of plan.problems)
     lines.push(`> **Error:** ${codeSpan(address(problem))}: ${markdownText(problem.message)}`, '');
+  for (const note of plan.notes ?? []) lines.push(`> **Note:** ${markdownText(noteLine(note))}`, '');
+  for (const suggestion of plan.rename_suggestions ?? []) {
+    lines.push(`> **Hint:** ${suggestionLine(suggestion, codeSpan)}`, '');
+  }
   const unmanaged = unmanagedLine(plan, codeSpan);
   if (unmanaged) lines.push(`_${unmanaged}_`, '');
   return lines;
@@ -188,6 +208,8 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownOptions = {}): s
   const front = frontLines(plan, options.impactTitle ?? 'Security impact');
   const detailsReserve = notShown(plan.changes.length, 'changes').length + 2;
   const frontReserve = notShown(front.length, 'lines of this summary').length + 2 + detailsReserve;
+  const partial = partialLine(plan, options.noun);
+  if (partial !== undefined) budget.add(`> **Warning:** ${markdownText(partial)}\n`);
   addWarnings(budget, plan.warnings, frontReserve);
   const shownFront = front.findIndex((line) => !budget.tryAdd(line, frontReserve));
   if (shownFront !== -1) {

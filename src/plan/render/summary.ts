@@ -3,7 +3,16 @@
  * key and id from configuration or the API goes through `printable` here, where it is put into a
  * line: a `\n` in a name must not forge a line of the plan, nor an ESC recolour or erase one.
  */
-import type { Action, Change, Plan, PlanProblem, SafetyWarning, UnmanagedObject } from '../../core/model.js';
+import type {
+  Action,
+  Change,
+  Plan,
+  PlanNote,
+  PlanProblem,
+  RenameSuggestion,
+  SafetyWarning,
+  UnmanagedObject,
+} from '../../core/model.js';
 import { printable } from '../../core/text.js';
 
 export const SYMBOL: Record<Action, string> = { create: '+', update: '~', delete: '-', replace: '-/+' };
@@ -35,6 +44,38 @@ const deleteReason = (change: Change): string =>
 export const headline = (change: Change): string =>
   `${address(change)} ${VERB[change.action]}${deleteReason(change)}`;
 
+/**
+ * `renamed from "OLD"` for a change matched by its old key (`renamed_from:`), with why a rename is a
+ * replacement when it is one; undefined for any other change.
+ */
+export function renamedFromText(change: Change): string | undefined {
+  if (change.action !== 'update' && change.action !== 'replace') return undefined;
+  if (change.renamedFrom === undefined) return undefined;
+  const from = `renamed from ${printable(JSON.stringify(change.renamedFrom))}`;
+  if (change.action === 'update') return from;
+  return `${from}: cannot be renamed in place: the API does not update ${change.forcedBy.map(printable).join(', ')}`;
+}
+
+/** `kind.key: message`, a note on one object. */
+export const noteLine = (note: PlanNote): string => `${address(note)}: ${printable(note.message)}`;
+
+/** The line to add to the configuration for a suggested rename: `renamed_from: "OLD"`. */
+export const renamedFromLine = (suggestion: RenameSuggestion): string =>
+  `renamed_from: ${printable(JSON.stringify(suggestion.from))}`;
+
+/**
+ * `kind.OLD looks renamed to kind.NEW: add renamed_from: "OLD" to keep its id`. `code`
+ * formats the addresses and the line to add (a code span in markdown); the rest is plain words.
+ */
+export function suggestionLine(
+  suggestion: RenameSuggestion,
+  code: (text: string) => string = (text) => text,
+): string {
+  const from = code(address({ kind: suggestion.kind, key: suggestion.from }));
+  const to = code(address({ kind: suggestion.kind, key: suggestion.to }));
+  return `${from} looks renamed to ${to}: add ${code(renamedFromLine(suggestion))} to keep its id`;
+}
+
 /** `kind.key: message` for a problem the plan refused, one line whatever the key and message hold. */
 export const problemLine = (problem: PlanProblem): string =>
   `${address(problem)}: ${printable(problem.message)}`;
@@ -52,6 +93,31 @@ export function warningLine(w: SafetyWarning): string {
   const duplicates = w.duplicates > 0 ? `, ${w.duplicates} of them duplicates` : '';
   return `the plan deletes ${w.deletes} of ${w.existing} existing ${w.kind} objects (${percent}%${duplicates}), above the safety limit of ${w.maxDeletePercent}%; apply refuses this without --force.`;
 }
+
+/**
+ * The warning of a partial plan (`--target`, `--exclude`, `--kind`), as Terraform's: what it selected,
+ * and that the rest is neither shown nor applied. Undefined for a whole plan.
+ */
+export function partialLine(plan: Pick<Plan, 'targets'>, what = 'plan'): string | undefined {
+  const targets = plan.targets;
+  if (targets === undefined) return undefined;
+  const flags = [
+    ...targets.kind.map((kind) => `--kind ${kind}`),
+    ...targets.target.map((address) => `--target ${JSON.stringify(address)}`),
+    ...targets.exclude.map((address) => `--exclude ${JSON.stringify(address)}`),
+  ];
+  // A few, shortened: the line is in the header every budget keeps.
+  const shown = flags.slice(0, PARTIAL_FLAGS_SHOWN).map((flag) => truncate(flag, 200));
+  const more = flags.length > shown.length ? ` and ${flags.length - shown.length} more` : '';
+  return printable(
+    `this ${what} is partial (${shown.join(' ')}${more}): changes outside the selection are neither shown nor applied, and the firewall may still differ from the configuration. Run a whole ${what === 'plan' ? 'plan' : 'drift check'} to see them.`,
+  );
+}
+
+const PARTIAL_FLAGS_SHOWN = 5;
+
+const truncate = (text: string, max: number): string =>
+  text.length <= max ? text : `${text.slice(0, max - 3)}...`;
 
 /** How many unmanaged objects a plan names before it says "and N more". */
 export const UNMANAGED_SHOWN = 10;

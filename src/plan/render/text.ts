@@ -9,9 +9,13 @@ import {
   headline,
   LEGEND,
   NO_CHANGES,
+  noteLine,
+  partialLine,
   planLine,
   problemLine,
+  renamedFromText,
   SYMBOL,
+  suggestionLine,
   unmanagedLine,
   warningLine,
 } from './summary.js';
@@ -42,8 +46,11 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
 
   // Safety warnings first: apply refuses such a plan without --force, which must not hide at the end
   // of thousands of lines of details.
-  for (const warning of plan.warnings) out.push(`${paint('yellow', 'Warning:')} ${warningLine(warning)}`);
-  if (plan.warnings.length > 0) out.push('');
+  const warnings = [partialLine(plan), ...plan.warnings.map(warningLine)].filter(
+    (line) => line !== undefined,
+  );
+  for (const warning of warnings) out.push(`${paint('yellow', 'Warning:')} ${warning}`);
+  if (warnings.length > 0) out.push('');
 
   if (plan.changes.length > 0) {
     // The reviewer's first question, answered before the details (and in full: one line a reason).
@@ -69,9 +76,13 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
   for (const problem of plan.problems) {
     out.push(`${paint('red', 'Error:')} ${problemLine(problem)}`);
   }
+  const notes = plan.notes ?? [];
+  const suggestions = plan.rename_suggestions ?? [];
+  for (const note of notes) out.push(`${paint('cyan', 'Note:')} ${noteLine(note)}`);
+  for (const suggestion of suggestions) out.push(`${paint('cyan', 'Hint:')} ${suggestionLine(suggestion)}`);
   const unmanaged = unmanagedLine(plan);
   if (unmanaged) out.push(unmanaged);
-  if (plan.problems.length > 0 || unmanaged) out.push('');
+  if (plan.problems.length > 0 || notes.length > 0 || suggestions.length > 0 || unmanaged) out.push('');
 
   out.push(plan.changes.length > 0 ? paint('bold', planLine(plan)) : NO_CHANGES);
   return `${out.join('\n')}\n`;
@@ -79,8 +90,10 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
 
 function renderChange(change: Change, paint: (style: Style, text: string) => string): string[] {
   const symbol = paint(ACTION_STYLE[change.action], SYMBOL[change.action].padStart(3));
+  const renamed = renamedFromText(change);
   const lines = [
     paint('bold', `  # ${headline(change)}`),
+    ...(renamed === undefined ? [] : [`  # ${renamed}`]),
     `${symbol} ${change.kind} ${printable(JSON.stringify(change.key))} {`,
   ];
   for (const line of changeBody(change)) lines.push(renderLine(line, paint));

@@ -127,6 +127,7 @@ describe('a bulk delete answered 200 with rule_ids: []', () => {
           message: expect.stringMatching(
             /^\[DELETE\] \/api\/v1\/application_rules: the answer confirms 0 of the 1 objects sent \(not confirmed: .+\); the others may not have been written$/,
           ),
+          request: { method: 'DELETE', path: '/api/v1/application_rules' },
         },
       ],
     ]);

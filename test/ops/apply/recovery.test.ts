@@ -15,6 +15,14 @@ const reset = () =>
 const refused = (status: number) =>
   new ApiError({ method: 'POST', path: '/x', status, serverMessage: 'Error creating rules' });
 
+/** What a failed outcome records of `refused(status)`'s request. */
+const request = (status: number) => ({
+  method: 'POST',
+  path: '/x',
+  status,
+  serverMessage: 'Error creating rules',
+});
+
 const garbled = () =>
   new InvalidResponseError({ method: 'POST', path: '/x' }, 'body is not JSON (text/html)');
 
@@ -35,8 +43,13 @@ function fakeWriter(script: Array<{ when: 'before' | 'after'; error: Error }>) {
     async create(_ctx, objects: readonly Attributes[]) {
       calls.push(`create ${objects.length}`);
       fail('before');
-      for (const o of objects) live.set(String(o.key), String(nextId++));
+      const ids = objects.map((o) => {
+        const id = String(nextId++);
+        live.set(String(o.key), id);
+        return id;
+      });
       fail('after');
+      return ids;
     },
     async update(_ctx, changes) {
       calls.push('update');
@@ -105,7 +118,7 @@ describe('createWithRecovery', () => {
     const { writer, calls } = fakeWriter([{ when: 'before', error: refused(400) }]);
     const outcomes = await createWithRecovery(recovery(writer), [item('a')], new Set());
     expect([...outcomes.values()]).toEqual([
-      { status: 'failed', message: '[POST] /x: 400 Error creating rules' },
+      { status: 'failed', message: '[POST] /x: 400 Error creating rules', request: request(400) },
     ]);
     expect(calls).toEqual(['create 1']);
   });
@@ -115,7 +128,7 @@ describe('createWithRecovery', () => {
     const create = writer.create.bind(writer);
     writer.create = async (c, objects) => {
       if (objects.some((o) => o.key === 'bad')) throw refused(400);
-      await create(c, objects);
+      return create(c, objects);
     };
     const items = ['a', 'b', 'bad', 'c', 'd'].map(item);
     const outcomes = await createWithRecovery(recovery(writer), items, new Set());
@@ -273,7 +286,7 @@ describe('interruption', () => {
     const create = writer.create.bind(writer);
     writer.create = async (c, objects) => {
       controller.abort(); // the signal arrives while this call is in flight
-      await create(c, objects);
+      return create(c, objects);
     };
     const outcomes = await createWithRecovery(
       { ...recovery(writer), signal: controller.signal },
@@ -315,7 +328,7 @@ describe('a batch refused as too large (413)', () => {
     const upd = writer.update.bind(writer);
     writer.create = async (c, objects) => {
       guard(objects.length);
-      await create(c, objects);
+      return create(c, objects);
     };
     writer.delete = async (c, ids) => {
       guard(ids.length);
@@ -343,8 +356,8 @@ describe('a batch refused as too large (413)', () => {
     const { writer } = capped(0);
     const outcomes = await createWithRecovery(recovery(writer), [item('a'), item('b')], new Set());
     expect([...outcomes.values()]).toEqual([
-      { status: 'failed', message: '[POST] /x: 413 Error creating rules' },
-      { status: 'failed', message: '[POST] /x: 413 Error creating rules' },
+      { status: 'failed', message: '[POST] /x: 413 Error creating rules', request: request(413) },
+      { status: 'failed', message: '[POST] /x: 413 Error creating rules', request: request(413) },
     ]);
   });
 

@@ -1,0 +1,63 @@
+/**
+ * JSON Schemas of wafctl's JSON outputs, generated from the zod schemas that write them (the plan,
+ * the drift report; the apply report's is in src/ops/apply/report-document.ts). Written to
+ * `schemas/` by `npm run schema` (scripts/generate-schema.mjs); a test fails when a committed file
+ * differs from what these generate.
+ */
+import * as z from 'zod';
+import { driftDocumentSchema } from './drift-document.js';
+import { planDocumentSchema } from './plan-document.js';
+
+export const SCHEMA_ID_BASE = 'https://github.com/wafctl/wafctl/schemas/';
+
+export interface SchemaHeading {
+  /** The file's name under `schemas/`, which also ends its `$id`. */
+  file: string;
+  title: string;
+  description: string;
+  /** `ref`: a schema used more than once is written once, under `$defs`. */
+  reused?: 'ref' | 'inline';
+}
+
+/**
+ * The JSON Schema of a document's JSON form (`io: 'input'`: a codec's JSON side), with `$id`, `title`
+ * and `description` first, as a text file (a trailing newline). An object opaque to the schema (an
+ * API object, `z.custom`) is written as `{"type": "object"}`.
+ */
+export function documentJsonSchema(schema: z.ZodType, heading: SchemaHeading): string {
+  const generated = z.toJSONSchema(schema, {
+    io: 'input',
+    target: 'draft-2020-12',
+    unrepresentable: 'any',
+    reused: heading.reused ?? 'inline',
+    override: (ctx) => {
+      if (ctx.zodSchema._zod.def.type === 'custom') ctx.jsonSchema.type = 'object';
+    },
+  });
+  const { $schema, ...rest } = generated;
+  const { file, title, description } = heading;
+  return `${JSON.stringify({ $schema, $id: `${SCHEMA_ID_BASE}${file}`, title, description, ...rest }, null, 2)}\n`;
+}
+
+export const PLAN_SCHEMA_FILE = 'plan.schema.json';
+export const DRIFT_SCHEMA_FILE = 'drift-report.schema.json';
+
+/** `schemas/plan.schema.json`: `plan --format json` and the body of `plan --out`. */
+export function buildPlanJsonSchema(): string {
+  return documentJsonSchema(planDocumentSchema, {
+    file: PLAN_SCHEMA_FILE,
+    title: 'wafctl plan',
+    description:
+      'The JSON plan: `wafctl plan --format json` and the body of `plan --out FILE`. Fields of format_version 1 never change meaning; more may be added.',
+  });
+}
+
+/** `schemas/drift-report.schema.json`: `drift --format json` and the body of `drift --report FILE`. */
+export function buildDriftJsonSchema(): string {
+  return documentJsonSchema(driftDocumentSchema, {
+    file: DRIFT_SCHEMA_FILE,
+    title: 'wafctl drift report',
+    description:
+      'The JSON drift report: `wafctl drift --format json` and the body of `drift --report FILE` (as JSON): the plan document with `drift` and `objects`.',
+  });
+}

@@ -1,0 +1,32 @@
+/**
+ * The drift report as JSON (`drift --format json`, the body of `drift --report FILE`): the plan
+ * document (src/core/plan-document.ts, same `format_version`) with two fields first, `drift` (whether
+ * anything differs) and `objects` (how many changes). Its zod schema is the source of
+ * `schemas/drift-report.schema.json`, and the drift renderer builds its output through this type, so
+ * the two cannot diverge.
+ */
+import * as z from 'zod';
+import { PLAN_FORMAT_VERSION, type Plan, planDocumentSchema } from './plan-document.js';
+
+export const driftDocumentSchema = planDocumentSchema.extend({
+  /** Whether the firewall differs from the configuration: `objects > 0`. */
+  drift: z.boolean(),
+  /** How many objects differ: the number of changes. */
+  objects: z.int().min(0),
+});
+
+/** The drift report as JSON. */
+export type DriftJson = z.input<typeof driftDocumentSchema>;
+
+/** The drift report of `plan`, as JSON: `drift` and `objects` first, then the plan document. */
+export function driftToJson(plan: Plan): DriftJson {
+  const encoded = z.encode(driftDocumentSchema, {
+    format_version: PLAN_FORMAT_VERSION,
+    ...plan,
+    drift: plan.changes.length > 0,
+    objects: plan.changes.length,
+  });
+  // The report's own fields first, as they have always been written.
+  const { drift, objects, ...document } = encoded;
+  return { drift, objects, ...document };
+}

@@ -1,0 +1,305 @@
+/**
+ * The apply report as JSON (`apply --format json`, `apply --report FILE`): what an apply did, for a
+ * pipeline to read. Its zod schema is the source of `schemas/apply-report.schema.json`, and the
+ * document is built through it, so the two cannot diverge. One document per environment; with several,
+ * `applyReportEnvironments` wraps them. docs/apply.md ("The apply report (JSON)") documents every
+ * field.
+ *
+ * Nothing here comes from the token: the API's messages are already redacted by the client
+ * (src/api/errors.ts), and every message and reason is passed through `redact` once more, as the
+ * text report's lines are by the client.
+ */
+import * as z from 'zod';
+import { documentJsonSchema } from '../../core/document-schemas.js';
+import type { Change, Plan } from '../../core/model.js';
+import { redact } from '../../core/secrets.js';
+import { KIND_NAMES } from '../../kinds/index.js';
+import { address } from '../../plan/render/summary.js';
+import type { ApplyReport, Operation, OperationResult, Outcome } from './model.js';
+
+export const APPLY_REPORT_FORMAT_VERSION = 1 as const;
+export const APPLY_REPORT_SCHEMA_FILE = 'apply-report.schema.json';
+
+/**
+ * The outcome of one operation, as a stable string:
+ * - `done`: the API confirmed it;
+ * - `done_verified`: an answer was ambiguous (no answer, a 5xx, an unreadable 2xx, a 303), and the
+ *   work was then verified: found done by re-reading, or found missing and sent again successfully;
+ * - `failed`: the API refused it, or the answer was lost and the re-read failed too (`error` says);
+ * - `skipped`: not sent, because of another operation's failure (`reason` says);
+ * - `interrupted`: not started, the apply was interrupted (SIGINT/SIGTERM) before its turn;
+ * - `not_started`: nothing was sent, because the apply as a whole was not carried out: refused at
+ *   the gate (`--fail-on`, the safety threshold, objects that could not be planned), declined at the
+ *   prompt, or, with several environments, another environment was refused (`reason` says).
+ */
+export const APPLY_OUTCOMES = [
+  'done',
+  'done_verified',
+  'failed',
+  'skipped',
+  'interrupted',
+  'not_started',
+] as const;
+export type ApplyOutcome = (typeof APPLY_OUTCOMES)[number];
+
+const count = z.int().min(0);
+
+const errorSchema = z.strictObject({
+  /** The error as the text report shows it (`[PUT] /api/v1/groups/42: 400 ...`). */
+  message: z.string(),
+  /** The request that failed, when the error names one. */
+  method: z.string().optional(),
+  path: z.string().optional(),
+  /** The HTTP status, when the server answered. */
+  status: z.int().optional(),
+  /** The `message` of the server's answer, when it had one. */
+  server_message: z.string().optional(),
+});
+
+const resultSchema = z.strictObject({
+  kind: z.string(),
+  key: z.string(),
+  /** `family.key`, as plans print it. */
+  address: z.string(),
+  /** The planned change: a replacement is two operations, a create then a delete (or the reverse). */
+  action: z.enum(['create', 'update', 'replace', 'delete']),
+  /** What this entry sent. */
+  operation: z.enum(['create', 'update', 'delete']),
+  /**
+   * The id of the object operated on: the existing object's for an update or a delete; for a create,
+   * the new object's when the API's answer said which (every family but a bulk create of several
+   * application rules, whose ids come in no stated order) or a re-read found it, else null.
+   */
+  id: z.string().nullable(),
+  /** For the create half of a replacement: the id of the object it replaces. */
+  replaces: z.string().optional(),
+  outcome: z.enum(APPLY_OUTCOMES),
+  /** With `failed`. */
+  error: errorSchema.optional(),
+  /** With `skipped`, `interrupted` and `not_started`. */
+  reason: z.string().optional(),
+});
+
+const refusedSchema = z.strictObject({
+  kind: z.string(),
+  key: z.string(),
+  address: z.string(),
+  message: z.string(),
+});
+
+export const applyReportDocumentSchema = z.strictObject({
+  format_version: z.literal(APPLY_REPORT_FORMAT_VERSION),
+  /** The exit code of the apply. */
+  exit_code: z.int().min(0),
+  /** Whether everything planned was applied: every operation done, nothing refused. */
+  succeeded: z.boolean(),
+  /** Wall-clock time of the apply, in milliseconds. */
+  duration_ms: z.number().min(0),
+  /** API calls made by the apply (not counting the reads that planned it). */
+  requests: count,
+  summary: z.strictObject({
+    /** Operations in `results`. */
+    operations: count,
+    done: count,
+    done_verified: count,
+    failed: count,
+    skipped: count,
+    interrupted: count,
+    not_started: count,
+    /** Entries of `refused`. */
+    refused: count,
+    /** Operations done (or done_verified), by what they did: Terraform's "added, changed, destroyed". */
+    created: count,
+    updated: count,
+    deleted: count,
+  }),
+  /** One entry per operation, by family (the registry's order), key, then operation. */
+  results: z.array(resultSchema),
+  /** Objects the plan could not include (duplicates, protected objects): nothing was sent for them. */
+  refused: z.array(refusedSchema),
+});
+
+/** One environment's apply report, as JSON. */
+export type ApplyReportJson = z.output<typeof applyReportDocumentSchema>;
+type ResultJson = ApplyReportJson['results'][number];
+
+/** What the report does not know by itself: the caller's clock and exit code. */
+export interface ApplyReportMeta {
+  /** The exit code the command returns. */
+  exitCode: number;
+  /** Wall-clock milliseconds of the apply (from the caller's clock). */
+  durationMs: number;
+  /** API calls made; default the applier's own count (`report.requests`). */
+  requests?: number;
+}
+
+const OPERATION_ORDER: Record<Operation, number> = { create: 0, update: 1, delete: 2 };
+
+function compareResults(a: OperationResult, b: OperationResult): number {
+  const byKind = KIND_NAMES.indexOf(a.change.kind) - KIND_NAMES.indexOf(b.change.kind);
+  if (byKind !== 0) return byKind;
+  if (a.change.key !== b.change.key) return a.change.key < b.change.key ? -1 : 1;
+  const byOperation = OPERATION_ORDER[a.operation] - OPERATION_ORDER[b.operation];
+  if (byOperation !== 0) return byOperation;
+  const [ia, ib] = [idOf(a) ?? '', idOf(b) ?? ''];
+  return ia < ib ? -1 : ia > ib ? 1 : 0;
+}
+
+function idOf({ change, operation, outcome }: OperationResult): string | null {
+  if (operation !== 'create') return change.action === 'create' ? null : change.id;
+  return outcome.status === 'done' && outcome.id !== undefined ? outcome.id : null;
+}
+
+function outcomeJson(outcome: Outcome): Pick<ResultJson, 'outcome' | 'error' | 'reason'> {
+  switch (outcome.status) {
+    case 'done':
+      return { outcome: outcome.ambiguous ? 'done_verified' : 'done' };
+    case 'failed': {
+      const request = outcome.request;
+      const error = {
+        message: redact(outcome.message),
+        ...(request === undefined ? {} : { method: request.method, path: redact(request.path) }),
+        ...(request?.status === undefined ? {} : { status: request.status }),
+        ...(request?.serverMessage === undefined ? {} : { server_message: redact(request.serverMessage) }),
+      };
+      return { outcome: 'failed', error };
+    }
+    case 'skipped':
+      return { outcome: 'skipped', reason: redact(outcome.reason) };
+    case 'interrupted':
+      return { outcome: 'interrupted', reason: 'not started: the apply was interrupted' };
+  }
+}
+
+function resultJson(result: OperationResult): ResultJson {
+  const { change, operation } = result;
+  const replaces = change.action === 'replace' && operation === 'create' ? { replaces: change.id } : {};
+  return {
+    kind: change.kind,
+    key: change.key,
+    address: address(change),
+    action: change.action,
+    operation,
+    id: idOf(result),
+    ...replaces,
+    ...outcomeJson(result.outcome),
+  };
+}
+
+/** The apply report document of one environment (`format_version` 1), checked against its schema. */
+export function applyReportDocument(report: ApplyReport, meta: ApplyReportMeta): ApplyReportJson {
+  const results = [...report.results].sort(compareResults).map(resultJson);
+  const outcomes = (outcome: ApplyOutcome) => results.filter((r) => r.outcome === outcome).length;
+  const done = (operation: Operation) =>
+    results.filter((r) => r.operation === operation && r.outcome.startsWith('done')).length;
+  const refused = report.refused.map((problem) => ({
+    kind: problem.kind,
+    key: problem.key,
+    address: address(problem),
+    message: redact(problem.message),
+  }));
+  const document: ApplyReportJson = {
+    format_version: APPLY_REPORT_FORMAT_VERSION,
+    exit_code: meta.exitCode,
+    succeeded: refused.length === 0 && results.every((r) => r.outcome.startsWith('done')),
+    duration_ms: meta.durationMs,
+    requests: meta.requests ?? report.requests ?? 0,
+    summary: {
+      operations: results.length,
+      done: outcomes('done'),
+      done_verified: outcomes('done_verified'),
+      failed: outcomes('failed'),
+      skipped: outcomes('skipped'),
+      interrupted: outcomes('interrupted'),
+      not_started: outcomes('not_started'),
+      refused: refused.length,
+      created: done('create'),
+      updated: done('update'),
+      deleted: done('delete'),
+    },
+    results,
+    refused,
+  };
+  // The schema is the contract: a document that does not match it is a bug here, not output.
+  return applyReportDocumentSchema.parse(document);
+}
+
+/** The operations of a change: a replacement is a create and a delete. */
+const OPERATIONS: Record<Change['action'], readonly Operation[]> = {
+  create: ['create'],
+  update: ['update'],
+  replace: ['create', 'delete'],
+  delete: ['delete'],
+};
+
+/**
+ * The report of a plan that was not carried out (refused at the gate, declined at the prompt, or
+ * held back with the other environments): every operation `not_started`, with `reason`. A plan
+ * without changes gives an empty report.
+ */
+export function unappliedReportDocument(plan: Plan, reason: string, meta: ApplyReportMeta): ApplyReportJson {
+  const document = applyReportDocument(
+    { results: [], refused: plan.problems, requests: 0 },
+    { ...meta, requests: 0 },
+  );
+  const results = plan.changes
+    .flatMap((change) =>
+      OPERATIONS[change.action].map(
+        (operation): OperationResult => ({
+          change,
+          operation,
+          outcome: { status: 'done' },
+        }),
+      ),
+    )
+    .sort(compareResults)
+    .map((result) => ({ ...resultJson(result), outcome: 'not_started' as const, reason: redact(reason) }));
+  return applyReportDocumentSchema.parse({
+    ...document,
+    succeeded: results.length === 0 && document.refused.length === 0,
+    summary: { ...document.summary, operations: results.length, not_started: results.length },
+    results,
+  });
+}
+
+/** The apply report of one environment, as the JSON text written (two-space indent, a final newline). */
+export function renderJsonApplyReport(report: ApplyReport, meta: ApplyReportMeta): string {
+  return `${JSON.stringify(applyReportDocument(report, meta), null, 2)}\n`;
+}
+
+/**
+ * Several environments' reports in one document: `{"format_version": 1, "environments": {NAME: DOC}}`,
+ * in the order given.
+ */
+export const applyReportEnvironmentsSchema = z.strictObject({
+  format_version: z.literal(APPLY_REPORT_FORMAT_VERSION),
+  /** null for an environment that could not be planned (its error is on stderr). */
+  environments: z.record(z.string(), applyReportDocumentSchema.nullable()),
+});
+
+export type ApplyReportEnvironmentsJson = z.output<typeof applyReportEnvironmentsSchema>;
+
+export function applyReportEnvironments(
+  environments: readonly (readonly [name: string, document: ApplyReportJson | null])[],
+): ApplyReportEnvironmentsJson {
+  return { format_version: APPLY_REPORT_FORMAT_VERSION, environments: Object.fromEntries(environments) };
+}
+
+export function renderJsonApplyReports(
+  environments: readonly (readonly [name: string, document: ApplyReportJson | null])[],
+): string {
+  return `${JSON.stringify(applyReportEnvironments(environments), null, 2)}\n`;
+}
+
+/** What `apply --format json` and `apply --report FILE` write: one environment's document, or several. */
+export const applyReportFileSchema = z.union([applyReportDocumentSchema, applyReportEnvironmentsSchema]);
+
+/** `schemas/apply-report.schema.json`. */
+export function buildApplyReportJsonSchema(): string {
+  return documentJsonSchema(applyReportFileSchema, {
+    file: APPLY_REPORT_SCHEMA_FILE,
+    title: 'wafctl apply report',
+    description:
+      'The JSON apply report: `wafctl apply --format json` and `apply --report FILE`. One environment\'s document, or `{"format_version": 1, "environments": {NAME: document}}` for several.',
+  });
+}

@@ -1,0 +1,167 @@
+/**
+ * Targeted runs: `--target ADDRESS`, `--exclude ADDRESS` and `--kind KIND` on plan, apply and drift
+ * (Terraform's `-target`). Pure: a whole plan and a selection in, the partial plan out.
+ *
+ * - An address is a change's as plans print it, `KIND.KEY` (`application_rule.shop.example.com/Block
+ *   admin`, `group.soc`), where `*` in the key matches any run of characters (`application_rule.*`).
+ * - A change is selected when its kind is among `--kind` (if any), one of the addresses it touches
+ *   matches a `--target` (if any), and no `--exclude` matches all of them.
+ * - The addresses a change touches: its own; a rename's, also the old one (`renamed_from`), so a
+ *   target of either includes the rename. A selected change an `--exclude` matches only in part
+ *   (the old address of a rename, not the new one) cannot be split: the run is refused, saying why.
+ *   (Families are independent of each other, src/ops/apply/order.ts; a replacement is one change and
+ *   a key's duplicates share its address, so they are always selected together.)
+ * - Problems and unmanaged objects are kept when their address is selected. The safety threshold
+ *   keeps counting against the whole family: the family's existing objects are the denominator, the
+ *   selected deletes the numerator.
+ */
+import { usageError } from '../core/errors.js';
+import type { Change, KindName, Plan, PlanTargets, SafetyWarning } from '../core/model.js';
+import { didYouMean } from '../core/suggest.js';
+import { KINDS } from '../kinds/index.js';
+import { spellingsOf } from '../kinds/kind.js';
+import { summarize } from './assess.js';
+
+/**
+ * What a targeted run selects, as given on the command line (`kind`: kind names as plans print them,
+ * `application_rule`); recorded in a partial plan as `targets`, and so in a saved one.
+ */
+export type Selection = PlanTargets;
+
+/** At most this many `--target` and `--exclude` addresses, each at most this long. */
+export const MAX_ADDRESSES = 1000;
+export const MAX_ADDRESS_LENGTH = 4096;
+
+/** Whether a selection narrows anything. */
+export function isPartial(selection: Selection | undefined): selection is Selection {
+  return (
+    selection !== undefined &&
+    (selection.target.length > 0 || selection.exclude.length > 0 || selection.kind.length > 0)
+  );
+}
+
+/**
+ * Checks the addresses of `--target` and `--exclude` (`KIND.KEY`, a kind wafctl plans), before any
+ * request; `kinds` are already resolved (`--kind`). An unknown kind is a usage error with a hint.
+ */
+export function checkSelection(selection: Selection): Selection {
+  for (const [flag, addresses] of [
+    ['--target', selection.target],
+    ['--exclude', selection.exclude],
+  ] as const) {
+    if (addresses.length > MAX_ADDRESSES) {
+      throw usageError(`${flag} is given ${addresses.length} times: at most ${MAX_ADDRESSES}`);
+    }
+    for (const address of addresses) {
+      if (address.length > MAX_ADDRESS_LENGTH) {
+        throw usageError(`${flag}: an address is longer than ${MAX_ADDRESS_LENGTH} characters`);
+      }
+      const dot = address.indexOf('.');
+      const kind = dot < 0 ? address : address.slice(0, dot);
+      if (dot <= 0 || dot === address.length - 1) {
+        throw usageError(
+          `${flag} ${JSON.stringify(address)}: expected KIND.KEY as plans print it, e.g. application_rule.shop.example.com/* or group.soc`,
+        );
+      }
+      if (!KINDS.some((candidate) => candidate.name === kind)) {
+        const suggestion = didYouMean(kind, KINDS.flatMap(spellingsOf));
+        const named = KINDS.find((candidate) => spellingsOf(candidate).includes(kind));
+        const hint = named
+          ? ` (write ${named.name}.KEY, as plans print it)`
+          : suggestion
+            ? ` (did you mean "${suggestion}"?)`
+            : '';
+        throw usageError(
+          `${flag} ${JSON.stringify(address)}: unknown kind "${kind}"${hint}; expected one of ${KINDS.map((k) => k.name).join(', ')}`,
+        );
+      }
+    }
+  }
+  return selection;
+}
+
+/** `*` matches any run of characters (`/` and `.` included); everything else matches itself. */
+function globMatcher(patterns: readonly string[]): (address: string) => boolean {
+  if (patterns.length === 0) return () => false;
+  const regexes = patterns.map(
+    (pattern) => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`, 's'),
+  );
+  return (address) => regexes.some((regex) => regex.test(address));
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const addressOf = (kind: KindName, key: string): string => `${kind}.${key}`;
+
+/** The addresses a change touches: its own, and a rename's old one. */
+function touched(change: Change): string[] {
+  const own = addressOf(change.kind, change.key);
+  const renamedFrom = 'renamedFrom' in change ? change.renamedFrom : undefined;
+  return renamedFrom === undefined ? [own] : [own, addressOf(change.kind, renamedFrom)];
+}
+
+/** The selection as flags, for messages and the plan's partial warning. */
+export function selectionFlags(selection: Selection): string {
+  return [
+    ...selection.kind.map((kind) => `--kind ${kind}`),
+    ...selection.target.map((address) => `--target ${JSON.stringify(address)}`),
+    ...selection.exclude.map((address) => `--exclude ${JSON.stringify(address)}`),
+  ].join(' ');
+}
+
+/**
+ * The plan restricted to the selection (see the module comment). Throws a usage error when a
+ * selected change cannot be split from an address `--exclude` leaves out.
+ */
+export function selectPlan(plan: Plan, selection: Selection): Plan {
+  const targeted = globMatcher(selection.target);
+  const excluded = globMatcher(selection.exclude);
+  const kindSelected = (kind: KindName) => selection.kind.length === 0 || selection.kind.includes(kind);
+  const addressSelected = (addresses: readonly string[]) =>
+    (selection.target.length === 0 || addresses.some(targeted)) && !addresses.every(excluded);
+
+  const changes: Change[] = [];
+  for (const change of plan.changes) {
+    const addresses = touched(change);
+    if (!kindSelected(change.kind) || !addressSelected(addresses)) continue;
+    const left = addresses.filter(excluded);
+    if (left.length > 0) {
+      throw usageError(
+        `${addresses[0]} is renamed from ${addresses[1]}, and --exclude leaves out ${left.join(', ')}: one change updates both, so it cannot be split; target both addresses or exclude both`,
+      );
+    }
+    changes.push(change);
+  }
+  const keep = (object: { kind: KindName; key: string }) =>
+    kindSelected(object.kind) && addressSelected([addressOf(object.kind, object.key)]);
+  const unmanaged = plan.unmanaged?.filter(keep) ?? [];
+  const notes = plan.notes?.filter(keep) ?? [];
+  const suggestions =
+    plan.rename_suggestions?.filter(
+      ({ kind, from, to }) =>
+        kindSelected(kind) && addressSelected([addressOf(kind, to), addressOf(kind, from)]),
+    ) ?? [];
+  return {
+    summary: summarize(changes, { unchanged: plan.summary.unchanged, unmanaged: unmanaged.length }),
+    changes,
+    problems: plan.problems.filter(keep),
+    warnings: plan.warnings.flatMap((warning) => selectedWarning(warning, changes)),
+    // The optional lists only when non-empty, as the planner writes them.
+    ...(unmanaged.length > 0 ? { unmanaged } : {}),
+    ...(notes.length > 0 ? { notes } : {}),
+    ...(suggestions.length > 0 ? { rename_suggestions: suggestions } : {}),
+    targets: selection,
+  };
+}
+
+/**
+ * A family's safety warning, recounted for the selected deletes against all its existing objects;
+ * none when they are within the threshold. (A family without a warning deletes few enough in the
+ * whole plan, so it does in any part of it.)
+ */
+function selectedWarning(warning: SafetyWarning, changes: readonly Change[]): SafetyWarning[] {
+  const deletes = changes.filter((change) => change.kind === warning.kind && change.action === 'delete');
+  if (deletes.length === 0 || deletes.length * 100 <= warning.maxDeletePercent * warning.existing) return [];
+  const duplicates = deletes.filter((change) => 'duplicateOf' in change && change.duplicateOf !== undefined);
+  return [{ ...warning, deletes: deletes.length, duplicates: duplicates.length }];
+}

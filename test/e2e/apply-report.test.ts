@@ -1,0 +1,97 @@
+/**
+ * `apply --format json` and `apply --report FILE` (issue 32): the apply report machines read, written
+ * whenever a plan was made: applied, refused at the gate, or with nothing to do. Checked against its
+ * schema (src/ops/apply/report-document.ts, schemas/apply-report.schema.json).
+ */
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyReportDocumentSchema } from '../../src/ops/apply/report-document.js';
+import { runCli } from '../helpers/cli.js';
+import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
+import { rulesYaml } from '../helpers/fixtures.js';
+
+let firewall: TestFirewall;
+let dir = '';
+
+beforeEach(async () => {
+  firewall = await startTestFirewall({ seed: { rules: [] } });
+  dir = await writeConfig({
+    'rules.yaml': rulesYaml([{}, { host: 'blog.example.com', description: 'Block login' }]),
+    'groups.yaml': 'groups:\n  - name: soc\n    description: Analysts\n',
+  });
+});
+
+afterEach(async () => {
+  await firewall.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const parse = (stdout: string) => applyReportDocumentSchema.parse(JSON.parse(stdout));
+
+describe('apply --format json', () => {
+  it('prints only the report on stdout, the plan and the text report on stderr', async () => {
+    const applied = await runCli(['apply', dir, '--auto-approve', '--format', 'json'], { env: firewall.env });
+    expect(applied.code).toBe(0);
+    const report = parse(applied.stdout);
+    expect(report).toMatchObject({
+      format_version: 1,
+      exit_code: 0,
+      succeeded: true,
+      summary: { operations: 3, done: 3, created: 3, failed: 0, not_started: 0 },
+      refused: [],
+    });
+    expect(report.results.map((result) => [result.address, result.operation, result.outcome])).toEqual([
+      ['group.soc', 'create', 'done'],
+      ['application_rule.blog.example.com/Block login', 'create', 'done'],
+      ['application_rule.shop.example.com/Block admin', 'create', 'done'],
+    ]);
+    // A group's id comes back with its create; two rules created in one bulk call get ids in no
+    // stated order, so theirs are not claimed.
+    const [group] = await firewall.api.groups.list().then((groups) => groups.filter((g) => g.name === 'soc'));
+    expect(report.results.map((result) => result.id)).toEqual([group?.id, null, null]);
+    // Two creates of rules in one bulk call, one group: what the emulator counted as writes.
+    const writes = Object.entries((await firewall.stats()).by_route)
+      .filter(([route]) => !route.startsWith('GET '))
+      .reduce((n, [, count]) => n + count, 0);
+    expect(report.requests).toBe(writes);
+    expect(applied.stderr).toContain('Plan: 3 to add, 0 to change, 0 to destroy.');
+    expect(applied.stderr).toContain('Apply complete! Resources: 3 added, 0 changed, 0 destroyed.');
+
+    const again = await runCli(['apply', dir, '--auto-approve', '--format', 'json'], { env: firewall.env });
+    expect(again.code).toBe(0);
+    expect(parse(again.stdout)).toMatchObject({ exit_code: 0, succeeded: true, results: [], requests: 0 });
+  });
+
+  it('a refused apply: every change not_started with the reason, and exit 3', async () => {
+    await writeFile(join(dir, 'groups.yaml'), 'groups:\n  - name: soc\n    is_admin: true\n');
+    const refused = await runCli(
+      ['apply', dir, '--auto-approve', '--format', 'json', '--fail-on', 'broadens_access'],
+      { env: firewall.env },
+    );
+    const report = parse(refused.stdout);
+    expect(report.results.map((result) => result.outcome)).toEqual([
+      'not_started',
+      'not_started',
+      'not_started',
+    ]);
+    expect(report.results[0]?.reason).toContain('--fail-on broadens_access');
+    expect(refused.code).toBe(3);
+    expect(report).toMatchObject({ exit_code: 3, succeeded: false, requests: 0 });
+    expect(refused.stderr).toMatch(/^Error: --fail-on broadens_access/m);
+    expect(await firewall.api.applicationRules.list()).toEqual([]);
+  });
+});
+
+describe('apply --report FILE', () => {
+  it('writes the JSON report, and keeps the text output as it was', async () => {
+    const text = await runCli(['apply', dir, '--auto-approve', '--report', 'report.json'], {
+      env: firewall.env,
+      cwd: dir,
+    });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('Apply complete! Resources: 3 added, 0 changed, 0 destroyed.');
+    const report = parse(await readFile(join(dir, 'report.json'), 'utf8'));
+    expect(report.summary).toMatchObject({ operations: 3, done: 3 });
+  });
+});
