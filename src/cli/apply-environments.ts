@@ -15,18 +15,30 @@
  *
  * Progress lines on stderr name their environment; the reports follow the plans, one section each.
  * The exit code is the worst of the environments' (multi-environment.ts), or 130/143 when a signal
- * stopped the writes.
+ * stopped the writes. Loaded only when several environments are applied (apply.ts imports it lazily).
  */
 
 import type { Plan } from '../core/model.js';
 import { mapLimited } from '../kinds/normalize.js';
-import type { ApplyReportJson } from '../ops/apply/report-document.js';
+import { applyGate } from '../ops/apply/gate.js';
+import { applySucceeded } from '../ops/apply/model.js';
+import { renderApplyReport } from '../ops/apply/report.js';
+import {
+  type ApplyReportJson,
+  applyReportDocument,
+  unappliedReportDocument,
+} from '../ops/apply/report-document.js';
+import { renderTextPlan } from '../plan/render/text.js';
 import type { Selection } from '../plan/targets.js';
 import { type ApplyFlags, applyChanges, askToApply, freshPlan, gateOptions, now } from './apply.js';
-import type { ApiSession } from './connection.js';
+import { applyOutput } from './apply-output.js';
+import { type ApiSession, openApiClient } from './connection.js';
+import { interruptOnSignals } from './interrupt.js';
 import type { Io } from './io.js';
 import { ENVIRONMENT_CONCURRENCY, reportEnvironmentError, textSections, worse } from './multi-environment.js';
 import { colorEnabled, writeErr } from './output.js';
+import { loadSelected } from './planning.js';
+import { progressReporter } from './progress.js';
 
 type Settled<T> = { value: T; error?: undefined } | { value?: undefined; error: unknown };
 
@@ -55,16 +67,6 @@ export async function applyEnvironments(
   flags: ApplyFlags,
   { interactive, selection }: { interactive: boolean; selection: Selection | undefined },
 ): Promise<number> {
-  const { loadSelected } = await import('./planning.js');
-  const { openApiClient } = await import('./connection.js');
-  const { renderTextPlan } = await import('../plan/render/text.js');
-  const { applyGate } = await import('../ops/apply/gate.js');
-  const { renderApplyReport } = await import('../ops/apply/report.js');
-  const { applySucceeded } = await import('../ops/apply/model.js');
-  const { progressReporter } = await import('./progress.js');
-  const { interruptOnSignals } = await import('./interrupt.js');
-  const { applyReportDocument, unappliedReportDocument } = await import('../ops/apply/report-document.js');
-  const { applyOutput } = await import('./apply-output.js');
   const output = applyOutput(io, flags);
 
   const roots = paths.length > 0 ? paths : ['.'];

@@ -9,17 +9,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyReportDocumentSchema } from '../../src/ops/apply/report-document.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
-import { rulesYaml } from '../helpers/fixtures.js';
+import { rulesAndGroupFiles } from '../helpers/fixtures.js';
 
 let firewall: TestFirewall;
 let dir = '';
 
 beforeEach(async () => {
   firewall = await startTestFirewall({ seed: { rules: [] } });
-  dir = await writeConfig({
-    'rules.yaml': rulesYaml([{}, { host: 'blog.example.com', description: 'Block login' }]),
-    'groups.yaml': 'groups:\n  - name: soc\n    description: Analysts\n',
-  });
+  dir = await writeConfig(rulesAndGroupFiles());
 });
 
 afterEach(async () => {

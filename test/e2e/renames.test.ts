@@ -218,47 +218,45 @@ describe('around renames', () => {
     );
   });
 
-  it('pull keeps the renamed_from line of an object it writes a hand change into', async () => {
+  /**
+   * `analysts`, applied, then renamed to `soc` in the file (`renamedFrom`, with `comment`), the rename
+   * applied or not, and the live group's description changed by hand: then pull.
+   */
+  async function pullAfterHandChange(applied: boolean, comment = '') {
     const dir = await writeConfig({ 'groups.yaml': group('analysts') });
     expect((await cli(['apply', dir, '--auto-approve'])).code).toBe(0);
-    await writeFile(join(dir, 'groups.yaml'), group('soc', '    renamed_from: analysts # was analysts\n'));
-    expect((await cli(['apply', dir, '--auto-approve'])).code).toBe(0);
-    const live = (await firewall.api.groups.list()).find((g) => g.name === 'soc');
+    await writeFile(join(dir, 'groups.yaml'), group('soc', `    renamed_from: analysts${comment}\n`));
+    if (applied) expect((await cli(['apply', dir, '--auto-approve'])).code).toBe(0);
+    const name = applied ? 'soc' : 'analysts';
+    const live = (await firewall.api.groups.list()).find((g) => g.name === name);
     await firewall.api.groups.update(live?.id ?? '', {
-      name: 'soc',
+      name,
       description: 'the night team',
       is_admin: false,
       permissions: [],
       user_ids: [],
     });
-    const pulled = await cli(['pull', dir]);
-    expect(pulled.code).toBe(0);
-    expect(await readFile(join(dir, 'groups.yaml'), 'utf8')).toBe(
+    expect((await cli(['pull', dir])).code).toBe(0);
+    return {
+      file: await readFile(join(dir, 'groups.yaml'), 'utf8'),
+      plan: await cli(['plan', dir, '--no-color']),
+    };
+  }
+
+  it('pull keeps the renamed_from line of an object it writes a hand change into', async () => {
+    const { file, plan } = await pullAfterHandChange(true, ' # was analysts');
+    expect(file).toBe(
       'groups:\n  - name: soc\n    renamed_from: analysts # was analysts\n    description: the night team\n',
     );
-    const plan = await cli(['plan', dir, '--no-color']);
     expect(plan.stdout).toContain('No changes.');
   });
 
   it('pull before the rename is applied keeps the new name and pulls the other fields', async () => {
-    const dir = await writeConfig({ 'groups.yaml': group('analysts') });
-    expect((await cli(['apply', dir, '--auto-approve'])).code).toBe(0);
-    await writeFile(join(dir, 'groups.yaml'), group('soc', '    renamed_from: analysts\n'));
-    const live = (await firewall.api.groups.list()).find((g) => g.name === 'analysts');
-    await firewall.api.groups.update(live?.id ?? '', {
-      name: 'analysts',
-      description: 'the night team',
-      is_admin: false,
-      permissions: [],
-      user_ids: [],
-    });
-    const pulled = await cli(['pull', dir]);
-    expect(pulled.code).toBe(0);
-    expect(await readFile(join(dir, 'groups.yaml'), 'utf8')).toBe(
+    const { file, plan } = await pullAfterHandChange(false);
+    expect(file).toBe(
       'groups:\n  - name: soc\n    renamed_from: analysts\n    description: the night team\n',
     );
     // The rename is still to apply, and nothing else.
-    const plan = await cli(['plan', dir, '--no-color']);
     expect(plan.stdout).toContain('renamed from "analysts"');
     expect(plan.stdout).toContain('Plan: 0 to add, 1 to change, 0 to destroy.');
   });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
-import { rulesYaml } from '../helpers/fixtures.js';
+import { rulesAndGroupFiles } from '../helpers/fixtures.js';
 
 let firewall: TestFirewall;
 let dir = '';
@@ -15,10 +15,7 @@ let dir = '';
 beforeEach(async () => {
   // No demo rules: what is on the firewall is what the test applies.
   firewall = await startTestFirewall({ seed: { rules: [] } });
-  dir = await writeConfig({
-    'rules.yaml': rulesYaml([{}, { host: 'blog.example.com', description: 'Block login' }]),
-    'groups.yaml': 'groups:\n  - name: soc\n    description: Analysts\n',
-  });
+  dir = await writeConfig(rulesAndGroupFiles());
 });
 
 afterEach(async () => {

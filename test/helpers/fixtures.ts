@@ -95,3 +95,14 @@ export function actionOverlayYaml({
     '',
   ].join('\n');
 }
+
+/**
+ * A small configuration: two rules of two hosts (`shop.example.com/Block admin`,
+ * `blog.example.com/Block login`) and the group `soc`, as files for `writeConfig`.
+ */
+export function rulesAndGroupFiles(): Record<string, string> {
+  return {
+    'rules.yaml': rulesYaml([{}, { host: 'blog.example.com', description: 'Block login' }]),
+    'groups.yaml': 'groups:\n  - name: soc\n    description: Analysts\n',
+  };
+}
