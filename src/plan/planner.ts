@@ -198,45 +198,20 @@ function planKind(input: KindPlanInput, safety: SafetySettings, suggest: boolean
       });
       continue;
     }
-    let matches = byKey.get(desired.key) ?? [];
     const outside = outOfScope.get(desired.key);
-    let renamedFrom: string | undefined;
-    if (renames !== undefined && desired.renamedFrom !== undefined) {
-      const old = desired.renamedFrom;
-      const live = byKey.get(old) ?? [];
-      const ids = (remotes: readonly { id: string }[]) => remotes.map((r) => r.id).join(', ');
-      const note = (message: string) => result.notes.push({ kind, key: desired.key, message });
-      if (matches.length > 0 || outside !== undefined) {
-        // The new key exists: it is the match. The old one, if it exists too, is any undeclared object.
-        if (live.length === 0) {
-          note(
-            `renamed_from ${JSON.stringify(old)}${declaredAt(desired)} matches nothing: no live ${kind} has that key and ${JSON.stringify(desired.key)} exists, so the rename is done; the line can be removed`,
-          );
-        } else {
-          note(
-            `renamed_from ${JSON.stringify(old)}${declaredAt(desired)}: both ${JSON.stringify(old)} (id ${ids(live)}) and ${JSON.stringify(desired.key)} (id ${ids(matches.length > 0 ? matches : (outside ?? []).map((id) => ({ id })))}) exist; ${JSON.stringify(desired.key)} is the one declared, and ${JSON.stringify(old)} is left to prune like any object no file declares`,
-          );
-        }
-      } else if (live.length > 0 && !renames.declaredKeys.has(old) && !renames.claimed.has(old)) {
-        renames.claimed.add(old);
-        declared.add(old);
-        matches = live;
-        renamedFrom = old;
-      } else {
-        const why = renames.declaredKeys.has(old)
-          ? `another object declares ${JSON.stringify(old)}`
-          : renames.claimed.has(old)
-            ? `another object is renamed from it`
-            : outOfScope.has(old)
-              ? `it exists only outside the manage scope of ${kind}s (id ${(outOfScope.get(old) ?? []).join(', ')}), which wafctl never touches`
-              : readOnly.has(old)
-                ? `it is read-only on the server`
-                : `no live ${kind} has that key`;
-        note(
-          `renamed_from ${JSON.stringify(old)}${declaredAt(desired)} matches nothing: ${why}; ${JSON.stringify(desired.key)} is created (the line can stay until the files are cleaned up)`,
-        );
-      }
-    }
+    const renamed =
+      renames === undefined || desired.renamedFrom === undefined
+        ? undefined
+        : matchRename(kind, desired, desired.renamedFrom, {
+            byKey,
+            outOfScope,
+            readOnly,
+            renames,
+            note: (message) => result.notes.push({ kind, key: desired.key, message }),
+          });
+    const renamedFrom = renamed === undefined ? undefined : desired.renamedFrom;
+    if (renamedFrom !== undefined) declared.add(renamedFrom);
+    const matches = renamed ?? byKey.get(desired.key) ?? [];
     if (matches.length === 0 && outside !== undefined) {
       result.problems.push({
         kind,
@@ -299,6 +274,63 @@ function planKind(input: KindPlanInput, safety: SafetySettings, suggest: boolean
   result.changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   result.unmanaged.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return result;
+}
+
+/**
+ * The live objects a `renamed_from` matches: those of the old key, when no live object has the new
+ * key, no object declares the old key and no other object was renamed from it (one live object is
+ * renamed once). Otherwise undefined, with a note saying why (the new key exists, so the rename is
+ * done or both exist; or the old key matches nothing usable).
+ */
+function matchRename(
+  kind: KindName,
+  desired: DesiredObject,
+  old: string,
+  context: {
+    byKey: ReadonlyMap<string, RemoteObject[]>;
+    outOfScope: ReadonlyMap<string, string[]>;
+    readOnly: ReadonlyMap<string, string[]>;
+    renames: { declaredKeys: ReadonlySet<string>; claimed: Set<string> };
+    note: (message: string) => void;
+  },
+): RemoteObject[] | undefined {
+  const { byKey, outOfScope, readOnly, renames, note } = context;
+  const quoted = (key: string) => JSON.stringify(key);
+  const live = byKey.get(old) ?? [];
+  const current = byKey.get(desired.key) ?? [];
+  const outside = outOfScope.get(desired.key);
+  const from = `renamed_from ${quoted(old)}${declaredAt(desired)}`;
+  if (current.length > 0 || outside !== undefined) {
+    // The new key exists: it is the match. The old one, if it exists too, is any undeclared object.
+    if (live.length === 0) {
+      note(
+        `${from} matches nothing: no live ${kind} has that key and ${quoted(desired.key)} exists, so the rename is done; the line can be removed`,
+      );
+    } else {
+      const ids = current.length > 0 ? current.map((r) => r.id) : (outside ?? []);
+      note(
+        `${from}: both ${quoted(old)} (id ${live.map((r) => r.id).join(', ')}) and ${quoted(desired.key)} (id ${ids.join(', ')}) exist; ${quoted(desired.key)} is the one declared, and ${quoted(old)} is left to prune like any object no file declares`,
+      );
+    }
+    return undefined;
+  }
+  if (live.length > 0 && !renames.declaredKeys.has(old) && !renames.claimed.has(old)) {
+    renames.claimed.add(old);
+    return live;
+  }
+  const why = renames.declaredKeys.has(old)
+    ? `another object declares ${quoted(old)}`
+    : renames.claimed.has(old)
+      ? 'another object is renamed from it'
+      : outOfScope.has(old)
+        ? `it exists only outside the manage scope of ${kind}s (id ${(outOfScope.get(old) ?? []).join(', ')}), which wafctl never touches`
+        : readOnly.has(old)
+          ? 'it is read-only on the server'
+          : `no live ${kind} has that key`;
+  note(
+    `${from} matches nothing: ${why}; ${quoted(desired.key)} is created (the line can stay until the files are cleaned up)`,
+  );
+  return undefined;
 }
 
 function deleteChange(kind: KindName, remote: RemoteObject, duplicateOf?: string): Change {
