@@ -132,7 +132,15 @@ async function main(): Promise<void> {
     schedules: () => allPages('/api/v1/reports/schedules'),
   };
   const sections = Object.keys(readers).filter(used);
-  const remote = await Promise.all(sections.map((section) => readers[section]?.() ?? []));
+  // Members are written by username: a plan that declares some reads the user directory once.
+  const withMembers = (desired.groups ?? []).some(
+    (group) =>
+      Array.isArray((group as { users?: unknown }).users) && (group as { users: unknown[] }).users.length > 0,
+  );
+  const [remote] = await Promise.all([
+    Promise.all(sections.map((section) => readers[section]?.() ?? [])),
+    withMembers ? get('/api/v1/users') : undefined,
+  ]);
 
   const counts: Record<string, { desired: number; remote: number }> = {};
   sections.forEach((section, i) => {

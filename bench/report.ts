@@ -167,6 +167,13 @@ export function targets(results: readonly ScenarioResult[]): Target[] {
       measured: seconds(cold.wafctl.wallMs),
       met: cold.wafctl.wallMs <= 150,
     });
+    const bare = cold.wafctl.phases?.['node -e 0'];
+    if (bare !== undefined)
+      out.push({
+        what: 'wafctl --version: <= 1.5 x node -e 0',
+        measured: `${(cold.wafctl.wallMs / bare).toFixed(2)} x`,
+        met: cold.wafctl.wallMs <= 1.5 * bare,
+      });
   }
   const page = byName.get('emulator-page');
   if (page) {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(root, 'dist/cli/main.js');
+const cli = join(root, 'dist/wafctl.mjs');
 const stateDir = mkdtempSync(join(tmpdir(), 'wafctl-demo-'));
 const connection = ['--url', 'embedded', '--emulator-state', join(stateDir, 'emulator-state.json')];
 

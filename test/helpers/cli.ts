@@ -1,7 +1,7 @@
 /**
  * Runs wafctl for a test. `runCli` runs a command line in the test's own process (`runWafctl` with a
- * string `Io`), as most tests do; `spawnCli` and `startCli` run the built binary (`dist/cli/main.js`,
- * built by `npm test` before vitest starts) as a child process, for what only a real process shows:
+ * string `Io`), as most tests do; `spawnCli` and `startCli` run the built binary (`dist/wafctl.mjs`,
+ * the bundle that ships, built by `npm test` before vitest starts) as a child process, for what only a real process shows:
  * signals, a terminal, exit codes of a dying process, start-up.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -10,7 +10,7 @@ import { runWafctl } from '../../src/cli/program.js';
 import { forgetSecrets } from '../../src/core/secrets.js';
 import { type TestIoOptions, testIo } from './io.js';
 
-export const CLI_PATH = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+export const CLI_PATH = fileURLToPath(new URL('../../dist/wafctl.mjs', import.meta.url));
 
 export interface CliResult {
   code: number | null;

@@ -1,0 +1,97 @@
+// The bundle `npm run build` makes after tsc, and the only code the published package ships: each
+// entry below becomes dist/<out>.mjs, with every dependency inlined (the installed package needs no
+// node_modules to run). Code that `import()` loads lazily goes to shared chunks in dist/chunks/, so
+// `wafctl --version` parses ~240 KiB instead of all 1.9 MiB. Whitespace and syntax are minified, names
+// are kept (for readable stack traces: renaming them saved no time). BENCHMARKS.md ("Start-up: the
+// single-file build") has the measurements behind both choices.
+//
+// Options, for measuring the alternatives only: --one-file (no chunks: everything in dist/<out>.mjs),
+// --minify=all|syntax|none (default syntax), --outdir=DIR (default dist).
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** What ships: `in` (a source file) becomes `dist/<out>.mjs`. */
+const ENTRIES = [
+  { in: 'src/cli/main.ts', out: 'wafctl' },
+  // The GitHub Action (action.yml `runs.main`): it runs dist/wafctl.mjs beside it.
+  { in: 'src/action/main.ts', out: 'action' },
+];
+
+const option = (name, fallback) =>
+  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const split = !process.argv.includes('--one-file');
+const minify = option('minify', 'syntax');
+const outdir = resolve(root, option('outdir', 'dist'));
+
+/**
+ * Files read at run time relative to the module (`new URL('../../package.json', import.meta.url)`)
+ * are found by the same path from src/x/ and dist/x/, but not from dist/wafctl.mjs or a chunk in
+ * dist/chunks/. Each such URL becomes `new URL("<ROOT>/package.json", import.meta.url)`, and once
+ * esbuild has placed the code, `<ROOT>/` becomes the way from that output file to the package root.
+ * Any other use of `import.meta.url` in src/, or a target outside the package or missing, fails the
+ * build, so a new one cannot break the bundle silently.
+ */
+const ROOT = '__WAFCTL_PACKAGE_ROOT__/';
+const relocateFileUrls = {
+  name: 'relocate-file-urls',
+  setup(esbuild) {
+    esbuild.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!source.includes('import.meta.url')) return undefined;
+      const errors = [];
+      const contents = source.replace(
+        /new URL\((['"])(\.{1,2}\/[^'"]*)\1,\s*import\.meta\.url\)/g,
+        (_match, _quote, path) => {
+          const target = relative(root, resolve(dirname(args.path), path))
+            .split('\\')
+            .join('/');
+          if (target.startsWith('..') || isAbsolute(target) || !existsSync(resolve(root, target)))
+            errors.push({ text: `${path}: ${target} is not a file of the package` });
+          return `new URL(${JSON.stringify(ROOT + target)}, import.meta.url)`;
+        },
+      );
+      if (/import\.meta\.url(?!\))/.test(contents.replaceAll(/new URL\("[^"]*", import\.meta\.url\)/g, '')))
+        errors.push({ text: 'import.meta.url used other than as new URL(relative path, import.meta.url)' });
+      return { contents, loader: 'ts', errors };
+    });
+  },
+};
+
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: ENTRIES,
+  outdir,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  splitting: split,
+  chunkNames: 'chunks/[name]-[hash]',
+  minifyWhitespace: minify !== 'none',
+  minifySyntax: minify !== 'none',
+  minifyIdentifiers: minify === 'all',
+  legalComments: 'none',
+  // The `#!/usr/bin/env node` line comes from src/cli/main.ts (esbuild keeps an entry's hashbang).
+  // CommonJS dependencies (commander) `require` Node's built-in modules, which an ES module has no
+  // `require` for: each output file gets one.
+  banner: {
+    js: "import{createRequire as __wafctlCreateRequire}from'node:module';const require=__wafctlCreateRequire(import.meta.url);",
+  },
+  plugins: [relocateFileUrls],
+  write: false,
+  logLevel: 'warning',
+});
+
+rmSync(resolve(outdir, 'chunks'), { recursive: true, force: true });
+for (const file of result.outputFiles) {
+  const toRoot = relative(dirname(file.path), root).split('\\').join('/');
+  const text = file.text.replaceAll(ROOT, `${toRoot}/`);
+  mkdirSync(dirname(file.path), { recursive: true });
+  writeFileSync(file.path, text);
+  if (text.startsWith('#!')) chmodSync(file.path, 0o755);
+}
