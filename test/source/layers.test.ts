@@ -30,6 +30,7 @@ const LAYERS: Record<string, Layer> = {
   plan:     { may: ['core', 'config', 'kinds'],                                  never: NO_IO, why: 'the pure planner, impact and renderers: no I/O, so tests call it with literals' },
   ops:      { may: ['core', 'files', 'api', 'config', 'kinds', 'plan'],                        why: 'refresh, apply, pull, export, get: I/O over the client and the engine' },
   cli:      { may: ['core', 'files', 'api', 'emulator', 'config', 'kinds', 'plan', 'ops'],     why: 'commands: wiring, the only place that prints, exits or starts the emulator' },
+  action:   { may: [],                                                                         why: 'the GitHub Action: runs the bundled CLI as a process, imports none of src/' },
 };
 
 /**
