@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { applyCommand } from './apply.js';
 import { compareCommand } from './compare.js';
+import { COMPLETE_COMMAND, completionCommands } from './completion.js';
 import { driftCommand } from './drift.js';
 import { emulatorCommand } from './emulator.js';
 import { exportCommand } from './export.js';
@@ -57,7 +58,15 @@ export async function runWafctl(args: readonly string[], processIo: Io): Promise
   }
 }
 
-export function buildProgram(io: Io, done: (code: number) => void): Command {
+/**
+ * The program. `completion: false` leaves out `completion` and the hidden `complete`: the program
+ * the completion commands hand to tab's commander adapter, which adds its own two (completion.ts).
+ */
+export function buildProgram(
+  io: Io,
+  done: (code: number) => void,
+  { completion = true }: { completion?: boolean } = {},
+): Command {
   const program = configure(
     new Command('wafctl')
       .description('Configuration as code for a web application firewall.')
@@ -77,6 +86,12 @@ export function buildProgram(io: Io, done: (code: number) => void): Command {
     emulatorCommand,
   ]) {
     program.addCommand(configure(command(io, done), io));
+  }
+  if (completion) {
+    const factory = () => buildProgram(io, () => undefined, { completion: false });
+    for (const command of completionCommands(io, done, factory)) {
+      program.addCommand(configure(command, io), { hidden: command.name() === COMPLETE_COMMAND });
+    }
   }
   // `wafctl help CMD` shows CMD's help without running CMD: this one fills the families in first.
   program.helpCommand(false).addCommand(
