@@ -12,7 +12,7 @@ import { join, resolve, sep } from 'node:path';
 import type { Environment } from '../../config/env.js';
 import { expandPaths } from '../../config/load.js';
 import { naturalKey, type SourceLocation } from '../../config/natural-keys.js';
-import { REMOVE } from '../../config/overlay.js';
+import { mergedFields, REMOVE } from '../../config/overlay.js';
 import { parseYamlFile } from '../../config/parse-yaml.js';
 import { type EnvironmentSpec, environmentPath, PROJECT_FILE, type Project } from '../../config/project.js';
 import { formatPath } from '../../config/yaml-path.js';
@@ -150,18 +150,7 @@ export async function declarationChains(
 
 /** The declarations merged as the overlay merges them: a later one's top-level fields win. */
 export function mergedRaw(chain: readonly Declaration[]): Record<string, unknown> {
-  const merged: Record<string, unknown> = {};
-  for (const { raw } of chain) {
-    for (const key of Object.keys(raw)) {
-      Object.defineProperty(merged, key, {
-        value: raw[key],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-  }
-  return merged;
+  return mergedFields(...chain.map(({ raw }) => raw));
 }
 
 /**
