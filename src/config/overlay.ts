@@ -124,7 +124,7 @@ function knownFields(kind: Kind, raw: Mapping): Mapping {
  * The objects' top-level fields merged as an overlay merges them: a later object's fields win. Own
  * properties only, defined (not assigned), so a key such as `__proto__` in YAML stays a plain field.
  */
-export function mergedFields(...sources: readonly Mapping[]): Mapping {
+export function mergedFields(sources: readonly Mapping[]): Mapping {
   const result: Mapping = {};
   for (const source of sources) {
     for (const key of Object.keys(source)) {
@@ -231,7 +231,7 @@ export function overlayLayers<F extends ParsedFile>(
               return;
             }
             const earlierValid = kind.schema.safeParse(earlier.raw).success;
-            const object = mergedFields(knownFields(kind, earlier.raw), item);
+            const object = mergedFields([knownFields(kind, earlier.raw), item]);
             earlier.document.superseded?.add(itemKey(section, earlier.index));
             document.overlaid?.set(here, { fields: new Set(Object.keys(item)), earlierValid });
             copy[index] = object;

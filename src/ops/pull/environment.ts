@@ -150,7 +150,7 @@ export async function declarationChains(
 
 /** The declarations merged as the overlay merges them: a later one's top-level fields win. */
 export function mergedRaw(chain: readonly Declaration[]): Record<string, unknown> {
-  return mergedFields(...chain.map(({ raw }) => raw));
+  return mergedFields(chain.map(({ raw }) => raw));
 }
 
 /**
