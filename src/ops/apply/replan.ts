@@ -143,6 +143,9 @@ function rebuildKind(
       else if (keys.has(key))
         findings.stale.push(`${where} was planned to be renamed to "${key}", which now exists`);
     }
+    // What it leaves must stay in scope, as the planner's changes do: an edited file could otherwise
+    // move an object (by a rename, or any field `match` reads) out of wafctl's reach.
+    if (!inScope(intent.after, scope)) findings.inconsistent.push(outside(`${where} (its new state)`));
     changes.push(
       intent.action === 'update' ? updateOf(existing, intent.after) : replaceOf(existing, intent.after),
     );

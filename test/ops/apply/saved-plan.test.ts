@@ -319,6 +319,22 @@ describe('replanSavedPlan', () => {
     expect(await firewall.api.groups.list()).toHaveLength(3); // and the built-in admins group
   });
 
+  it('refuses an update whose new state leaves the scope (an edited rename, or a field match reads)', async () => {
+    const team = await createGroup(firewall.api, 'team-a');
+    const scope: ManageScope = { prune: true, match: { name: ['team-*'] } };
+    const plan = await planGroups([group('team-a', { description: 'b' })], scope);
+    const saved = await roundTrip(plan, context(scope));
+    const update = saved.changes[0];
+    if (update?.action !== 'update') throw new Error('expected an update');
+    update.after = { ...update.after, name: 'other-outside' };
+    update.renamedFrom = 'team-a';
+    const error = await replan(saved).catch((e: Error) => e);
+    expect((error as Error).message).toContain(
+      `  group.team-a (id ${team.id}) (its new state) is outside the manage scope the plan records`,
+    );
+    expect((await firewall.api.groups.list()).map((g) => g.name)).toContain('team-a');
+  });
+
   it('refuses a stale plan, naming what moved', async () => {
     const ops = await createGroup(firewall.api, 'ops', 'a');
     const plan = await planGroups([group('ops', { description: 'b' }), group('new')]);
