@@ -1,6 +1,6 @@
 /**
  * The sticky pull-request comment (input `comment: true`): ONE comment, found by the marker its body
- * starts with, updated in place, or created. Node's fetch against the GitHub REST API; the token
+ * starts with and its author (the token's login, `comment-author`), updated in place, or created. Node's fetch against the GitHub REST API; the token
  * goes in the Authorization header only, and only to the API's own origin, never into a message.
  */
 
@@ -12,6 +12,11 @@ export interface StickyComment {
   issue: number;
   token: string;
   marker: string;
+  /**
+   * The login the token comments as: only a comment of this author that starts with the marker is
+   * updated. Anyone may post a comment starting with the marker; it is never edited.
+   */
+  author: string;
   body: string;
   fetch?: typeof globalThis.fetch;
 }
@@ -42,6 +47,7 @@ interface Comment {
   id: number;
   body?: string | null;
   html_url?: string;
+  user?: { login?: string } | null;
 }
 
 export async function upsertComment(options: StickyComment): Promise<CommentResult> {
@@ -87,7 +93,10 @@ export async function upsertComment(options: StickyComment): Promise<CommentResu
     if (page === MAX_PAGES) break;
     const response: Response = await call('GET', next);
     const comments = (await response.json()) as Comment[];
-    mine = comments.find((comment) => comment.body?.startsWith(options.marker) === true);
+    mine = comments.find(
+      (comment) =>
+        comment.user?.login === options.author && comment.body?.startsWith(options.marker) === true,
+    );
     const link = nextLink(response.headers.get('link'));
     next = link === undefined ? undefined : new URL(link, api);
   }

@@ -16,6 +16,7 @@ export interface ActionInputs {
   version: string;
   workingDirectory: string;
   comment: string;
+  commentAuthor: string;
   githubToken: string;
 }
 
@@ -30,6 +31,7 @@ const INPUT_NAMES: Record<keyof ActionInputs, string> = {
   version: 'version',
   workingDirectory: 'working-directory',
   comment: 'comment',
+  commentAuthor: 'comment-author',
   githubToken: 'github-token',
 };
 
@@ -70,10 +72,15 @@ export interface Invocation {
   /** Where paths resolve and commands run, as given (relative to the workspace); empty: the workspace. */
   workingDirectory: string;
   comment: boolean;
+  /** The login whose comment is the sticky one (the token's): another author's is never edited. */
+  commentAuthor: string;
   githubToken: string;
 }
 
 export type Resolution = { ok: true; invocation: Invocation } | { ok: false; refusal: string };
+
+/** Who comments with the job's own token (GITHUB_TOKEN). */
+export const DEFAULT_COMMENT_AUTHOR = 'github-actions[bot]';
 
 /** GitHub's limit on a comment's body, which wafctl's markdown fills at most. */
 export const COMMENT_LIMIT = 65_536;
@@ -98,9 +105,10 @@ export function resolveInvocation(inputs: ActionInputs): Resolution {
   // not one is a mistake to report before anything runs.
   const environments = inputs.environment.split(/[ \t\n,]+/).filter((name) => name !== '');
   const refuse = (refusal: string): Resolution => ({ ok: false, refusal });
-  if (environments.some((name) => /[^A-Za-z0-9_-]/.test(name))) {
+  // wafctl.yaml's rule for a name (src/config/project.ts ENVIRONMENT_NAME; this layer imports nothing).
+  if (environments.some((name) => !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name))) {
     return refuse(
-      `environment must be environment names of wafctl.yaml (letters, digits, - and _) or all, separated by commas or spaces, got '${inputs.environment}'`,
+      `environment must be environment names of wafctl.yaml (letters, digits, ., - and _, starting with a letter or digit) or all, separated by commas or spaces, got '${inputs.environment}'`,
     );
   }
   if (environments.length > 0) {
@@ -162,6 +170,7 @@ export function resolveInvocation(inputs: ActionInputs): Resolution {
       version: inputs.version.replace(/^v/, ''),
       workingDirectory: inputs.workingDirectory,
       comment: TRUE.includes(comment),
+      commentAuthor: inputs.commentAuthor || DEFAULT_COMMENT_AUTHOR,
       githubToken: inputs.githubToken,
     },
   };

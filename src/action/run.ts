@@ -33,6 +33,7 @@ import {
   exitHasChanges,
   formatOutputs,
   type Invocation,
+  inputVariable,
   planArgs,
   pullArgs,
   pullRequestNumber,
@@ -257,6 +258,7 @@ async function postComment(run: Invocation, markdown: string, context: ActionCon
       issue,
       token: run.githubToken,
       marker: run.marker,
+      author: run.commentAuthor,
       body: readFileSync(markdown, 'utf8'),
       ...(context.fetch === undefined ? {} : { fetch: context.fetch }),
     });
@@ -293,9 +295,11 @@ function runWafctl(
       return 'pipe';
     };
     const ran: Ran = { code: 0, stdout: '', stderr: '', log: '' };
+    // wafctl (or `npx wafctl@VERSION`, fetched at run time) never needs the GitHub token.
+    const { [inputVariable('github-token')]: _token, ...childEnv } = env;
     const child = spawn(program, [...prefix, ...args], {
       cwd,
-      env: env as NodeJS.ProcessEnv,
+      env: childEnv as NodeJS.ProcessEnv,
       stdio: ['ignore', target(stdout), target(stderr)],
     });
     for (const fd of files) closeSync(fd);

@@ -29,7 +29,11 @@ interface Comment {
   id: number;
   body: string;
   html_url: string;
+  user?: { login: string };
 }
+
+/** Who the job's token comments as. */
+const BOT = { login: 'github-actions[bot]' };
 
 /** A GitHub API of one repository (o/r) and one pull request (#5), 2 comments a page. */
 async function fakeGitHub(options: { comments?: Comment[]; status?: number } = {}) {
@@ -72,6 +76,7 @@ async function fakeGitHub(options: { comments?: Comment[]; status?: number } = {
         id: nextId++,
         body: JSON.parse(body).body,
         html_url: `https://github.test/o/r/pull/5#c${nextId}`,
+        user: BOT,
       };
       comments.push(comment);
       return send(201, comment);
@@ -106,7 +111,7 @@ async function pullRequestEvent(): Promise<string> {
 
 async function planWithComment(api: string, inputs: Record<string, string> = {}, exit?: number) {
   const stub = await stubCli(exit);
-  return runAction(
+  const result = await runAction(
     { command: 'plan', paths: 'config', comment: 'true', 'github-token': TOKEN, ...inputs },
     {
       cwd: stub.dir,
@@ -119,6 +124,11 @@ async function planWithComment(api: string, inputs: Record<string, string> = {},
       },
     },
   );
+  // wafctl never needs the GitHub token: the action does not pass it on.
+  const tokens = await stub.tokens();
+  expect(tokens.length).toBeGreaterThan(0);
+  expect(tokens.flat()).not.toContain('INPUT_GITHUB-TOKEN');
+  return result;
 }
 
 describe('the action: the sticky pull-request comment', () => {
@@ -141,7 +151,7 @@ describe('the action: the sticky pull-request comment', () => {
   it('finds its comment on a later page', async () => {
     const others = [1, 2, 3].map((id) => ({ id, body: `comment ${id}`, html_url: `h${id}` }));
     const github = await fakeGitHub({
-      comments: [...others, { id: 4, body: '<!-- wafctl-plan:staging -->\nold', html_url: 'h4' }],
+      comments: [...others, { id: 4, body: '<!-- wafctl-plan:staging -->\nold', html_url: 'h4', user: BOT }],
     });
     const result = await planWithComment(github.url, { environment: 'staging' });
     expect(result.code, result.stdout).toBe(0);
@@ -151,6 +161,25 @@ describe('the action: the sticky pull-request comment', () => {
       'PATCH /repos/o/r/issues/comments/4',
     ]);
     expect(github.comments[3]?.body).toBe('<!-- wafctl-plan:staging -->\n<!-- wafctl-plan -->\nplan\n');
+  });
+
+  it("never edits another author's comment that starts with the marker: its own is created", async () => {
+    const planted = {
+      id: 7,
+      body: '<!-- wafctl-plan -->\nplanted',
+      html_url: 'h7',
+      user: { login: 'mallory' },
+    };
+    const github = await fakeGitHub({ comments: [planted] });
+    const result = await planWithComment(github.url);
+    expect(result.code, result.stdout).toBe(0);
+    expect(github.seen.map((r) => r.method)).toEqual(['GET', 'POST']);
+    expect(github.comments[0]?.body).toBe('<!-- wafctl-plan -->\nplanted');
+    // With a personal token, comment-author names its user.
+    const mine = await fakeGitHub({ comments: [{ ...planted, user: { login: 'ci-user' } }] });
+    const updated = await planWithComment(mine.url, { 'comment-author': 'ci-user' });
+    expect(updated.code, updated.stdout).toBe(0);
+    expect(mine.seen.map((r) => r.method)).toEqual(['GET', 'PATCH']);
   });
 
   it('sends the token only in the Authorization header, and never prints it', async () => {
@@ -209,6 +238,7 @@ describe('the action: the sticky pull-request comment', () => {
         issue: 5,
         token: TOKEN,
         marker: 'm',
+        author: 'github-actions[bot]',
         body: 'b',
         fetch,
       }),

@@ -88,6 +88,9 @@ export async function stubCli(exit?: number) {
   const main = `const fs = require('node:fs');
 const args = process.argv.slice(2);
 fs.appendFileSync(${JSON.stringify(join(dir, 'runs'))}, JSON.stringify({ cwd: process.cwd(), args }) + '\\n');
+// The names of the variables holding a token that the run was given.
+const tokens = Object.keys(process.env).filter((name) => /TOKEN/i.test(name)).sort();
+fs.appendFileSync(${JSON.stringify(join(dir, 'tokens'))}, JSON.stringify(tokens) + '\\n');
 const value = (flag) => args[args.indexOf(flag) + 1];
 const exit = ${exit === undefined ? 'undefined' : exit};
 if (args.includes('--out')) fs.writeFileSync(value('--out'), JSON.stringify({ summary: { create: 1, update: 0, replace: 0, delete: 0 } }));
@@ -107,5 +110,15 @@ process.exit(exit ?? (args[0] === 'apply' || args[0] === 'pull' || args.includes
           .map((line) => JSON.parse(line) as RecordedRun),
       () => [],
     );
-  return { dir, cli, runs };
+  /** Per run, the names of the variables holding a token wafctl was given. */
+  const tokens = async (): Promise<string[][]> =>
+    readFile(join(dir, 'tokens'), 'utf8').then(
+      (log) =>
+        log
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as string[]),
+      () => [],
+    );
+  return { dir, cli, runs, tokens };
 }

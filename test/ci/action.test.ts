@@ -136,6 +136,11 @@ describe('the action: inputs', () => {
     ]);
     const several = invocation({ command: 'drift', environment: 'staging, production' });
     expect(several.envFlags).toEqual(['--env', 'staging', '--env', 'production']);
+    // A name wafctl.yaml allows is one the action passes on (dots included).
+    expect(invocation({ command: 'plan', environment: 'eu.west-1' }).envFlags).toEqual([
+      '--env',
+      'eu.west-1',
+    ]);
     expect(several).toMatchObject({ marker: '<!-- wafctl-drift -->', ownMarker: '' });
     const all = invocation({ command: 'plan', environment: 'all' });
     expect(all).toMatchObject({ envFlags: ['--env', 'all'], marker: '<!-- wafctl-plan -->', ownMarker: '' });
@@ -167,7 +172,7 @@ describe('the action: inputs', () => {
 
   it('the refusals keep the wording of the former action script', () => {
     expect(refusal({ environment: 'a b/c' })).toBe(
-      "environment must be environment names of wafctl.yaml (letters, digits, - and _) or all, separated by commas or spaces, got 'a b/c'",
+      "environment must be environment names of wafctl.yaml (letters, digits, ., - and _, starting with a letter or digit) or all, separated by commas or spaces, got 'a b/c'",
     );
     expect(refusal({ command: 'apply', environment: 'all' })).toBe(
       "apply takes one environment per run, got 'all': run one job per environment (a matrix with max-parallel: 1)",

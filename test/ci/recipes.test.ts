@@ -105,9 +105,11 @@ describe('CI recipes', () => {
       'working-directory',
       'version',
       'comment',
+      'comment-author',
       'github-token',
     ]);
     expect(metadata.inputs.comment.default).toBe('false');
+    expect(metadata.inputs['comment-author'].default).toBe('github-actions[bot]');
     expect(metadata.inputs['github-token'].default).toBe(`\${{ github.token }}`);
     expect(Object.keys(metadata.outputs)).toEqual(['exit-code', 'has-changes', 'markdown', 'comment-marker']);
     // A JavaScript action's outputs are set by the code, not mapped from steps.
