@@ -29,10 +29,7 @@ export interface RetryPolicy {
   budgetMs: number;
 }
 
-/** Whole-response deadline of one attempt, in seconds, when neither `--timeout` nor `WAF_TIMEOUT` is set. */
-export const DEFAULT_TIMEOUT_SECONDS = 60;
-/** The longest deadline a timer can hold (2^31 - 1 ms, about 24.8 days), in whole seconds. */
-export const MAX_TIMEOUT_SECONDS = 2_147_483;
+export { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from './timeouts.js';
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   attempts: 5,

@@ -15,7 +15,7 @@
  * `--fail-on` class matched.
  */
 import { Command, Option } from 'commander';
-import { DEFAULT_TIMEOUT_SECONDS } from '../api/retry.js';
+import { DEFAULT_TIMEOUT_SECONDS } from '../api/timeouts.js';
 import type { DeclaredObject } from '../config/schema.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { usageError } from '../core/errors.js';

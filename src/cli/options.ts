@@ -1,10 +1,10 @@
 /** Option sets shared by several commands, declared once so their help text never drifts apart. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../api/retry.js';
+import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../api/timeouts.js';
 import { IMPACT_CLASSES, type ImpactClass } from '../core/model.js';
 import { didYouMean } from '../core/suggest.js';
 import { printable } from '../core/text.js';
-import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown.js';
+import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown-limits.js';
 import type { EnvironmentConnection } from './environments.js';
 
 /**

@@ -6,7 +6,7 @@ import { lstat, realpath, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { usageError, WafctlError } from '../core/errors.js';
 import { containsSecret, redact } from '../core/secrets.js';
-import { type FileAttributes, replaceDurably, temporaryPathFor } from '../files/durable-files.js';
+import type { FileAttributes } from '../files/durable-files.js';
 import type { Io } from './io.js';
 
 const line = (text: string): string => redact(text.endsWith('\n') ? text : `${text}\n`);
@@ -82,6 +82,8 @@ export async function writeTextFile(
     if (!options.atomic) await writeFile(where, text);
     else {
       const { target, keep } = await replacementTarget(where, path);
+      // Loaded here: every command writes through this module, few replace a file.
+      const { replaceDurably, temporaryPathFor } = await import('../files/durable-files.js');
       await replaceDurably(target, temporaryPathFor(target), Buffer.from(text, 'utf8'), undefined, {
         keep,
         exclusive: true,

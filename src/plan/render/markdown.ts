@@ -30,10 +30,10 @@ import {
 export const MARKDOWN_MARKER = '<!-- wafctl-plan -->';
 /** The drift report's own marker, so a drift comment never overwrites a plan comment (or the reverse). */
 export const DRIFT_MARKDOWN_MARKER = '<!-- wafctl-drift -->';
-/** GitHub's limit on a comment's length; `--max-chars` lowers it. */
-export const MARKDOWN_MAX_CHARS = 65_536;
-/** The least `--max-chars` accepts: the title, summary table and the left-out lines always fit. */
-export const MARKDOWN_MIN_CHARS = 1_000;
+
+import { MARKDOWN_MAX_CHARS } from './markdown-limits.js';
+
+export { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from './markdown-limits.js';
 
 export interface MarkdownOptions {
   /** Heading of the comment, e.g. "wafctl plan" or "wafctl drift". */
