@@ -83,17 +83,11 @@ async function compare(
       `compare needs environments declared in ${PROJECT_FILE} at the configuration root (${root}), which declares none`,
     );
   }
-  const names = project.environments.map((environment) => environment.name);
-  const unknown = [from, to].filter((name) => !names.includes(name));
-  if (unknown.length > 0) {
-    throw usageError(
-      `unknown environment ${[...new Set(unknown)].map((name) => JSON.stringify(name)).join(', ')}: ${project.file} declares ${names.join(', ')}`,
-    );
-  }
-  const spec = (name: string) => project.environments.find((environment) => environment.name === name);
+  const { assertDeclared, environmentNamed } = await import('./environments.js');
+  assertDeclared(project, [from, to]);
   const options = { cwd: io.cwd, env: io.env };
   const load = (name: string): Promise<LoadedConfig> =>
-    loadEnvironment(project, spec(name) as NonNullable<ReturnType<typeof spec>>, options);
+    loadEnvironment(project, environmentNamed(project, name), options);
   const a = await load(from);
   let plan: Plan;
   if (flags.desired) {

@@ -109,12 +109,10 @@ async function resolveSelection(
       `${project.file} declares environments (${names.join(', ')}): pass --env NAME to choose the one to ${VERB[command]}; nothing was read from the firewall. \`wafctl validate\` checks every environment.`,
     );
   }
-  const unknown = given.filter((name) => name !== ALL_ENVIRONMENTS && !names.includes(name));
-  if (unknown.length > 0) {
-    throw usageError(
-      `unknown environment ${unknown.map((name) => JSON.stringify(name)).join(', ')}: ${project.file} declares ${names.join(', ')}`,
-    );
-  }
+  assertDeclared(
+    project,
+    given.filter((name) => name !== ALL_ENVIRONMENTS),
+  );
   const distinct = [...new Set(given)];
   const several = distinct.length > 1 || distinct[0] === ALL_ENVIRONMENTS;
   // In the order the project declares them, whatever the order of the flags.
@@ -143,12 +141,24 @@ async function resolveSelection(
  * environments' firewalls in one run (`compare A B`). An unknown name is a usage error.
  */
 export function environmentConnection(project: Project, name: string, io: Io): EnvironmentConnection {
-  const spec = project.environments.find((environment) => environment.name === name);
-  if (spec === undefined) {
-    const names = project.environments.map((environment) => environment.name).join(', ');
-    throw usageError(`unknown environment ${JSON.stringify(name)}: ${project.file} declares ${names}`);
-  }
+  const spec = environmentNamed(project, name);
   return { name: spec.name, file: project.file, url: environmentUrl(spec, project.file, io.env), spec };
+}
+
+/** Refuses, in one usage error, the names `project` does not declare. */
+export function assertDeclared(project: Project, names: readonly string[]): void {
+  const declared = project.environments.map((environment) => environment.name);
+  const unknown = [...new Set(names.filter((name) => !declared.includes(name)))];
+  if (unknown.length === 0) return;
+  throw usageError(
+    `unknown environment ${unknown.map((name) => JSON.stringify(name)).join(', ')}: ${project.file} declares ${declared.join(', ')}`,
+  );
+}
+
+/** The environment `name` of `project` (an unknown name is a usage error). */
+export function environmentNamed(project: Project, name: string): EnvironmentSpec {
+  assertDeclared(project, [name]);
+  return project.environments.find((environment) => environment.name === name) as EnvironmentSpec;
 }
 
 /** Its `url`, or the value of the variable `url_env` names; messages name the variable, never a value. */
