@@ -1,15 +1,19 @@
 /**
  * The only writers to stdout/stderr. Every line goes through `redact`, so a registered secret cannot
- * reach the terminal even if some message accidentally carries it.
+ * reach the terminal even if some message accidentally carries it, then through
+ * `neutralizeWorkflowCommands`, so a name or value from a pull request cannot become a GitHub Actions
+ * workflow command in a CI log.
  */
 import { lstat, realpath, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { usageError, WafctlError } from '../core/errors.js';
 import { containsSecret, redact } from '../core/secrets.js';
+import { neutralizeWorkflowCommands } from '../core/text.js';
 import type { FileAttributes } from '../files/durable-files.js';
 import type { Io } from './io.js';
 
-const line = (text: string): string => redact(text.endsWith('\n') ? text : `${text}\n`);
+const line = (text: string): string =>
+  neutralizeWorkflowCommands(redact(text.endsWith('\n') ? text : `${text}\n`));
 
 export function writeOut(io: Io, text: string): void {
   io.stdout.write(line(text));

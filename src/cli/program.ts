@@ -3,6 +3,7 @@
  * one command line against an `Io` and returns its exit code; main.ts gives it the real process.
  */
 import { Command } from 'commander';
+import { neutralizeWorkflowCommands } from '../core/text.js';
 import { applyCommand } from './apply.js';
 import { compareCommand } from './compare.js';
 import { COMPLETE_COMMAND, completionCommands } from './completion.js';
@@ -24,13 +25,14 @@ import { packageVersion } from './version.js';
  * Where commander writes help, versions and usage errors, on the program and every command
  * (`addCommand` does not copy settings): the run's streams, and `Error: ...` like every other failure
  * of wafctl, not commander's `error: ...`. `exitOverride`: commander throws instead of exiting.
+ * Its usage errors quote the arguments, so they too go through the CI-log guard (cli/output.ts).
  */
 function configure(command: Command, io: Io): Command {
   const width = (stream: Io['stdout']) => (stream.isTTY ? (stream.columns ?? 80) : 80);
   return command
     .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
+      writeOut: (text) => io.stdout.write(neutralizeWorkflowCommands(text)),
+      writeErr: (text) => io.stderr.write(neutralizeWorkflowCommands(text)),
       outputError: (text, write) => write(text.replace(/^error: /, 'Error: ')),
       getOutHelpWidth: () => width(io.stdout),
       getErrHelpWidth: () => width(io.stderr),

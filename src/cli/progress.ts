@@ -1,4 +1,5 @@
 /** Apply progress on stderr: a live line on a terminal, otherwise one line per finished call. */
+import { neutralizeWorkflowCommands } from '../core/text.js';
 import type { CallEvent } from '../ops/apply/model.js';
 import type { OutputStream } from './io.js';
 
@@ -21,7 +22,10 @@ export function progressReporter(
       const what = `${event.operation} ${event.objects} ${event.kind}${event.objects === 1 ? '' : 's'}`;
       if (stream?.isTTY) {
         live = true;
-        stream.write(`\r\u001b[2Kapplying ${event.finished}/${event.total} ... (${what})`);
+        // Written past cli/output.ts, so through its CI-log guard here (a terminal can be a CI log too).
+        stream.write(
+          neutralizeWorkflowCommands(`\r\u001b[2Kapplying ${event.finished}/${event.total} ... (${what})`),
+        );
       } else {
         writeLine(`${what}: ${event.status} [${event.finished}/${event.total}]`);
       }

@@ -5,6 +5,7 @@
  */
 import { Document, isMap, isNode, isScalar, isSeq, visit } from 'yaml';
 import type { Attributes } from '../../core/model.js';
+import { ciSafeYaml } from '../ci-safe-yaml.js';
 import type { ObjectComment, ReadOnlyNote } from './select.js';
 
 export interface ExportSection {
@@ -117,7 +118,7 @@ export function renderExportFile(
       if (i > 0 && isNode(item)) item.spaceBefore = true;
     });
   }
-  const body = doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+  const body = ciSafeYaml(doc, { lineWidth: 0, flowCollectionPadding: false });
   const marker = options.marker ? `${EXPORT_MARKER}\n` : '';
   return `# yaml-language-server: $schema=${schemaReference}\n${marker}${body}`;
 }

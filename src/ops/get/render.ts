@@ -1,6 +1,7 @@
 /** `wafctl get` output: a table for people, or the whole records as JSON or YAML for scripts. */
-import { stringify } from 'yaml';
+import { Document } from 'yaml';
 import type { ListKind } from '../../api/index.js';
+import { ciSafeYaml } from '../ci-safe-yaml.js';
 import { getKindNamed } from './kinds.js';
 import { renderTable } from './table.js';
 
@@ -15,7 +16,9 @@ function publicRecord(record: object): object {
 }
 
 function serialise(value: unknown, format: 'json' | 'yaml'): string {
-  return format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : stringify(value, { lineWidth: 0 });
+  return format === 'json'
+    ? `${JSON.stringify(value, null, 2)}\n`
+    : ciSafeYaml(new Document(value), { lineWidth: 0 });
 }
 
 export function renderRecords(
