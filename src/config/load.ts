@@ -1,11 +1,39 @@
 /**
  * The I/O half of loading: expand PATH arguments into YAML files, read them, and hand the texts to
  * `validateSources`. Directories are walked recursively for `*.yaml`/`*.yml`, skipping hidden
- * entries and node_modules; all files are then sorted by path so the result never depends on the
- * order of the arguments or of the file system.
+ * entries and node_modules, not following directory symlinks; all files are then sorted by path so
+ * the result never depends on the order of the arguments or of the file system.
+ *
+ * Configuration is read only inside its boundary, checked with `realpath` (containment.ts,
+ * `containedPath`) before any byte of a file is read; the pull request controls the files, not the
+ * command line:
+ *
+ * - The configuration root R is `projectRoot(paths, cwd)` for `loadDesiredState`, `project.root`
+ *   for `loadEnvironment`; its project file (wafctl.yaml) is read at R, by `readProject` too.
+ * - The root itself: when R is lexically inside the working directory `cwd` (`.`, or a path whose
+ *   relative path from `cwd` does not start with `..`), `realpath(R)` must be inside
+ *   `realpath(cwd)`; otherwise the load is refused with one problem (R is, or goes through, a link
+ *   that leaves the working directory), and nothing is read.
+ * - A PATH argument is trusted as typed, what is found through it is not. The boundary of a PATH P
+ *   is `realpath(R)` when P lies lexically inside R; otherwise P itself when it is a directory, or
+ *   P's directory when it is a file (so `wafctl validate /abs/a.yaml /abs/b.yaml` from elsewhere
+ *   works). Environment paths (`environments.*.paths`) always have the root's boundary.
+ * - A file (found by the walk, given as a PATH, or the project file) is refused when its realpath
+ *   is outside its boundary, or when it was reached through a symbolic link (its realpath, relative
+ *   to the boundary, differs from its path as found, relative to the boundary as found) and that
+ *   relative realpath has a component starting with `.` (`.git`) or equal to `node_modules`: the
+ *   walk skips those, and a link must not reach them either. A directory given as PATH (or an
+ *   environment path) is checked the same way before it is walked.
+ * - A refusal is one problem naming the file as the user sees it (`config/x.yaml: refused: it is a
+ *   symbolic link to a file outside the configuration root (config); ...`): the file is not read,
+ *   and neither its content nor the link's target is printed. A link whose target does not exist
+ *   is "no such file or directory", as before. Devices, FIFOs and sockets are refused as not
+ *   regular files before containment is checked (a `stat`, which reads nothing); the size limit is
+ *   checked after it, so the size of a file outside is never printed either.
  */
 import { constants, open, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { type Boundary, containedPath, lexicallyInside, pathBoundary, rootBoundary } from './containment.js';
 import { type Environment, withEnvironmentVars } from './env.js';
 import { MAX_FILE_BYTES, tooLargeProblem } from './parse-yaml.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
@@ -53,32 +81,77 @@ async function walk(dir: string, prefix: string): Promise<string[]> {
 interface ExpandedFile {
   display: string;
   absolute: string;
+  /** What the file must stay inside (see the module comment); checked when it is read. */
+  boundary: Boundary;
 }
 
-/** PATH arguments -> files (display path and absolute path), plus a problem per unusable PATH. */
+/** The configuration root's boundary, or the one problem that refuses the whole load. */
+async function checkedRoot(
+  root: string,
+  cwd: string,
+): Promise<{ boundary: Boundary } | { problem: ConfigProblem }> {
+  try {
+    return await rootBoundary(root, cwd);
+  } catch (error) {
+    return { problem: fileProblem(root, readFailure(error)) };
+  }
+}
+
+/**
+ * PATH arguments -> files (display path, absolute path, boundary), plus a problem per unusable
+ * PATH. `root` is the configuration root (default: `projectRoot(paths, cwd)`).
+ */
 export async function expandPaths(
   paths: readonly string[],
   cwd: string,
+  root?: string,
+): Promise<{ files: ExpandedFile[]; problems: ConfigProblem[] }> {
+  const checked = await checkedRoot(root ?? (await projectRoot(paths, cwd)), cwd);
+  if ('problem' in checked) return { files: [], problems: [checked.problem] };
+  return expandWithin(paths, cwd, checked.boundary, false);
+}
+
+/** `expandPaths` under a checked root; `rootOnly`: every PATH has the root's boundary (environments). */
+async function expandWithin(
+  paths: readonly string[],
+  cwd: string,
+  root: Boundary,
+  rootOnly: boolean,
 ): Promise<{ files: ExpandedFile[]; problems: ConfigProblem[] }> {
   const byAbsolute = new Map<string, ExpandedFile>();
   const problems: ConfigProblem[] = [];
   for (const path of paths) {
     const absolute = resolve(cwd, path);
     let info: Awaited<ReturnType<typeof stat>>;
+    let boundary: Boundary;
     try {
       info = await stat(absolute);
+      boundary =
+        rootOnly || lexicallyInside(root.lexical, absolute)
+          ? root
+          : await pathBoundary(path, cwd, info.isDirectory());
     } catch (error) {
       problems.push(fileProblem(path, readFailure(error)));
       continue;
     }
     if (!info.isDirectory()) {
-      if (!byAbsolute.has(absolute)) byAbsolute.set(absolute, { display: path, absolute });
+      if (!byAbsolute.has(absolute)) byAbsolute.set(absolute, { display: path, absolute, boundary });
+      continue;
+    }
+    try {
+      const contained = await containedPath(path, absolute, boundary, 'directory');
+      if ('problem' in contained) {
+        problems.push(contained.problem);
+        continue;
+      }
+    } catch (error) {
+      problems.push(fileProblem(path, readFailure(error)));
       continue;
     }
     const found = await walk(absolute, '');
     if (found.length === 0) problems.push(fileProblem(path, 'no *.yaml or *.yml files in this directory'));
     for (const relative of found) {
-      const file = { display: join(path, relative), absolute: join(absolute, relative) };
+      const file = { display: join(path, relative), absolute: join(absolute, relative), boundary };
       if (!byAbsolute.has(file.absolute)) byAbsolute.set(file.absolute, file);
     }
   }
@@ -93,8 +166,10 @@ const NOT_REGULAR =
 
 /**
  * A configuration file's text, or the one problem that stops it being read. Only regular files are
- * read (a symlink to one is fine): a link to /dev/zero would never end, one to a FIFO would hang,
- * and one to /proc/self/environ would put the CI's secrets in an error message. /proc files say
+ * read (a symlink to one inside the file's boundary is fine): a link to /dev/zero would never end,
+ * one to a FIFO would hang, and one to /proc/self/environ would put the CI's secrets in an error
+ * message. Before any byte is read, the file's real path is checked against its boundary
+ * (`containedPath`, see the module comment), and the real path is what is opened. /proc files say
  * they are regular and 0 bytes long, so reading stops one byte past the size the file claims, and a
  * file that holds more than it claims is refused too. At most MAX_FILE_BYTES are ever read.
  */
@@ -102,9 +177,12 @@ async function readConfigFile(file: ExpandedFile): Promise<{ text: string } | { 
   const refused = (message: string) => ({ problem: fileProblem(file.display, message) });
   const info = await stat(file.absolute);
   if (!info.isFile()) return refused(NOT_REGULAR);
+  const contained = await containedPath(file.display, file.absolute, file.boundary, 'file');
+  if ('problem' in contained) return contained;
   if (info.size > MAX_FILE_BYTES) return { problem: tooLargeProblem(file.display, info.size) };
   // O_NONBLOCK: opening a FIFO that replaced the file since `stat` must not wait for a writer.
-  const handle = await open(file.absolute, constants.O_RDONLY | constants.O_NONBLOCK);
+  // O_NOFOLLOW: the real path was checked; a link put in its place since is not followed.
+  const handle = await open(contained.real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   try {
     const opened = await handle.stat();
     if (!opened.isFile()) return refused(NOT_REGULAR);
@@ -164,8 +242,9 @@ export async function loadDesiredState(
 ): Promise<LoadedConfig> {
   const { cwd } = options;
   const given = paths.length === 0 ? ['.'] : paths;
-  const { files, problems } = await expandPaths(given, cwd);
-  const project = resolve(cwd, await projectRoot(given, cwd), PROJECT_FILE);
+  const root = await projectRoot(given, cwd);
+  const { files, problems } = await expandPaths(given, cwd, root);
+  const project = resolve(cwd, root, PROJECT_FILE);
   const sources = await readSources(files, project, problems);
   const result = validateSources(sources, { env: options.env });
   if (!result.ok || problems.length > 0) {
@@ -189,6 +268,8 @@ export async function loadEnvironment(
   options: LoadOptions,
 ): Promise<LoadedConfig> {
   const { cwd } = options;
+  const checked = await checkedRoot(project.root, cwd);
+  if ('problem' in checked) throw new ConfigError([checked.problem]);
   const problems: ConfigProblem[] = [];
   const projectFile = resolve(cwd, project.root, PROJECT_FILE);
   const seen = new Set<string>();
@@ -196,7 +277,7 @@ export async function loadEnvironment(
   const allFiles: string[] = [];
   for (const path of environment.paths) {
     const display = environmentPath(project, path);
-    const expanded = await expandPaths([display], cwd);
+    const expanded = await expandWithin([display], cwd, checked.boundary, true);
     for (const problem of expanded.problems) problems.push(problem);
     const files = expanded.files.filter((file) => !seen.has(file.absolute));
     for (const file of files) {

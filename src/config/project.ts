@@ -13,6 +13,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize, resolve } from 'node:path';
 import * as z from 'zod';
 import { boundedSafeParse } from './bounded-parse.js';
+import { containedProjectFile } from './containment.js';
 import { VARIABLE_NAME } from './env.js';
 import { problemsFromIssue } from './issues.js';
 import { MAX_FILE_BYTES, parseYamlFile } from './parse-yaml.js';
@@ -150,7 +151,10 @@ export async function projectRoot(paths: readonly string[], cwd: string): Promis
   }
 }
 
-async function readText(absolute: string): Promise<string | undefined> {
+/** Throws a ConfigError when the root or the file leaves its boundary (load.ts, containment.ts). */
+async function readText(root: string, file: string, cwd: string): Promise<string | undefined> {
+  const absolute = await containedProjectFile(root, file, cwd);
+  if (absolute === undefined) return undefined;
   try {
     const info = await stat(absolute);
     // Not a regular file, or larger than a configuration file may be: the loader says why.
@@ -170,7 +174,7 @@ const DECLARES_ENVIRONMENTS = /^environments[ \t]*:/m;
  */
 export async function readProject(root: string, cwd: string): Promise<Project | undefined> {
   const file = join(root, PROJECT_FILE);
-  const text = await readText(resolve(cwd, file));
+  const text = await readText(root, file, cwd);
   // A file too large or unreadable is said by the loader, which reads it as configuration.
   if (text === undefined || !DECLARES_ENVIRONMENTS.test(text)) return undefined;
   // No variables: `environments:` holds names of variables, and substitution problems elsewhere in

@@ -49,16 +49,20 @@ describe('only regular files are read', () => {
     expect(await problemsOf(['pipe.yaml'])).toEqual([`pipe.yaml: ${NOT_REGULAR}`]);
   });
 
-  it('a symlink to /proc/self/environ is refused, and none of its content is printed', async () => {
+  it('/proc/self/environ is refused, typed or through a link, and none of its content is printed', async () => {
     await symlink('/proc/self/environ', join(dir, 'environ.yaml'));
     const secret = 'wafctl-test-secret-9f2c';
     process.env.WAFCTL_READING_TEST_SECRET = secret;
     try {
-      const problems = await problemsOf(['environ.yaml']);
-      expect(problems).toEqual([
-        'environ.yaml: holds more than the 0 bytes its size says (a /proc file, or one being written): refusing to read it',
+      const typed = await problemsOf(['/proc/self/environ']);
+      expect(typed).toEqual([
+        '/proc/self/environ: holds more than the 0 bytes its size says (a /proc file, or one being written): refusing to read it',
       ]);
-      expect(problems.join('\n')).not.toContain(secret);
+      const linked = await problemsOf(['environ.yaml']);
+      expect(linked).toEqual([
+        'environ.yaml: refused: it is a symbolic link to a file outside the configuration root (.); wafctl reads configuration only inside it',
+      ]);
+      expect([...typed, ...linked].join('\n')).not.toContain(secret);
     } finally {
       delete process.env.WAFCTL_READING_TEST_SECRET;
     }
