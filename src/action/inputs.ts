@@ -18,6 +18,7 @@ export interface ActionInputs {
   comment: string;
   commentAuthor: string;
   githubToken: string;
+  trustedRef: string;
 }
 
 /** The name of each input in action.yml. */
@@ -33,6 +34,7 @@ const INPUT_NAMES: Record<keyof ActionInputs, string> = {
   comment: 'comment',
   commentAuthor: 'comment-author',
   githubToken: 'github-token',
+  trustedRef: 'trusted-ref',
 };
 
 /** The variable GitHub sets for an input: `fail-on` -> `INPUT_FAIL-ON` (spaces become `_`). */
@@ -75,6 +77,11 @@ export interface Invocation {
   /** The login whose comment is the sticky one (the token's): another author's is never edited. */
   commentAuthor: string;
   githubToken: string;
+  /**
+   * The git ref wafctl reads connections and policy from (`--trusted-ref`), empty for none; the base
+   * branch to fetch first when it is the default on a pull request (`origin/BRANCH`).
+   */
+  trustedRef: { ref: string; fetchBranch?: string | undefined };
 }
 
 export type Resolution = { ok: true; invocation: Invocation } | { ok: false; refusal: string };
@@ -97,7 +104,11 @@ const FALSE = ['false', 'False', 'FALSE'];
  * Checks the inputs and works out what to run, or the refusal to report before anything runs. The
  * refusals and their wording are the action's contract (they were scripts/github-action.sh's).
  */
-export function resolveInvocation(inputs: ActionInputs): Resolution {
+export function resolveInvocation(
+  inputs: ActionInputs,
+  /** The run's GITHUB_EVENT_NAME and GITHUB_BASE_REF: the default trusted ref. */
+  event: { name?: string | undefined; baseRef?: string | undefined } = {},
+): Resolution {
   const command = inputs.command || 'plan';
   const paths = inputs.paths.split(/\s+/).filter((path) => path !== '');
   // environment: names of wafctl.yaml's environments (or `all`), separated by commas or spaces, each
@@ -139,8 +150,12 @@ export function resolveInvocation(inputs: ActionInputs): Resolution {
     return refuse(`comment must be true or false, got '${inputs.comment}'`);
   }
 
+  const trust = trustedRefOf(inputs.trustedRef, event);
+  if ('refusal' in trust) return refuse(trust.refusal);
+
   const common: string[] = [];
   if (inputs.url !== '') common.push('--url', inputs.url);
+  if (trust.ref !== '') common.push('--trusted-ref', trust.ref);
   if (inputs.failOn !== '') common.push('--fail-on', inputs.failOn);
   // The sticky-comment marker the markdown starts with. wafctl's own (<!-- wafctl-plan -->, or
   // <!-- wafctl-drift -->) without an environment or with several (one combined comment); with ONE
@@ -172,8 +187,39 @@ export function resolveInvocation(inputs: ActionInputs): Resolution {
       comment: TRUE.includes(comment),
       commentAuthor: inputs.commentAuthor || DEFAULT_COMMENT_AUTHOR,
       githubToken: inputs.githubToken,
+      trustedRef: trust,
     },
   };
+}
+
+/** The events whose checkout holds a pull request's files, which must not decide what wafctl trusts. */
+const PULL_REQUEST_EVENTS = ['pull_request', 'pull_request_target'];
+
+/** A branch or ref name as git and wafctl take it: nothing git could read as an option. */
+const REF_NAME = /^[A-Za-z0-9_][A-Za-z0-9_./-]{0,254}$/;
+
+/**
+ * The `trusted-ref` input: a ref as given, `none` for no trusted ref, or empty for the default: the
+ * base branch on a pull request (fetched first when the checkout lacks it), nothing otherwise.
+ */
+function trustedRefOf(
+  input: string,
+  event: { name?: string | undefined; baseRef?: string | undefined },
+): Invocation['trustedRef'] | { refusal: string } {
+  if (input === 'none') return { ref: '' };
+  if (input !== '') {
+    return REF_NAME.test(input) && !input.includes('..')
+      ? { ref: input }
+      : { refusal: `trusted-ref must be a git ref (a branch, tag or commit), or none, got '${input}'` };
+  }
+  const base = event.baseRef ?? '';
+  if (!PULL_REQUEST_EVENTS.includes(event.name ?? '') || base === '') return { ref: '' };
+  if (!REF_NAME.test(base) || base.includes('..')) {
+    return {
+      refusal: `the pull request's base branch '${base}' is not a ref the action can pin to: set trusted-ref`,
+    };
+  }
+  return { ref: `origin/${base}`, fetchBranch: base };
 }
 
 /** `wafctl plan PATHS --detailed-exitcode --format markdown` (its stdout is the markdown file). */
@@ -199,34 +245,22 @@ export function savedPlanArgs(run: Invocation, out: string): string[] {
   return ['plan', ...run.paths, ...run.common, ...run.envFlags, '--out', out];
 }
 
-/** `wafctl apply --plan FILE`. */
+/** `wafctl apply --plan FILE PATHS`: judged by the policy of the configuration at PATHS. */
 export function applyArgs(run: Invocation, file: string): string[] {
-  return ['apply', '--plan', file, ...run.common, ...run.envFlags];
+  return ['apply', '--plan', file, ...run.paths, ...run.common, ...run.envFlags];
 }
 
 /** `wafctl pull PATHS --adopt`: writes the live changes back into the files (no --fail-on). */
 export function pullArgs(run: Invocation): string[] {
-  return ['pull', ...run.paths, ...(run.url === '' ? [] : ['--url', run.url]), ...run.envFlags, '--adopt'];
-}
-
-/**
- * Where `apply --plan FILE` runs, and the FILE it is given. `apply --plan FILE --env NAME` reads
- * wafctl.yaml in the current directory: it runs in the configuration root (PATHS when it is one
- * directory, as wafctl plan takes it), with FILE made absolute. Otherwise in `cwd`, FILE as given.
- */
-export function applyPlace(
-  run: Invocation,
-  file: string,
-  cwd: string,
-  isDirectory: (path: string) => boolean,
-  resolvePath: (from: string, path: string) => string,
-): { cwd: string; file: string } {
-  const [root] = run.paths;
-  if (run.envFlags.length > 0 && run.paths.length === 1 && root !== undefined) {
-    const dir = resolvePath(cwd, root);
-    if (isDirectory(dir)) return { cwd: dir, file: resolvePath(cwd, file) };
-  }
-  return { cwd, file };
+  const trusted = run.trustedRef.ref === '' ? [] : ['--trusted-ref', run.trustedRef.ref];
+  return [
+    'pull',
+    ...run.paths,
+    ...(run.url === '' ? [] : ['--url', run.url]),
+    ...trusted,
+    ...run.envFlags,
+    '--adopt',
+  ];
 }
 
 /**

@@ -26,7 +26,6 @@ import { upsertComment } from './comment.js';
 import {
   type ActionOutputs,
   applyArgs,
-  applyPlace,
   commandSummary,
   driftArgs,
   errorAnnotation,
@@ -88,13 +87,16 @@ export async function runAction(context: ActionContext): Promise<number> {
     return 1;
   };
 
-  const resolution = resolveInvocation(readInputs(env));
+  const event = { name: env.GITHUB_EVENT_NAME, baseRef: env.GITHUB_BASE_REF };
+  const resolution = resolveInvocation(readInputs(env), event);
   if (!resolution.ok) return refuse(resolution.refusal);
   const run = resolution.invocation;
   const cwd = resolve(context.cwd, run.workingDirectory);
   if (!isDirectory(cwd)) {
     return refuse(`working-directory must be a directory of the workspace, got '${run.workingDirectory}'`);
   }
+  const unfetched = await fetchTrustedRef(run, cwd, context);
+  if (unfetched !== undefined) return refuse(unfetched);
 
   // The bundled CLI, run by the Node.js running the action; WAFCTL_ACTION_CLI (a script run the same
   // way) is for the action's own tests only.
@@ -103,7 +105,7 @@ export async function runAction(context: ActionContext): Promise<number> {
       ? ['npx', ['--yes', `wafctl@${run.version}`]]
       : [context.execPath, [env.WAFCTL_ACTION_CLI || join(context.actionDir, 'wafctl.mjs')]];
   const exec = (args: string[], where: string, stdout: Sink, stderr: Sink) =>
-    runWafctl(wafctl, args, where, env, context, stdout, stderr);
+    runProgram(wafctl, args, where, env, context, stdout, stderr);
 
   let code = 0;
   let hasChanges = false;
@@ -129,8 +131,7 @@ export async function runAction(context: ActionContext): Promise<number> {
       markdown = '';
       let log = '';
       const applySaved = async (file: string) => {
-        const place = applyPlace(run, file, cwd, isDirectory, resolve);
-        const ran = await exec(applyArgs(run, place.file), place.cwd, 'tee', 'tee');
+        const ran = await exec(applyArgs(run, file), cwd, 'tee', 'tee');
         log += ran.log;
         return ran.code;
       };
@@ -186,6 +187,30 @@ export async function runAction(context: ActionContext): Promise<number> {
     if (!posted && step === 0) step = 1;
   }
   return step;
+}
+
+/**
+ * On a pull request, the base branch wafctl pins connections and policy to (`--trusted-ref
+ * origin/BRANCH`): fetched from origin when the checkout lacks it (actions/checkout fetches one
+ * commit, and keeps its credentials for git), one commit deep in a shallow clone. The refusal, if it
+ * cannot be had.
+ */
+async function fetchTrustedRef(
+  run: Invocation,
+  cwd: string,
+  context: ActionContext,
+): Promise<string | undefined> {
+  const { ref, fetchBranch } = run.trustedRef;
+  if (fetchBranch === undefined) return undefined;
+  const env = { ...context.env, GIT_TERMINAL_PROMPT: '0' };
+  const git = (args: string[]) => runProgram(['git', []], args, cwd, env, context, 'capture', 'capture');
+  if ((await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).code === 0) return undefined;
+  const shallow = (await git(['rev-parse', '--is-shallow-repository'])).stdout.trim() === 'true';
+  const refspec = `+refs/heads/${fetchBranch}:refs/remotes/${ref}`;
+  const fetched = await git(['fetch', '--no-tags', ...(shallow ? ['--depth=1'] : []), 'origin', refspec]);
+  if (fetched.code === 0) return undefined;
+  const why = fetched.stderr.trim().split('\n')[0] ?? '';
+  return `cannot fetch the pull request's base branch ${fetchBranch} from origin, which wafctl reads connections and policy from (--trusted-ref ${ref}): check out with actions/checkout, or set trusted-ref (${why})`;
 }
 
 /** Prepends the environment's own marker (if any) to the markdown file wafctl wrote. */
@@ -273,8 +298,10 @@ async function postComment(run: Invocation, markdown: string, context: ActionCon
 /** The most of a stream kept in memory for the job summary. */
 const KEEP = 4 * 1024 * 1024;
 
-/** Runs wafctl once; a failure to start it (npx missing) is exit 1 with an error annotation. */
-function runWafctl(
+/**
+ * Runs wafctl (or git) once; a failure to start it (npx missing) is exit 1 with an error annotation.
+ */
+function runProgram(
   [program, prefix]: [string, string[]],
   args: string[],
   cwd: string,
@@ -295,7 +322,7 @@ function runWafctl(
       return 'pipe';
     };
     const ran: Ran = { code: 0, stdout: '', stderr: '', log: '' };
-    // wafctl (or `npx wafctl@VERSION`, fetched at run time) never needs the GitHub token.
+    // wafctl (or `npx wafctl@VERSION`, fetched at run time), and git, never need the GitHub token.
     const { [inputVariable('github-token')]: _token, ...childEnv } = env;
     const child = spawn(program, [...prefix, ...args], {
       cwd,

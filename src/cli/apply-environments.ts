@@ -37,7 +37,7 @@ import { interruptOnSignals } from './interrupt.js';
 import type { Io } from './io.js';
 import { ENVIRONMENT_CONCURRENCY, reportEnvironmentError, textSections, worse } from './multi-environment.js';
 import { colorEnabled, writeErr } from './output.js';
-import { loadSelected } from './planning.js';
+import { loadSelected, withTrust } from './planning.js';
 import { progressReporter } from './progress.js';
 
 type Settled<T> = { value: T; error?: undefined } | { value?: undefined; error: unknown };
@@ -85,16 +85,17 @@ export async function applyEnvironments(
     const planned = await mapLimited(
       environments,
       ENVIRONMENT_CONCURRENCY,
-      ({ name, config, flags: connection }) =>
+      ({ name, config, flags: connection, trust }) =>
         settle(name, async () => {
           const session = await openApiClient(io, connection);
           sessions.push(session);
-          const plan = await freshPlan(config, session.api, {
+          const fresh = await freshPlan(config, session.api, {
             io,
             connection,
             concurrency: flags.parallelism,
             selection,
           });
+          const plan = withTrust(fresh, trust);
           const username = config.state.settings.username;
           const gate = applyGate(plan, gateOptions(flags, interactive, username));
           return { session, plan, username, gate };

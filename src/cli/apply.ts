@@ -8,7 +8,7 @@ import { Command, Option } from 'commander';
 import type { ApiClient } from '../api/index.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { exitCodeFor, usageError, WafctlError } from '../core/errors.js';
-import { IMPACT_CLASSES, type ImpactClass, type Plan } from '../core/model.js';
+import { CHANGES_TRUST, type FailOnClass, IMPACT_CLASSES, type Plan } from '../core/model.js';
 import type { GateOptions } from '../ops/apply/gate.js';
 import type { ApplyReport, CallEvent } from '../ops/apply/model.js';
 import type { Selection } from '../plan/targets.js';
@@ -26,8 +26,9 @@ import {
   selectionOf,
 } from './options.js';
 import { colorEnabled, writeErr } from './output.js';
+import type { TrustFlags } from './workspace.js';
 
-export interface ApplyFlags extends ConnectionFlags, SelectionFlags {
+export interface ApplyFlags extends ConnectionFlags, SelectionFlags, TrustFlags {
   format: 'text' | 'json';
   report?: string;
   env: string[];
@@ -37,7 +38,7 @@ export interface ApplyFlags extends ConnectionFlags, SelectionFlags {
   batchSize: number;
   force?: boolean;
   allowPartial?: boolean;
-  failOn?: ImpactClass[];
+  failOn?: FailOnClass[];
   color?: boolean;
 }
 
@@ -51,7 +52,10 @@ export function applyCommand(io: Io, done: (code: number) => void): Command {
       .description('plan, then create, update and delete to match the configuration')
       .argument('[PATH...]', 'files or directories of YAML configuration (default: .)')
       .option('--auto-approve', 'do not ask for confirmation')
-      .option('--plan <FILE>', 'apply a plan saved by `plan --out` (refused if it is stale)')
+      .option(
+        '--plan <FILE>',
+        'apply a plan saved by `plan --out` (refused if it is stale), judged by the policy of the configuration at PATH (or --trusted-ref), not the one it records',
+      )
       .option(
         '--parallelism <N>',
         'write calls in flight',
@@ -67,7 +71,7 @@ export function applyCommand(io: Io, done: (code: number) => void): Command {
       .option('--force', 'apply even when deletes exceed the safety threshold')
       .option(
         '--fail-on <CLASS,...>',
-        `apply nothing and exit 3 when a change has one of these security impact classes: ${IMPACT_CLASSES.join(', ')}`,
+        `apply nothing and exit 3 when a change has one of these security impact classes: ${IMPACT_CLASSES.join(', ')}; or ${CHANGES_TRUST}: the work tree changes what --trusted-ref pins`,
         parseFailOn,
       )
       .option(
@@ -89,9 +93,6 @@ export function applyCommand(io: Io, done: (code: number) => void): Command {
 }
 
 async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number> {
-  if (flags.plan !== undefined && paths.length > 0) {
-    throw new WafctlError('USAGE', 'give either PATHs or --plan FILE, not both.', { userFault: true });
-  }
   // A saved plan was approved when it was reviewed; a fresh one needs a person at a terminal.
   const interactive = flags.plan === undefined && !flags.autoApprove;
   if (interactive && !io.stdin.isTTY) {
@@ -101,10 +102,12 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
   }
 
   const { withApiClient } = await import('./connection.js');
-  const { baseUrlInUse, loadSelected, environmentHeading } = await import('./planning.js');
-  const { selectEnvironment, severalEnvironments } = await import('./environments.js');
+  const { baseUrlInUse, loadSelected, environmentHeading, withTrust } = await import('./planning.js');
+  const { severalEnvironments } = await import('./environments.js');
   const { renderTextPlan } = await import('../plan/render/text.js');
-  const { readSavedPlan, assertMadeAgainst } = await import('../ops/apply/saved-plan.js');
+  const { readSavedPlan, assertMadeAgainst, recordedPolicyDiffers } = await import(
+    '../ops/apply/saved-plan.js'
+  );
   const { replanSavedPlan } = await import('../ops/apply/replan.js');
   const { applyGate } = await import('../ops/apply/gate.js');
   const { renderApplyReport } = await import('../ops/apply/report.js');
@@ -135,18 +138,26 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
 
   // Configuration problems and unreadable saved plans are reported before any network call, and so
   // is a saved plan made against another server (no request, not even a sign-in, reaches it).
-  // With --plan, the environment (if any) is the current directory's: no PATH is given.
+  // With --plan, the PATHs (default: the current directory) give the policy it is judged by.
+  const roots = paths.length > 0 ? paths : ['.'];
   const source =
     flags.plan === undefined
-      ? ({
-          from: 'config',
-          ...(await loadSelected(io, paths.length > 0 ? paths : ['.'], flags, 'apply')),
-        } as const)
+      ? ({ from: 'config', ...(await loadSelected(io, roots, flags, 'apply')) } as const)
       : ({
           from: 'saved',
           saved: await readSavedPlan(flags.plan, { cwd: io.cwd }),
-          flags: await savedPlanFlags(io, flags, selectEnvironment),
+          ...(await savedPlanJudge(io, roots, flags)),
         } as const);
+  if (source.from === 'saved') {
+    const differ = recordedPolicyDiffers(source.saved, source.policy);
+    if (differ.length > 0) {
+      const from = source.trust === undefined ? 'the configuration' : `the trusted ref ${source.trust.ref}`;
+      writeErr(
+        io,
+        `Note: ${flags.plan} records other ${differ.join(', ')} than those in force: it is judged by those of ${from}, not by what the file says.`,
+      );
+    }
+  }
   const connection = source.flags;
   const here = baseUrlInUse(connection, io.env);
   if (source.from === 'saved' && here !== undefined) assertMadeAgainst(source.saved, here);
@@ -157,9 +168,18 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
     // change does (fields, before/after, impact, warnings) is believed.
     const { plan, username } =
       source.from === 'saved'
-        ? { plan: await replanSavedPlan(source.saved, api, concurrency), username: source.saved.username }
+        ? {
+            plan: withTrust(
+              await replanSavedPlan(source.saved, api, concurrency, source.policy),
+              source.trust,
+            ),
+            username: source.saved.username,
+          }
         : {
-            plan: await freshPlan(source.config, api, { io, connection, concurrency, selection }),
+            plan: withTrust(
+              await freshPlan(source.config, api, { io, connection, concurrency, selection }),
+              source.trust,
+            ),
             username: source.config.state.settings.username,
           };
     const heading = environmentHeading(connection);
@@ -271,16 +291,23 @@ export async function askToApply(io: Io, prompt: Io['stdout']): Promise<number |
 }
 
 /**
- * The connection of `apply --plan FILE`: with `--env NAME`, that environment of the current
- * directory's wafctl.yaml (the saved plan must have been made against its URL); without, the flags
- * and variables as before (a saved plan says where it was made, so no environment is required).
+ * What `apply --plan FILE` is judged by and where it connects: the policy in force (the trusted ref's,
+ * or the configuration's at PATHs), never the settings the file records, whoever wrote them; with
+ * `--env NAME`, that environment's policy and connection (a root with environments needs one). A
+ * note says when the file records other settings.
  */
-async function savedPlanFlags(
-  io: Io,
-  flags: ApplyFlags,
-  selectEnvironment: typeof import('./environments.js').selectEnvironment,
-): Promise<ConnectionFlags> {
-  if (flags.env.length === 0) return flags;
-  const selected = await selectEnvironment(io, ['.'], flags, 'apply');
-  return selected === undefined ? flags : { ...flags, environment: selected.connection };
+async function savedPlanJudge(io: Io, paths: readonly string[], flags: ApplyFlags) {
+  const { selectEnvironment } = await import('./environments.js');
+  const { openWorkspace, policyInForce, assertTrustGate } = await import('./workspace.js');
+  const { planPolicy } = await import('./planning.js');
+  const selected = await selectEnvironment(io, paths, flags, 'apply');
+  const workspace = selected?.workspace ?? (await openWorkspace(io, paths, flags));
+  assertTrustGate(workspace, flags.failOn);
+  const target = { paths, environment: selected?.environment };
+  const { policy, trust } = await policyInForce(io, workspace, target);
+  return {
+    flags: selected === undefined ? flags : { ...flags, environment: selected.connection },
+    policy: planPolicy(policy),
+    trust,
+  };
 }

@@ -19,18 +19,19 @@ import { DEFAULT_TIMEOUT_SECONDS } from '../api/timeouts.js';
 import type { DeclaredObject } from '../config/schema.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { usageError } from '../core/errors.js';
-import type { Change, ImpactClass, Plan } from '../core/model.js';
+import type { Change, FailOnClass, Plan } from '../core/model.js';
 import { printable } from '../core/text.js';
 import type { Kind } from '../kinds/index.js';
 import type { PlanOptions } from '../plan/planner.js';
 import type { Io } from './io.js';
-import { addReviewOptions, FORMATS, parseTimeout } from './options.js';
+import { addReviewOptions, addTrustOption, FORMATS, parseTimeout } from './options.js';
 import { writeErr, writeOut } from './output.js';
+import type { TrustFlags, Workspace } from './workspace.js';
 
-interface CompareFlags {
+interface CompareFlags extends TrustFlags {
   desired?: boolean;
   format: (typeof FORMATS)[number];
-  failOn?: ImpactClass[];
+  failOn?: FailOnClass[];
   maxChars?: number;
   timeout?: number;
 }
@@ -39,24 +40,26 @@ interface CompareFlags {
 export const COMPARE_MARKDOWN_MARKER = '<!-- wafctl-compare -->';
 
 export function compareCommand(io: Io, done: (code: number) => void): Command {
-  return addReviewOptions(
-    new Command('compare')
-      .description(
-        'compare two environments of wafctl.yaml, their live firewalls (default) or their configurations (--desired): each difference as the change from A to B, with its security impact (exit 0 none, 2 differences, 3 a --fail-on class)',
-      )
-      .argument('<A>', 'the environment compared from')
-      .argument('<B>', 'the environment compared to')
-      .argument('[PATH]', 'the configuration root (default: the current directory)')
-      .option(
-        '--desired',
-        "compare the environments' configurations (offline, no URL or token read), not their firewalls",
-      )
-      .option(
-        '--timeout <SECONDS>',
-        `without --desired: give up on an API request not answered in full within SECONDS (default: ${DEFAULT_TIMEOUT_SECONDS}, env: WAF_TIMEOUT)`,
-        parseTimeout('--timeout'),
-      )
-      .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text')),
+  return addTrustOption(
+    addReviewOptions(
+      new Command('compare')
+        .description(
+          'compare two environments of wafctl.yaml, their live firewalls (default) or their configurations (--desired): each difference as the change from A to B, with its security impact (exit 0 none, 2 differences, 3 a --fail-on class)',
+        )
+        .argument('<A>', 'the environment compared from')
+        .argument('<B>', 'the environment compared to')
+        .argument('[PATH]', 'the configuration root (default: the current directory)')
+        .option(
+          '--desired',
+          "compare the environments' configurations (offline, no URL or token read), not their firewalls",
+        )
+        .option(
+          '--timeout <SECONDS>',
+          `without --desired: give up on an API request not answered in full within SECONDS (default: ${DEFAULT_TIMEOUT_SECONDS}, env: WAF_TIMEOUT)`,
+          parseTimeout('--timeout'),
+        )
+        .addOption(new Option('--format <FORMAT>', 'output format').choices(FORMATS).default('text')),
+    ),
   ).action(async (from: string, to: string, path: string | undefined, flags: CompareFlags) =>
     done(await compare(from, to, path === undefined ? [] : [path], flags, io)),
   );
@@ -72,12 +75,12 @@ async function compare(
   flags: CompareFlags,
   io: Io,
 ): Promise<number> {
-  const { readProject, projectRoot, PROJECT_FILE } = await import('../config/project.js');
-  const { loadEnvironment } = await import('../config/load.js');
+  const { PROJECT_FILE } = await import('../config/project.js');
   const { declaredObjects } = await import('../config/schema.js');
   const { planOptions } = await import('../ops/refresh.js');
-  const root = await projectRoot(paths, io.cwd);
-  const project = await readProject(root, io.cwd);
+  const { openWorkspace, loadWorkspaceConfig } = await import('./workspace.js');
+  const workspace = await openWorkspace(io, paths, flags);
+  const { project, root } = workspace;
   if (project === undefined) {
     throw usageError(
       `compare needs environments declared in ${PROJECT_FILE} at the configuration root (${root}), which declares none`,
@@ -85,9 +88,10 @@ async function compare(
   }
   const { assertDeclared, environmentNamed } = await import('./environments.js');
   assertDeclared(project, [from, to]);
-  const options = { cwd: io.cwd, env: io.env };
-  const load = (name: string): Promise<LoadedConfig> =>
-    loadEnvironment(project, environmentNamed(project, name), options);
+  // With a trusted ref, each side is judged by its environment's trusted policy (workspace.ts).
+  const load = async (name: string): Promise<LoadedConfig> =>
+    (await loadWorkspaceConfig(io, workspace, { paths, environment: environmentNamed(project, name) }))
+      .config;
   const a = await load(from);
   let plan: Plan;
   if (flags.desired) {
@@ -98,7 +102,7 @@ async function compare(
       planOptions(a),
     );
   } else {
-    const sides = await readLiveSides(project, [from, to], flags, io);
+    const sides = await readLiveSides(workspace, [from, to], flags, io);
     if ('code' in sides) return sides.code;
     plan = await comparePlan(sides.before, sides.after, planOptions(a));
   }
@@ -140,7 +144,7 @@ async function compare(
  * objects, values the configuration refuses) are left out of the comparison too, each with a warning.
  */
 async function readLiveSides(
-  project: import('../config/project.js').Project,
+  workspace: Workspace,
   names: readonly [string, string],
   flags: CompareFlags,
   io: Io,
@@ -152,7 +156,7 @@ async function readLiveSides(
   const { HYDRATION_CONCURRENCY } = await import('./options.js');
   const { reportEnvironmentError, worse } = await import('./multi-environment.js');
   // Both URLs (and their variables) are checked before either firewall is read.
-  const connections = names.map((name) => environmentConnection(project, name, io));
+  const connections = names.map((name) => environmentConnection(workspace, name, io));
   const results = await Promise.allSettled(
     connections.map((environment) =>
       withApiClient(

@@ -3,7 +3,7 @@
  * error, 3 a change has a `--fail-on` class.
  */
 import { Command, Option } from 'commander';
-import type { ImpactClass } from '../core/model.js';
+import type { FailOnClass } from '../core/model.js';
 import type { Io } from './io.js';
 import type { EnvironmentResult } from './multi-environment.js';
 import {
@@ -16,12 +16,13 @@ import {
   type SelectionFlags,
 } from './options.js';
 import { writeOut, writeTextFile } from './output.js';
+import type { TrustFlags } from './workspace.js';
 
-interface DriftFlags extends ConnectionFlags, SelectionFlags {
+interface DriftFlags extends ConnectionFlags, SelectionFlags, TrustFlags {
   env: string[];
   format: (typeof FORMATS)[number];
   report?: string;
-  failOn?: ImpactClass[];
+  failOn?: FailOnClass[];
   maxChars?: number;
 }
 

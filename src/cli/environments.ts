@@ -10,6 +10,13 @@ import type { EnvironmentSpec, Project } from '../config/project.js';
 import { usageError } from '../core/errors.js';
 import type { Io } from './io.js';
 import type { ConnectionFlags } from './options.js';
+import {
+  connectionsProject,
+  notAtTrustedRef,
+  openWorkspace,
+  type TrustFlags,
+  type Workspace,
+} from './workspace.js';
 
 /** The connection an environment gives (ConnectionFlags.environment). */
 export interface EnvironmentConnection {
@@ -22,10 +29,16 @@ export interface EnvironmentConnection {
 }
 
 export interface SelectedEnvironment {
+  workspace: Workspace;
+  /** The work tree's project: the environment's paths and vars. */
   project: Project;
   environment: EnvironmentSpec;
+  /** Its connection: with a trusted ref, the trusted ref's declaration of it. */
   connection: EnvironmentConnection;
 }
+
+/** The flags that select environments and say where their configuration and connections are read. */
+export type EnvironmentFlags = ConnectionFlags & TrustFlags & { env?: string[] | undefined };
 
 export type EnvironmentCommand = 'plan' | 'drift' | 'apply' | 'pull' | 'export' | 'get';
 
@@ -58,15 +71,16 @@ const CONFLICTING: [keyof ConnectionFlags, string][] = [
 export async function selectEnvironment(
   io: Io,
   paths: readonly string[],
-  flags: ConnectionFlags & { env?: string[] | undefined },
+  flags: EnvironmentFlags,
   command: EnvironmentCommand,
 ): Promise<SelectedEnvironment | undefined> {
   const selection = await resolveSelection(io, paths, flags, command);
   if (selection === undefined) return undefined;
-  const { project, names, several } = selection;
+  const { workspace, project, names, several } = selection;
   if (several) throw severalRefused(names, command);
-  const connection = environmentConnection(project, names[0] ?? '', io);
-  return { project, environment: connection.spec, connection };
+  const name = names[0] ?? '';
+  const connection = environmentConnection(workspace, name, io);
+  return { workspace, project, environment: environmentNamed(project, name), connection };
 }
 
 /**
@@ -77,7 +91,7 @@ export async function selectEnvironment(
 export async function severalEnvironments(
   io: Io,
   paths: readonly string[],
-  flags: ConnectionFlags & { env?: string[] | undefined },
+  flags: EnvironmentFlags,
   command: 'plan' | 'drift' | 'apply' | 'export',
 ): Promise<string[] | undefined> {
   const selection = await resolveSelection(io, paths, flags, command);
@@ -90,14 +104,19 @@ const severalRefused = (names: readonly string[], command: EnvironmentCommand) =
 async function resolveSelection(
   io: Io,
   paths: readonly string[],
-  flags: ConnectionFlags & { env?: string[] | undefined },
+  flags: EnvironmentFlags,
   command: EnvironmentCommand,
-): Promise<{ project: Project; names: string[]; several: boolean } | undefined> {
-  const { readProject, projectRoot, PROJECT_FILE, ALL_ENVIRONMENTS } = await import('../config/project.js');
+): Promise<{ workspace: Workspace; project: Project; names: string[]; several: boolean } | undefined> {
+  const { PROJECT_FILE, ALL_ENVIRONMENTS } = await import('../config/project.js');
   const given = flags.env ?? [];
-  const root = await projectRoot(paths, io.cwd);
-  const project = await readProject(root, io.cwd);
+  const workspace = await openWorkspace(io, paths, flags);
+  const { root, project, trusted } = workspace;
   if (project === undefined) {
+    if (trusted?.project !== undefined) {
+      throw usageError(
+        `${trusted.project.file} at the trusted ref ${trusted.tree.ref} declares environments and the work tree's does not: removing the environments cannot be planned with --trusted-ref`,
+      );
+    }
     if (given.length === 0) return undefined;
     throw usageError(
       `--env selects environments of ${PROJECT_FILE} at the configuration root (${root}), which declares none`,
@@ -132,17 +151,26 @@ async function resolveSelection(
       `${conflicting.join(' and ')} cannot be combined with --env: ${whose} and credentials from ${project.file}`,
     );
   }
-  return { project, names: selected, several };
+  return { workspace, project, names: selected, several };
 }
 
 /**
- * The connection of the environment `name` of `project`, as `--env NAME` builds it (its URL read and
- * checked here, its credentials when the connection opens): for commands that talk to several
- * environments' firewalls in one run (`compare A B`). An unknown name is a usage error.
+ * The connection of the environment `name`, as `--env NAME` builds it (its URL read and checked here,
+ * its credentials when the connection opens): from the work tree's wafctl.yaml, or with a trusted ref
+ * from the trusted ref's, which must declare it. Also for commands that talk to several environments'
+ * firewalls in one run (`compare A B`). An unknown name is a usage error.
  */
-export function environmentConnection(project: Project, name: string, io: Io): EnvironmentConnection {
+export function environmentConnection(workspace: Workspace, name: string, io: Io): EnvironmentConnection {
+  const project = connectionsProject(workspace);
+  const { trusted } = workspace;
+  if (trusted !== undefined && !project?.environments.some((environment) => environment.name === name)) {
+    throw notAtTrustedRef(name, trusted.tree.ref);
+  }
+  if (project === undefined)
+    throw usageError(`unknown environment ${JSON.stringify(name)}: no environments are declared`);
   const spec = environmentNamed(project, name);
-  return { name: spec.name, file: project.file, url: environmentUrl(spec, project.file, io.env), spec };
+  const file = trusted === undefined ? project.file : `${trusted.tree.ref}:${project.file}`;
+  return { name: spec.name, file, url: environmentUrl(spec, file, io.env), spec };
 }
 
 /** Refuses, in one usage error, the names `project` does not declare. */

@@ -14,8 +14,9 @@ import {
   HYDRATION_CONCURRENCY,
 } from './options.js';
 import { writeErr, writeOut } from './output.js';
+import type { TrustFlags } from './workspace.js';
 
-interface ExportFlags extends ConnectionFlags {
+interface ExportFlags extends ConnectionFlags, TrustFlags {
   env: string[];
   dir?: string;
   kind?: string[];

@@ -14,10 +14,11 @@ import {
   parsePositiveInt,
 } from './options.js';
 import { colorEnabled, writeErr, writeOut } from './output.js';
+import type { TrustFlags } from './workspace.js';
 
 type OutputFormat = 'table' | 'json' | 'yaml';
 
-interface GetFlags extends ConnectionFlags {
+interface GetFlags extends ConnectionFlags, TrustFlags {
   env: string[];
   filter?: string[];
   limit?: number;

@@ -1,7 +1,7 @@
 /** Option sets shared by several commands, declared once so their help text never drifts apart. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../api/timeouts.js';
-import { IMPACT_CLASSES, type ImpactClass } from '../core/model.js';
+import { CHANGES_TRUST, FAIL_ON_CLASSES, type FailOnClass, IMPACT_CLASSES } from '../core/model.js';
 import { didYouMean } from '../core/suggest.js';
 import { printable } from '../core/text.js';
 import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown-limits.js';
@@ -26,15 +26,20 @@ export interface ConnectionFlags {
   environment?: EnvironmentConnection;
 }
 
-/** `--env NAME` on plan, drift and apply (environments.ts): one environment of wafctl.yaml. */
+/**
+ * `--env NAME` on every command that reads wafctl.yaml (environments.ts): one environment of it; and
+ * `--trusted-ref REF`, which says where its connections and the policy are read from.
+ */
 export function addEnvironmentOption(
   command: Command,
   description = 'work on this environment of wafctl.yaml at the configuration root: its paths, vars, URL and credentials',
 ): Command {
-  return command.addOption(
-    new Option('--env <NAME>', description)
-      .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value])
-      .default([]),
+  return addTrustOption(
+    command.addOption(
+      new Option('--env <NAME>', description)
+        .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value])
+        .default([]),
+    ),
   );
 }
 
@@ -111,20 +116,20 @@ export const DEFAULT_BATCH_SIZE = 100;
  * `--fail-on CLASS[,CLASS]`, repeatable: the security impact classes that make plan, drift and apply
  * exit 3 (apply then writes nothing). Underscores or dashes, any case.
  */
-export function parseFailOn(value: string, previous: ImpactClass[] = []): ImpactClass[] {
+export function parseFailOn(value: string, previous: FailOnClass[] = []): FailOnClass[] {
   const classes = [...previous];
   for (const raw of value.split(',')) {
     const name = raw.trim().toLowerCase().replaceAll('-', '_');
     if (name === '') continue;
-    if (!(IMPACT_CLASSES as readonly string[]).includes(name)) {
-      const hint = didYouMean(name, IMPACT_CLASSES);
+    if (!(FAIL_ON_CLASSES as readonly string[]).includes(name)) {
+      const hint = didYouMean(name, FAIL_ON_CLASSES);
       throw new InvalidArgumentError(
-        `unknown class "${raw.trim()}"${hint === undefined ? '' : ` (did you mean "${hint}"?)`}; expected ${IMPACT_CLASSES.join(', ')}.`,
+        `unknown class "${raw.trim()}"${hint === undefined ? '' : ` (did you mean "${hint}"?)`}; expected ${FAIL_ON_CLASSES.join(', ')}.`,
       );
     }
-    if (!classes.includes(name as ImpactClass)) classes.push(name as ImpactClass);
+    if (!classes.includes(name as FailOnClass)) classes.push(name as FailOnClass);
   }
-  if (classes.length === 0) throw new InvalidArgumentError(`expected ${IMPACT_CLASSES.join(', ')}.`);
+  if (classes.length === 0) throw new InvalidArgumentError(`expected ${FAIL_ON_CLASSES.join(', ')}.`);
   return classes;
 }
 
@@ -144,7 +149,7 @@ export function addReviewOptions(command: Command): Command {
   return command
     .option(
       '--fail-on <CLASS,...>',
-      `exit 3 when a change has one of these security impact classes: ${IMPACT_CLASSES.join(', ')}`,
+      `exit 3 when a change has one of these security impact classes: ${IMPACT_CLASSES.join(', ')}; or ${CHANGES_TRUST}: the work tree changes what --trusted-ref pins`,
       parseFailOn,
     )
     .option(
@@ -152,6 +157,17 @@ export function addReviewOptions(command: Command): Command {
       `with --format markdown: the most characters the output may have (default ${MARKDOWN_MAX_CHARS}, GitHub's limit for a comment)`,
       parseMaxChars,
     );
+}
+
+/**
+ * `--trusted-ref REF` on every command that reads configuration (src/cli/workspace.ts): the
+ * connections, the `variables` allow-list, the policy settings and `manage` are read from git at REF.
+ */
+export function addTrustOption(command: Command): Command {
+  return command.option(
+    '--trusted-ref <REF>',
+    "read wafctl.yaml's connections, the variables allow-list, settings.firewall_actions, settings.safety and manage from this git ref (e.g. origin/main), not from the work tree (env: WAFCTL_TRUSTED_REF)",
+  );
 }
 
 /** `--target`, `--exclude` and `--kind` (src/plan/targets.ts), each repeatable. */

@@ -1,7 +1,7 @@
 /** `wafctl plan`: fetch, diff and print; `--out` saves the JSON plan for `apply --plan`. */
 import { Command, Option } from 'commander';
 import { usageError } from '../core/errors.js';
-import type { ImpactClass } from '../core/model.js';
+import type { FailOnClass } from '../core/model.js';
 import { ENV_PLACEHOLDER } from './environments.js';
 import type { Io } from './io.js';
 import type { EnvironmentResult } from './multi-environment.js';
@@ -16,13 +16,14 @@ import {
 } from './options.js';
 import { colorEnabled, writeOut, writeTextFile } from './output.js';
 import type { PlannedConfig } from './planning.js';
+import type { TrustFlags } from './workspace.js';
 
-interface PlanFlags extends ConnectionFlags, SelectionFlags {
+interface PlanFlags extends ConnectionFlags, SelectionFlags, TrustFlags {
   env: string[];
   format: (typeof FORMATS)[number];
   out?: string;
   detailedExitcode?: boolean;
-  failOn?: ImpactClass[];
+  failOn?: FailOnClass[];
   maxChars?: number;
   color?: boolean;
 }

@@ -4,18 +4,22 @@
  */
 
 import * as z from 'zod';
-import { loadDesiredState, loadEnvironment } from '../config/load.js';
 import { scopeOf } from '../config/schema.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { WafctlError } from '../core/errors.js';
 import type { ImpactDirection } from '../core/impact.js';
-import type { Plan } from '../core/model.js';
+import type { FailOnClass, Plan, PlanTrust } from '../core/model.js';
 import { safetyCodec } from '../core/safety.js';
-import { normalizeBaseUrl, type SavedPlanContext, scopesByKind } from '../ops/apply/saved-plan.js';
+import {
+  normalizeBaseUrl,
+  type PlanPolicy,
+  type SavedPlanContext,
+  scopesByKind,
+} from '../ops/apply/saved-plan.js';
 import { refreshAndPlan } from '../ops/refresh.js';
 import { type Selection, selectPlan } from '../plan/targets.js';
 import { EMBEDDED, withApiClient } from './connection.js';
-import type { EnvironmentCommand } from './environments.js';
+import type { EnvironmentCommand, EnvironmentFlags } from './environments.js';
 import type { Io } from './io.js';
 import type { ConnectionFlags } from './options.js';
 import { HYDRATION_CONCURRENCY, type SelectionFlags, selectionOf } from './options.js';
@@ -34,14 +38,14 @@ export interface PlannedConfig {
 export async function loadAndPlan(
   io: Io,
   paths: readonly string[],
-  given: ConnectionFlags & { env?: string[] | undefined } & Partial<SelectionFlags>,
+  given: EnvironmentFlags & Partial<SelectionFlags> & { failOn?: readonly FailOnClass[] | undefined },
   /** `drift`: classify the security impact of what was changed outside wafctl (drift reports). */
   impactDirection: ImpactDirection = 'apply',
 ): Promise<PlannedConfig> {
   // Bad selections, configuration errors (and the choice of environment) are reported before any
   // network call.
   const selection = await selectionOf(given);
-  const { config, flags } = await loadSelected(
+  const { config, flags, trust } = await loadSelected(
     io,
     paths,
     given,
@@ -54,8 +58,13 @@ export async function loadAndPlan(
       warn: noteWriter(io, flags),
     }),
   );
-  const plan = selection === undefined ? whole : selectPlan(whole, selection);
+  const plan = withTrust(selection === undefined ? whole : selectPlan(whole, selection), trust);
   return { config, plan, flags, selection };
+}
+
+/** The plan with its Trust section (`--trusted-ref`), when there is one. */
+export function withTrust(plan: Plan, trust: PlanTrust | undefined): Plan {
+  return trust === undefined ? plan : { ...plan, trust };
 }
 
 /** Refresh notes on stderr, naming the environment when there is one (several may run at once). */
@@ -67,20 +76,26 @@ export function noteWriter(io: Io, flags: ConnectionFlags): (line: string) => vo
 /**
  * The configuration to plan: with `--env NAME`, that environment's (its paths, overlays and vars),
  * and flags carrying its connection; without, the PATHs', as before (refused when the root declares
- * environments: `selectEnvironment`).
+ * environments: `selectEnvironment`). With a trusted ref, judged by its policy, with `trust` saying
+ * what the work tree changes in it (workspace.ts).
  */
 export async function loadSelected(
   io: Io,
   paths: readonly string[],
-  given: ConnectionFlags & { env?: string[] | undefined },
+  given: EnvironmentFlags & { failOn?: readonly FailOnClass[] | undefined },
   command: EnvironmentCommand,
-): Promise<{ config: LoadedConfig; flags: ConnectionFlags }> {
+): Promise<{ config: LoadedConfig; flags: ConnectionFlags; trust?: PlanTrust | undefined }> {
   const { selectEnvironment } = await import('./environments.js');
-  const options = { cwd: io.cwd, env: io.env };
+  const { openWorkspace, loadWorkspaceConfig, assertTrustGate } = await import('./workspace.js');
   const selected = await selectEnvironment(io, paths, given, command);
-  if (selected === undefined) return { config: await loadDesiredState(paths, options), flags: given };
-  const config = await loadEnvironment(selected.project, selected.environment, options);
-  return { config, flags: { ...given, environment: selected.connection } };
+  const workspace = selected?.workspace ?? (await openWorkspace(io, paths, given));
+  assertTrustGate(workspace, given.failOn);
+  const { config, trust } = await loadWorkspaceConfig(io, workspace, {
+    paths,
+    environment: selected?.environment,
+  });
+  const flags = selected === undefined ? given : { ...given, environment: selected.connection };
+  return { config, flags, trust };
 }
 
 /** The first line of a text plan, drift report or apply made for an environment. */
@@ -118,10 +133,13 @@ export function baseUrlInUse(flags: ConnectionFlags, env: Io['env']): string | u
 
 /** What `plan --out` records besides the plan: where it was made, and the settings it was judged by. */
 export function savedPlanContext(config: LoadedConfig, baseUrl: string): SavedPlanContext {
+  return { baseUrl, username: config.state.settings.username, ...planPolicy(config) };
+}
+
+/** The policy a configuration judges plans by (its own, or the trusted one it was given). */
+export function planPolicy(config: Pick<LoadedConfig, 'state'>): PlanPolicy {
   const { settings } = config.state;
   return {
-    baseUrl,
-    username: settings.username,
     safety: z.decode(safetyCodec, settings.safety),
     firewallActions: settings.firewall_actions,
     scopes: scopesByKind((kind) => scopeOf(config.state, kind)),

@@ -18,6 +18,7 @@ import { colorEnabled } from './output.js';
 import { planCommand } from './plan.js';
 import { pullCommand } from './pull.js';
 import { reportError } from './report-error.js';
+import { endRun } from './run-scope.js';
 import { validateCommand } from './validate.js';
 import { packageVersion } from './version.js';
 
@@ -56,6 +57,7 @@ export async function runWafctl(args: readonly string[], processIo: Io): Promise
   } catch (error) {
     return reportError(io, error);
   } finally {
+    await endRun(io);
     signals.dispose();
   }
 }

@@ -22,6 +22,7 @@ import {
   HYDRATION_CONCURRENCY,
 } from './options.js';
 import { writeErr, writeOut, writeTextFile } from './output.js';
+import type { TrustFlags } from './workspace.js';
 
 /** How many of the objects the next apply would delete the warning names. */
 const SHOWN_UNADOPTED = 10;
@@ -43,7 +44,7 @@ export function unadoptedWarning(names: readonly string[], adopt: boolean): stri
   return `Warning: ${plural(n, 'live object')} ${one ? 'is' : 'are'} not in the files and ${why}; apply would delete ${one ? 'it' : 'them'}: ${shown}${more}.`;
 }
 
-interface PullFlags extends ConnectionFlags {
+interface PullFlags extends ConnectionFlags, TrustFlags {
   adopt?: boolean;
   kind?: string[];
   dryRun?: boolean;
@@ -154,14 +155,14 @@ async function pull(paths: string[], flags: PullFlags, io: Io): Promise<number> 
  * why (see the module comment).
  */
 async function loadForPull(io: Io, paths: readonly string[], flags: PullFlags) {
-  const { loadDesiredState, loadEnvironment } = await import('../config/load.js');
   const { withEnvironmentVars } = await import('../config/env.js');
-  const { ALL_ENVIRONMENTS, projectRoot, readProject } = await import('../config/project.js');
+  const { ALL_ENVIRONMENTS } = await import('../config/project.js');
   const { selectEnvironment } = await import('./environments.js');
+  const { openWorkspace, loadWorkspaceConfig } = await import('./workspace.js');
   const { pullEnvironment } = await import('../ops/pull/environment.js');
   const given = [...new Set(flags.env ?? [])];
   if (given.length > 1 || given.includes(ALL_ENVIRONMENTS)) {
-    const project = await readProject(await projectRoot(paths, io.cwd), io.cwd);
+    const { project } = await openWorkspace(io, paths, flags);
     if (project !== undefined) {
       const names = given.includes(ALL_ENVIRONMENTS)
         ? project.environments.map((environment) => environment.name)
@@ -172,12 +173,13 @@ async function loadForPull(io: Io, paths: readonly string[], flags: PullFlags) {
     }
   }
   const selected = await selectEnvironment(io, paths, flags, 'pull');
+  const workspace = selected?.workspace ?? (await openWorkspace(io, paths, flags));
+  // With a trusted ref, its allow-list and `manage` (what --adopt may take) apply (workspace.ts).
+  const { config } = await loadWorkspaceConfig(io, workspace, { paths, environment: selected?.environment });
   if (selected === undefined) {
-    const config = await loadDesiredState(paths, { cwd: io.cwd, env: io.env });
     return { config, connection: flags as ConnectionFlags, env: io.env, environment: undefined };
   }
   const { project, environment: spec } = selected;
-  const config = await loadEnvironment(project, spec, { cwd: io.cwd, env: io.env });
   const environment = await pullEnvironment(project, spec, io.cwd);
   return {
     config,

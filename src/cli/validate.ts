@@ -10,8 +10,9 @@ import { plural } from '../core/text.js';
 import type { Io } from './io.js';
 import { addEnvironmentOption } from './options.js';
 import { writeErr, writeOut } from './output.js';
+import type { TrustFlags } from './workspace.js';
 
-interface ValidateFlags {
+interface ValidateFlags extends TrustFlags {
   format: 'text' | 'json';
   env: string[];
 }
@@ -73,26 +74,28 @@ function print(io: Io, outcome: Outcome, format: ValidateFlags['format']): numbe
 
 async function validate(paths: string[], flags: ValidateFlags, io: Io): Promise<number> {
   // Heavy modules (yaml, zod) load here, not at start-up: `wafctl --version` stays fast.
-  const { loadDesiredState, loadEnvironment } = await import('../config/load.js');
-  const { readProject, projectRoot, PROJECT_FILE, ALL_ENVIRONMENTS } = await import('../config/project.js');
-  const options = { cwd: io.cwd, env: io.env };
-  const root = await projectRoot(paths, io.cwd);
+  const { PROJECT_FILE, ALL_ENVIRONMENTS } = await import('../config/project.js');
+  const { openWorkspace, loadWorkspaceConfig } = await import('./workspace.js');
   const { ConfigError } = await import('../config/problems.js');
-  let project: Awaited<ReturnType<typeof readProject>>;
+  let workspace: import('./workspace.js').Workspace;
   try {
-    project = await readProject(root, io.cwd);
+    workspace = await openWorkspace(io, paths, flags);
   } catch (error) {
     // An invalid `environments:` is reported as any invalid configuration is.
     if (!(error instanceof ConfigError)) throw error;
     return print(io, await outcomeOf(() => Promise.reject(error)), flags.format);
   }
+  const { project, root } = workspace;
+  // With a trusted ref, read with its `variables` allow-list (workspace.ts).
+  const load = async (environment?: import('../config/project.js').EnvironmentSpec) =>
+    (await loadWorkspaceConfig(io, workspace, { paths, environment })).config;
   if (project === undefined) {
     if (flags.env.length > 0) {
       throw usageError(
         `--env selects environments of ${PROJECT_FILE} at the configuration root (${root}), which declares none`,
       );
     }
-    return print(io, await outcomeOf(() => loadDesiredState(paths, options)), flags.format);
+    return print(io, await outcomeOf(() => load()), flags.format);
   }
   const names = project.environments.map((environment) => environment.name);
   const given = paths.length === 0 ? ['.'] : paths;
@@ -111,11 +114,10 @@ async function validate(paths: string[], flags: ValidateFlags, io: Io): Promise<
   const selected = project.environments.filter(
     (environment) => every || flags.env.includes(environment.name),
   );
-  const current = project;
   const outcomes: [string, Outcome][] = [];
   // One at a time: each environment reads its own files, and the output keeps the declared order.
   for (const environment of selected) {
-    outcomes.push([environment.name, await outcomeOf(() => loadEnvironment(current, environment, options))]);
+    outcomes.push([environment.name, await outcomeOf(() => load(environment))]);
   }
   if (flags.format === 'json') {
     const valid = outcomes.every(([, outcome]) => outcome.valid);

@@ -6,7 +6,9 @@
  *
  * Only an allow-list is read: `WAFCTL_VAR_*` variables and the names the configuration declares
  * (`variables: [NAME]`). A pull request that writes `${CI_SECRET}` must not get the secret printed
- * in its plan comment, so any other name is an error, whether it is set or not, used or not.
+ * in its plan comment, so any other name is an error, whether it is set or not, used or not. A
+ * credential (`credentialReason`: an environment's token or URL variable, `WAF_*`, a name such as
+ * `CI_JOB_TOKEN`) is never read, even when declared.
  *
  * `${var.NAME}` (and `${var.NAME:-default}`) reads the `vars` of the environment being loaded
  * (wafctl.yaml `environments:`): only inside an environment's load (`withEnvironmentVars`); an
@@ -46,26 +48,71 @@ const VAR_PREFIX = 'var.';
 /** Environment variables with this prefix may be read without being declared (as Terraform's `TF_VAR_`). */
 export const VARIABLE_PREFIX = 'WAFCTL_VAR_';
 
-/** What `${NAME}` may read: the environment, through the allow-list. */
-export interface Variables {
-  env: Environment;
-  /** Names the configuration declares in `variables:` (any file). */
+/**
+ * Variables that say where wafctl connects and as whom, each with why it is one (`token_env of
+ * environment production (wafctl.yaml)`): a pull request writes the configuration, so `${NAME}`
+ * never reads one and `variables:` never declares one, whatever the allow-list says.
+ */
+export type CredentialVariables = ReadonlyMap<string, string>;
+
+/** What decides which variables `${NAME}` may read. */
+export interface VariableRules {
+  /** Names the configuration declares in `variables:` (the trusted ref's with `--trusted-ref`). */
   declared: ReadonlySet<string>;
+  /** Never read, declared or not (`credentialReason`). */
+  credentials?: CredentialVariables | undefined;
 }
 
-export function isAllowedVariable(name: string, declared: ReadonlySet<string>): boolean {
-  return name.startsWith(VARIABLE_PREFIX) || declared.has(name);
+/** What `${NAME}` may read: the environment, through the allow-list. */
+export interface Variables extends VariableRules {
+  env: Environment;
 }
+
+export const NO_VARIABLES: VariableRules = { declared: new Set() };
+
+/** wafctl's own settings and credentials (`WAF_TOKEN`, `WAF_SIGNIN_PASSWORD`, `WAF_URL`, ...). */
+const OWN_PREFIX = 'WAF_';
 
 /**
- * The variables wafctl itself reads secrets from: declaring one would hand the configuration the
- * credential (redaction and apply's refusal to send it would still stand, but nothing needs it).
+ * Words that name a credential, as whole `_`-separated parts of a variable's name (`CI_JOB_TOKEN`,
+ * `AWS_SECRET_ACCESS_KEY`, `ACTIONS_RUNTIME_TOKEN`): CI jobs hold secrets under such names, and a
+ * pull request could declare one. `WAFCTL_VAR_*` names are exempt: the pipeline sets them on purpose.
  */
-export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
-  'WAF_TOKEN',
-  'WAF_SIGNIN_PASSWORD',
-  'WAF_EMULATOR_ADMIN_TOKEN',
-]);
+const CREDENTIAL_WORD =
+  /(?:^|_)(TOKEN|PASSWORD|PASSWD|SECRET|CREDENTIALS?|APIKEY|(?:API|ACCESS|PRIVATE)_KEY)(?:_|$)/i;
+
+/**
+ * Why `${name}` may never read this variable, nor `variables:` declare it; undefined when it may.
+ * A credential of an environment (`credentials`), wafctl's own `WAF_*` variables, and any other name
+ * whose words say it holds a credential.
+ */
+export function credentialReason(name: string, credentials?: CredentialVariables): string | undefined {
+  const own = credentials?.get(name);
+  if (own !== undefined) return `a credential variable (${own})`;
+  if (name.startsWith(OWN_PREFIX)) return `one of wafctl's own variables (${OWN_PREFIX}*)`;
+  if (name.startsWith(VARIABLE_PREFIX)) return undefined;
+  const word = CREDENTIAL_WORD.exec(name)?.[1];
+  return word === undefined ? undefined : `named like a credential (${word.toUpperCase()})`;
+}
+
+/** The problem of `variables:` declaring a credential. */
+export function cannotDeclare(name: string, reason: string): string {
+  return `${name} cannot be declared: it is ${reason}, and \${NAME} never reads a credential (a value the configuration must hold comes from a ${VARIABLE_PREFIX}* variable)`;
+}
+
+export function isAllowedVariable(name: string, rules: VariableRules): boolean {
+  if (credentialReason(name, rules.credentials) !== undefined) return false;
+  return name.startsWith(VARIABLE_PREFIX) || rules.declared.has(name);
+}
+
+/** Why `${name}` is refused (never quoting a value: the variable is not read). */
+function notAllowedMessage(name: string, credentials: CredentialVariables | undefined): string {
+  const credential = credentialReason(name, credentials);
+  if (credential !== undefined) {
+    return `variable ${name} is not allowed: it is ${credential}, and \${NAME} never reads a credential`;
+  }
+  return `variable ${name} is not allowed: only environment variables named ${VARIABLE_PREFIX}* and names declared in the top-level "variables:" list are read (rename it ${VARIABLE_PREFIX}${name}, or declare it)`;
+}
 
 /** A name `${NAME}` can refer to (also what `variables:` may declare). */
 export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -112,7 +159,7 @@ export function substituteVariables(
   value: string,
   variables: Variables,
 ): { value: string; problems: SubstitutionProblem[] } {
-  const { env, declared } = variables;
+  const { env } = variables;
   const environment = environmentVarsOf(env);
   const problems: SubstitutionProblem[] = [];
   const stack: Open[] = [];
@@ -150,11 +197,8 @@ export function substituteVariables(
       });
       return undefined;
     }
-    if (isAllowedVariable(name, declared)) return env[name];
-    problems.push({
-      reference,
-      message: `variable ${name} is not allowed: only environment variables named ${VARIABLE_PREFIX}* and names declared in the top-level "variables:" list are read (rename it ${VARIABLE_PREFIX}${name}, or declare it)`,
-    });
+    if (isAllowedVariable(name, variables)) return env[name];
+    problems.push({ reference, message: notAllowedMessage(name, variables.credentials) });
     return undefined;
   };
 
@@ -186,7 +230,7 @@ export function substituteVariables(
       if (name !== undefined && value[after] === '}') {
         const allowed = name.startsWith(VAR_PREFIX)
           ? environment !== undefined
-          : isAllowedVariable(name, declared);
+          : isAllowedVariable(name, variables);
         const current = read(reference, name);
         if (current !== undefined) emit(current);
         else if (allowed && used()) unset(reference, name);

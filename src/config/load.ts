@@ -39,15 +39,32 @@ import { MAX_FILE_BYTES, tooLargeProblem } from './parse-yaml.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
 import { type EnvironmentSpec, environmentPath, PROJECT_FILE, type Project, projectRoot } from './project.js';
 import { decodeUtf8 } from './text-checks.js';
-import { type LoadedConfig, type SourceFile, validateLayers, validateSources } from './validate-sources.js';
+import {
+  type LoadedConfig,
+  type SourceFile,
+  type ValidateOptions,
+  validateLayers,
+  validateSources,
+} from './validate-sources.js';
 
 const YAML_FILE = /\.ya?ml$/i;
 
-export interface LoadOptions {
+export interface LoadOptions extends Pick<ValidateOptions, 'credentials' | 'allowList' | 'policyOnly'> {
   /** Where `${VAR}` references are read (the command's environment, never implicitly the process's). */
   env: Environment;
   /** Directory relative PATHs are resolved against; problems still show the PATH as given. */
   cwd: string;
+  /**
+   * A PATH (or environment path) that does not exist, or holds no YAML file, holds nothing: the
+   * trusted ref's policy, where a path the pull request adds does not exist yet.
+   */
+  skipMissing?: boolean | undefined;
+}
+
+/** What of the load options validation takes. */
+function validateOptions(options: LoadOptions, env: Environment = options.env): ValidateOptions {
+  const { credentials, allowList, policyOnly } = options;
+  return { env, credentials, allowList, policyOnly };
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -105,18 +122,22 @@ export async function expandPaths(
   paths: readonly string[],
   cwd: string,
   root?: string,
+  skipMissing = false,
 ): Promise<{ files: ExpandedFile[]; problems: ConfigProblem[] }> {
   const checked = await checkedRoot(root ?? (await projectRoot(paths, cwd)), cwd);
   if ('problem' in checked) return { files: [], problems: [checked.problem] };
-  return expandWithin(paths, cwd, checked.boundary, false);
+  return expandWithin(paths, cwd, checked.boundary, { rootOnly: false, skipMissing });
 }
 
-/** `expandPaths` under a checked root; `rootOnly`: every PATH has the root's boundary (environments). */
+/**
+ * `expandPaths` under a checked root; `rootOnly`: every PATH has the root's boundary (environments);
+ * `skipMissing`: see `LoadOptions`.
+ */
 async function expandWithin(
   paths: readonly string[],
   cwd: string,
   root: Boundary,
-  rootOnly: boolean,
+  { rootOnly, skipMissing }: { rootOnly: boolean; skipMissing: boolean },
 ): Promise<{ files: ExpandedFile[]; problems: ConfigProblem[] }> {
   const byAbsolute = new Map<string, ExpandedFile>();
   const problems: ConfigProblem[] = [];
@@ -131,7 +152,8 @@ async function expandWithin(
           ? root
           : await pathBoundary(path, cwd, info.isDirectory());
     } catch (error) {
-      problems.push(fileProblem(path, readFailure(error)));
+      if (!(skipMissing && errorCode(error) === 'ENOENT'))
+        problems.push(fileProblem(path, readFailure(error)));
       continue;
     }
     if (!info.isDirectory()) {
@@ -149,7 +171,9 @@ async function expandWithin(
       continue;
     }
     const found = await walk(absolute, '');
-    if (found.length === 0) problems.push(fileProblem(path, 'no *.yaml or *.yml files in this directory'));
+    if (found.length === 0 && !skipMissing) {
+      problems.push(fileProblem(path, 'no *.yaml or *.yml files in this directory'));
+    }
     for (const relative of found) {
       const file = { display: join(path, relative), absolute: join(absolute, relative), boundary };
       if (!byAbsolute.has(file.absolute)) byAbsolute.set(file.absolute, file);
@@ -243,10 +267,10 @@ export async function loadDesiredState(
   const { cwd } = options;
   const given = paths.length === 0 ? ['.'] : paths;
   const root = await projectRoot(given, cwd);
-  const { files, problems } = await expandPaths(given, cwd, root);
+  const { files, problems } = await expandPaths(given, cwd, root, options.skipMissing);
   const project = resolve(cwd, root, PROJECT_FILE);
   const sources = await readSources(files, project, problems);
-  const result = validateSources(sources, { env: options.env });
+  const result = validateSources(sources, validateOptions(options));
   if (!result.ok || problems.length > 0) {
     throw new ConfigError(
       [...problems, ...(result.ok ? [] : result.problems)],
@@ -277,7 +301,10 @@ export async function loadEnvironment(
   const allFiles: string[] = [];
   for (const path of environment.paths) {
     const display = environmentPath(project, path);
-    const expanded = await expandWithin([display], cwd, checked.boundary, true);
+    const expanded = await expandWithin([display], cwd, checked.boundary, {
+      rootOnly: true,
+      skipMissing: options.skipMissing === true,
+    });
     for (const problem of expanded.problems) problems.push(problem);
     const files = expanded.files.filter((file) => !seen.has(file.absolute));
     for (const file of files) {
@@ -287,7 +314,7 @@ export async function loadEnvironment(
     layers.push({ path: display, sources: await readSources(files, projectFile, problems) });
   }
   const env = withEnvironmentVars(options.env, { name: environment.name, vars: environment.vars });
-  const result = validateLayers(layers, { env });
+  const result = validateLayers(layers, validateOptions(options, env));
   if (!result.ok || problems.length > 0) {
     throw new ConfigError(
       [...problems, ...(result.ok ? [] : result.problems)],

@@ -4,7 +4,13 @@
  * tags, complex keys, unknown aliases and alias bombs.
  */
 import { type Document, isScalar, isSeq, LineCounter, parseAllDocuments, type SchemaOptions } from 'yaml';
-import { type Environment, substituteInDocument, VARIABLE_NAME } from './env.js';
+import {
+  type Environment,
+  NO_VARIABLES,
+  substituteInDocument,
+  VARIABLE_NAME,
+  type VariableRules,
+} from './env.js';
 import type { ConfigProblem } from './problems.js';
 import { characterProblem, lineAndColumn, nestingProblem, valueProblem } from './text-checks.js';
 import {
@@ -92,8 +98,6 @@ export function tooLargeProblem(file: string, bytes: number): ConfigProblem {
   return { file, line: 1, col: 1, path: '', message };
 }
 
-const NO_DECLARATIONS: ReadonlySet<string> = new Set();
-
 function hasPath(data: unknown, path: YamlPath): boolean {
   let current = data;
   for (const segment of path) {
@@ -161,14 +165,14 @@ export const INVALID_YAML = 'invalid YAML: ';
 export const EMPTY_FILE = 'file is empty';
 
 /**
- * `declared`: the names the whole configuration declares in `variables:` (see `declaredVariablesIn`);
- * `WAFCTL_VAR_*` variables are read without.
+ * `variables`: the names the whole configuration declares in `variables:` (see `declaredVariablesIn`)
+ * and the credentials never read; `WAFCTL_VAR_*` variables are read without being declared.
  */
 export function parseYamlFile(
   file: string,
   text: string,
   env: Environment,
-  declared: ReadonlySet<string> = NO_DECLARATIONS,
+  variables: VariableRules = NO_VARIABLES,
 ): ParsedFile {
   const unreadable = unreadableProblem(file, text);
   if (unreadable !== undefined) return { documents: [], problems: [unreadable] };
@@ -220,7 +224,7 @@ export function parseYamlFile(
       at(offsetOf(scalar), path, refused);
       reportedPaths.add(formatPath(path));
     });
-    for (const problem of substituteInDocument(doc, text, { env, declared })) {
+    for (const problem of substituteInDocument(doc, text, { env, ...variables })) {
       at(problem.offset, problem.path, problem.message);
       reportedPaths.add(formatPath(problem.path));
     }

@@ -11,7 +11,7 @@ import type { ManageScope } from '../core/scope.js';
 import { setOf } from '../core/set-schema.js';
 import { type DesiredObjects, KINDS, type Kind, type Section, type SectionSchemas } from '../kinds/index.js';
 import { nonEmptyString } from '../kinds/kind.js';
-import { SECRET_VARIABLES, VARIABLE_NAME, VARIABLE_PREFIX } from './env.js';
+import { cannotDeclare, credentialReason, VARIABLE_NAME, VARIABLE_PREFIX } from './env.js';
 import { firewallActionsSchema } from './firewall-actions.js';
 
 /** `manage.<kind>.match` may only name a kind's scalar string fields: those are what a glob can match. */
@@ -76,8 +76,10 @@ const variablesSchema = z
       .regex(VARIABLE_NAME, {
         error: 'expected a variable name: letters, digits and _, not starting with a digit',
       })
-      .refine((name) => !SECRET_VARIABLES.has(name), {
-        error: (issue) => `${String(issue.input)} holds a credential of wafctl's and cannot be declared`,
+      // wafctl's own and credential-like names; an environment's credential variables are data, checked
+      // by the loader (`credentialDeclarations`).
+      .refine((name) => credentialReason(name) === undefined, {
+        error: (issue) => cannotDeclare(String(issue.input), credentialReason(String(issue.input)) ?? ''),
       }),
   )
   .meta({

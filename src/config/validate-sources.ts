@@ -9,7 +9,13 @@ import { printable } from '../core/text.js';
 import { type DesiredObjects, KINDS, type Kind, type Section } from '../kinds/index.js';
 import { boundedSafeParse } from './bounded-parse.js';
 import { describeValue } from './describe-value.js';
-import type { Environment } from './env.js';
+import {
+  type CredentialVariables,
+  cannotDeclare,
+  credentialReason,
+  type Environment,
+  type VariableRules,
+} from './env.js';
 import { readFast } from './fast-read.js';
 import { firewallActionProblems } from './firewall-actions.js';
 import { problemsFromIssue, withoutRedundantIssues } from './issues.js';
@@ -72,8 +78,10 @@ export interface LoadedConfig {
   state: DesiredState;
   sources: DesiredSources;
   files: string[];
-  /** Names declared in `variables:`: a command that reads the files again substitutes as validation did. */
-  variables: ReadonlySet<string>;
+  /** What `${NAME}` read: a command that reads the files again substitutes as validation did. */
+  variables: VariableRules;
+  /** The names the files themselves declare in `variables:` (with a trusted ref, not those read). */
+  declaredVariables: ReadonlySet<string>;
   /**
    * `textDigest` of each file's text as it was validated, by file: a command that rewrites the files
    * later (`pull`) refuses one that changed since, as its positions would point at other values.
@@ -98,6 +106,19 @@ export type ValidationResult =
 
 export interface ValidateOptions {
   env: Environment;
+  /** Variables that are credentials (every environment's `token_env`, ...): never read or declared. */
+  credentials?: CredentialVariables | undefined;
+  /**
+   * The `variables:` allow-list to read with instead of the files' own: the trusted ref's
+   * (`--trusted-ref`), so that a pull request cannot widen it.
+   */
+  allowList?: ReadonlySet<string> | undefined;
+  /**
+   * Read only the policy of each file (`variables`, `manage`, `settings.firewall_actions`,
+   * `settings.safety`), as the trusted ref's policy and the policy a saved plan is judged by are
+   * read: objects are neither validated nor substituted, so they can neither fail nor leak.
+   */
+  policyOnly?: boolean | undefined;
   /** The families a configuration may declare: the registry's, unless a test registers its own. */
   kinds?: readonly Kind[];
 }
@@ -371,6 +392,28 @@ function notConfigurationProblem(
   return { ...problem, message: message(`and YAML cannot read it (${cause})`) };
 }
 
+/**
+ * `variables:` entries that name an environment's credential variable (`token_env`, ...): data of the
+ * project, so checked here; the names every configuration refuses (`WAF_*`, credential-like words) are
+ * the schema's.
+ */
+function credentialDeclarations(
+  document: ParsedDocument,
+  credentials: CredentialVariables | undefined,
+): ConfigProblem[] {
+  if (credentials === undefined || credentials.size === 0 || !isMapping(document.data)) return [];
+  const list = (document.data as Record<string, unknown>).variables;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((name: unknown, index) => {
+    if (typeof name !== 'string' || credentialReason(name) !== undefined) return [];
+    const reason = credentialReason(name, credentials);
+    if (reason === undefined) return [];
+    const { line, col } = document.locate(['variables', index]);
+    const path = formatPath(['variables', index]);
+    return [{ file: document.file, line, col, path, message: cannotDeclare(name, reason) }];
+  });
+}
+
 /** A file as read: `fast` when the fast reader read it. */
 type ReadFile = ParsedFile & { fast?: true };
 
@@ -379,29 +422,79 @@ type ReadFile = ParsedFile & { fast?: true };
  * name another declares, so all are read first. Only when some file has a reference at all (the
  * fast reader never substitutes), and only in files that mention `variables`.
  */
-export function declaredVariables(sources: readonly SourceFile[]): ReadonlySet<string> {
+export function declaredVariables(
+  sources: readonly SourceFile[],
+  /** Read the declarations even when no file substitutes (a trusted ref's allow-list is used elsewhere). */
+  always = false,
+): ReadonlySet<string> {
   const names = new Set<string>();
-  if (!sources.some((source) => source.text.includes('${'))) return names;
+  if (!always && !sources.some((source) => source.text.includes('${'))) return names;
   for (const source of sources) for (const name of declaredVariablesIn(source.text)) names.add(name);
   return names;
 }
 
+/** What of a file a policy-only load reads (`ValidateOptions.policyOnly`). */
+const POLICY_PATHS = ['variables', 'manage', 'settings.firewall_actions', 'settings.safety'];
+
+/** A file as a policy-only load reads it: its documents' policy, and the problems found in it. */
+function policyView(parsed: ReadFile): ReadFile {
+  const documents = parsed.documents.map((document) => {
+    if (!isMapping(document.data)) return document;
+    const { variables, manage, settings } = document.data as Record<string, unknown>;
+    const data: Record<string, unknown> = {};
+    if (variables !== undefined) data.variables = variables;
+    if (manage !== undefined) data.manage = manage;
+    if (isMapping(settings)) {
+      const { firewall_actions, safety } = settings as Record<string, unknown>;
+      data.settings = {
+        ...(firewall_actions === undefined ? {} : { firewall_actions }),
+        ...(safety === undefined ? {} : { safety }),
+      };
+    } else if (settings !== undefined) data.settings = settings;
+    return { ...document, data };
+  });
+  const problems = parsed.problems.filter(
+    (problem) => problem.path === '' || POLICY_PATHS.some((at) => isAtOrUnder(problem.path, at)),
+  );
+  return { ...parsed, documents, problems };
+}
+
 /**
- * Files are processed in the order given (the loader sorts them); problems come back sorted.
- *
- * Each file is read once, by one reader: the fast reader where it takes the file (`fast-read.ts`),
- * yaml otherwise. Whichever read a file places that file's problems.
+ * How a load reads each file, once, by one reader: the fast reader where it takes the file
+ * (`fast-read.ts`), yaml otherwise, substituting with the load's variables; the project file without
+ * its `environments`; only the policy when `policyOnly`.
  */
-export function validateSources(sources: readonly SourceFile[], options: ValidateOptions): ValidationResult {
-  const variables = declaredVariables(sources);
+function fileReader(sources: readonly SourceFile[], options: ValidateOptions) {
+  const always = options.policyOnly === true || options.allowList !== undefined;
+  const declared = declaredVariables(sources, always);
+  const rules: VariableRules = {
+    declared: options.allowList ?? declared,
+    credentials: options.credentials,
+  };
   const read = (source: SourceFile): ReadFile => {
     const documents = readFast(source.file, source.text);
     const parsed: ReadFile =
       documents !== undefined
         ? { documents, problems: [], fast: true }
-        : parseYamlFile(source.file, source.text, options.env, variables);
-    return source.project === true ? withoutProjectKey(parsed) : parsed;
+        : parseYamlFile(source.file, source.text, options.env, rules);
+    const configuration = source.project === true ? withoutProjectKey(parsed) : parsed;
+    return options.policyOnly === true ? policyView(configuration) : configuration;
   };
+  return { read, variables: { rules, declared } };
+}
+
+/** The variables of a load: what `${NAME}` read, and what the files declare. */
+interface LoadVariables {
+  rules: VariableRules;
+  declared: ReadonlySet<string>;
+}
+
+/**
+ * Files are processed in the order given (the loader sorts them); problems come back sorted.
+ * Whichever reader read a file places that file's problems.
+ */
+export function validateSources(sources: readonly SourceFile[], options: ValidateOptions): ValidationResult {
+  const { read, variables } = fileReader(sources, options);
   return validateParsed(sources, read, options, variables);
 }
 
@@ -415,15 +508,11 @@ export function validateLayers(
   options: ValidateOptions,
 ): ValidationResult {
   const sources = layers.flatMap((layer) => layer.sources);
-  const variables = declaredVariables(sources);
-  const readOne = (source: SourceFile): ReadFile & { source: SourceFile } => {
-    const documents = readFast(source.file, source.text);
-    const parsed: ReadFile =
-      documents !== undefined
-        ? { documents, problems: [], fast: true }
-        : parseYamlFile(source.file, source.text, options.env, variables);
-    return { ...(source.project === true ? withoutProjectKey(parsed) : parsed), source };
-  };
+  const { read: readFile, variables } = fileReader(sources, options);
+  const readOne = (source: SourceFile): ReadFile & { source: SourceFile } => ({
+    ...readFile(source),
+    source,
+  });
   const read: Layer<ReadFile & { source: SourceFile }>[] = layers.map((layer) => ({
     path: layer.path,
     files: layer.sources.map(readOne),
@@ -432,14 +521,13 @@ export function validateLayers(
   const bySource = new Map(
     overlaid.layers.flatMap((layer) => layer.files.map((file) => [file.source, file])),
   );
-  const result = validateParsed(
+  return validateParsed(
     sources,
     (source) => bySource.get(source) ?? readOne(source),
     options,
     variables,
     overlaid.problems,
   );
-  return result;
 }
 
 /**
@@ -450,7 +538,7 @@ function validateParsed(
   sources: readonly SourceFile[],
   read: (source: SourceFile) => ReadFile,
   options: ValidateOptions,
-  variables: ReadonlySet<string>,
+  variables: LoadVariables,
   found: readonly ConfigProblem[] = [],
 ): ValidationResult {
   const files = sources.map((source) => source.file);
@@ -467,6 +555,9 @@ function validateParsed(
       continue;
     }
     for (const problem of parsed.problems) problems.push(problem);
+    for (const document of parsed.documents) {
+      for (const problem of credentialDeclarations(document, options.credentials)) problems.push(problem);
+    }
     // An empty file declares nothing: only a file YAML cannot read hides objects from the checks.
     const unread = parsed.documents.length === 0 && parsed.problems.some((p) => p.message !== EMPTY_FILE);
     if (unread && sources.length > 1) {
@@ -543,5 +634,15 @@ function validateParsed(
     },
   };
   const digests = new Map(sources.map((source) => [source.file, textDigest(source.text)]));
-  return { ok: true, config: { state, sources: declared, files, digests, variables } };
+  return {
+    ok: true,
+    config: {
+      state,
+      sources: declared,
+      files,
+      digests,
+      variables: variables.rules,
+      declaredVariables: variables.declared,
+    },
+  };
 }

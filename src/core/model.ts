@@ -14,6 +14,14 @@ export const IMPACT_CLASSES = ['weakens_protection', 'broadens_access', 'reduces
 export type ImpactClass = (typeof IMPACT_CLASSES)[number];
 
 /**
+ * What `--fail-on` takes: the impact classes, and `changes_trust`, which a plan has when the work tree
+ * (the pull request) changes what `--trusted-ref` pins: connections, the variables allow-list, policy.
+ */
+export const CHANGES_TRUST = 'changes_trust';
+export const FAIL_ON_CLASSES = [...IMPACT_CLASSES, CHANGES_TRUST] as const;
+export type FailOnClass = (typeof FAIL_ON_CLASSES)[number];
+
+/**
  * The plan's types are derived from its document's schema (src/core/plan-document.ts): every change
  * holds the whole object `before` (null for a create) and `after` (null for a delete), and `fields`.
  */
@@ -29,8 +37,10 @@ export type {
   PlanProblem,
   PlanSummary,
   PlanTargets,
+  PlanTrust,
   RenameSuggestion,
   ReplaceChange,
   SafetyWarning,
+  TrustChange,
   UnmanagedObject,
 } from './plan-document.js';

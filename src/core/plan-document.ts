@@ -348,6 +348,23 @@ const targetsSchema = z.strictObject({
 });
 
 /**
+ * With `--trusted-ref`: the commit the connections, the `variables` allow-list, the policy settings
+ * and `manage` were read from, and what the work tree (the pull request) changes in them, which the
+ * plan did not use. An addition; bounded, as a saved plan is hostile input.
+ */
+const trustChangeSchema = z.strictObject({
+  /** What is changed: `environment production`, `variables`, `settings.safety`, `manage.groups`. */
+  subject: z.string().max(4096),
+  /** How: `url: "https://a" -> "https://b"`. */
+  change: z.string().max(16_384),
+});
+const trustSchema = z.strictObject({
+  ref: z.string().max(1024),
+  commit: z.string().max(64),
+  changes: z.array(trustChangeSchema).max(10_000),
+});
+
+/**
  * The plan document (the contract's format_version 1, with wafctl's additions). Its input is the JSON,
  * its output the plan in memory: `safeParse` decodes a document, `z.encode` writes one.
  */
@@ -371,6 +388,8 @@ export const planDocumentSchema = z.object({
   rename_suggestions: z.array(renameSuggestionSchema).optional(),
   /** Set when the plan is partial: what `--target`, `--exclude` and `--kind` selected (an addition). */
   targets: targetsSchema.optional(),
+  /** Set with `--trusted-ref` (an addition): what the plan trusted, and what it did not use. */
+  trust: trustSchema.optional(),
 });
 
 type DocumentSchema = typeof planDocumentSchema;
@@ -387,6 +406,8 @@ export type UnmanagedObject = NonNullable<PlanDocument['unmanaged']>[number];
 export type PlanNote = NonNullable<PlanDocument['notes']>[number];
 export type RenameSuggestion = NonNullable<PlanDocument['rename_suggestions']>[number];
 export type PlanTargets = NonNullable<PlanDocument['targets']>;
+export type PlanTrust = NonNullable<PlanDocument['trust']>;
+export type TrustChange = PlanTrust['changes'][number];
 export type Change = PlanDocument['changes'][number];
 export type Impact = Change['impact'][number];
 export type Action = Change['action'];

@@ -3,14 +3,22 @@
  * commands decide what to do (exit 3; apply writes nothing).
  */
 import { WafctlError } from '../core/errors.js';
-import { type Change, IMPACT_CLASSES, type ImpactClass, type Plan } from '../core/model.js';
+import {
+  CHANGES_TRUST,
+  type Change,
+  type FailOnClass,
+  IMPACT_CLASSES,
+  type ImpactClass,
+  type Plan,
+} from '../core/model.js';
+import { printable } from '../core/text.js';
 import { changesWith } from './render/security.js';
 import { address } from './render/summary.js';
 
 /** Classes named by `--fail-on` that some change has, each with the changes that have it. */
 export function failOnMatches(
   plan: Plan,
-  classes: readonly ImpactClass[],
+  classes: readonly FailOnClass[],
 ): { class: ImpactClass; changes: Change[] }[] {
   return IMPACT_CLASSES.filter((klass) => classes.includes(klass))
     .map((klass) => ({
@@ -28,20 +36,37 @@ const SHOWN = 5;
  */
 export function failOnRefusal(
   plan: Plan,
-  classes: readonly ImpactClass[],
+  classes: readonly FailOnClass[],
   consequence: string,
 ): WafctlError | undefined {
   const matches = failOnMatches(plan, classes);
-  if (matches.length === 0) return undefined;
+  const trust = classes.includes(CHANGES_TRUST) ? (plan.trust?.changes ?? []) : [];
+  if (matches.length === 0 && trust.length === 0) return undefined;
   const parts = matches.map(({ class: klass, changes }) => {
     const names = changes.slice(0, SHOWN).map(address).join(', ');
     const more = changes.length > SHOWN ? ` and ${changes.length - SHOWN} more` : '';
     return `${changesWith(changes.length, klass)} (${names}${more})`;
   });
-  const named = matches.map((match) => match.class).join(',');
+  if (trust.length > 0) parts.push(trustPart(trust));
+  const named = [...matches.map((match) => match.class), ...(trust.length > 0 ? [CHANGES_TRUST] : [])].join(
+    ',',
+  );
   return new WafctlError(
     'POLICY_REFUSED',
-    `--fail-on ${named}: ${parts.join('; ')}; see the Security impact section above. ${consequence}`,
+    `--fail-on ${named}: ${parts.join('; ')}; see the ${sections(matches.length > 0, trust.length > 0)} above. ${consequence}`,
     { userFault: true },
   );
+}
+
+/** `the work tree changes what the trusted ref pins: environment production (url), variables`. */
+function trustPart(changes: NonNullable<Plan['trust']>['changes']): string {
+  const subjects = [...new Set(changes.map((change) => printable(change.subject)))];
+  const names = subjects.slice(0, SHOWN).join(', ');
+  const more = subjects.length > SHOWN ? ` and ${subjects.length - SHOWN} more` : '';
+  return `the work tree changes what the trusted ref pins (${names}${more}), which this plan did not use`;
+}
+
+function sections(impact: boolean, trust: boolean): string {
+  if (impact && trust) return 'Security impact and Trust sections';
+  return impact ? 'Security impact section' : 'Trust section';
 }

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { git, pullRequestRepo } from '../helpers/git.js';
 import { type RecordedRun, ROOT, runAction, stubCli } from './action-helpers.js';
 
 describe('the action, with the bundled CLI against the embedded emulator', () => {
@@ -44,6 +45,63 @@ describe('the action, with the bundled CLI against the embedded emulator', () =>
     );
     expect(result.code, result.stderr).toBe(0);
     expect(result.outputs).toMatchObject({ 'exit-code': '0', 'has-changes': 'false' });
+  });
+
+  it('on a pull request: fetches the base branch and pins trust to it (--trusted-ref origin/main)', async () => {
+    // origin's main holds the configuration; the checkout is the pull request's branch alone, one
+    // commit deep (as actions/checkout leaves it), and its work tree redefines a firewall action.
+    const origin = await pullRequestRepo({ 'config/groups.yaml': 'groups:\n  - name: soc\n' }, {});
+    await git(origin, 'commit', '--quiet', '--allow-empty', '--message', 'pr');
+    const work = await mkdtemp(join(tmpdir(), 'wafctl-checkout-'));
+    await git(
+      work,
+      'clone',
+      '--quiet',
+      '--depth=1',
+      '--single-branch',
+      '--branch',
+      'pr',
+      `file://${origin}`,
+      '.',
+    );
+    await writeFile(join(work, 'config', 'settings.yaml'), 'settings:\n  firewall_actions: {allowing: []}\n');
+    const result = await runAction(
+      { command: 'plan', url: 'embedded', paths: 'config' },
+      { cwd: work, env: { GITHUB_EVENT_NAME: 'pull_request', GITHUB_BASE_REF: 'main' } },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const markdown = await readFile(result.outputs.markdown ?? '', 'utf8');
+    expect(markdown).toContain('#### Trust');
+    expect(markdown).toContain('read from the trusted ref origin/main');
+    expect(markdown).toContain('- **changes_trust** `settings.firewall_actions`: allowing:');
+    expect((await git(work, 'rev-parse', 'origin/main')).trim()).toBe(
+      (await git(origin, 'rev-parse', 'main')).trim(),
+    );
+  });
+
+  it('on a pull request whose base branch cannot be fetched: an error annotation, nothing run', async () => {
+    const origin = await pullRequestRepo({ 'config/groups.yaml': 'groups:\n  - name: soc\n' }, {});
+    const work = await mkdtemp(join(tmpdir(), 'wafctl-checkout-'));
+    await git(
+      work,
+      'clone',
+      '--quiet',
+      '--depth=1',
+      '--single-branch',
+      '--branch',
+      'main',
+      `file://${origin}`,
+      '.',
+    );
+    const result = await runAction(
+      { command: 'plan', url: 'embedded', paths: 'config' },
+      { cwd: work, env: { GITHUB_EVENT_NAME: 'pull_request', GITHUB_BASE_REF: 'gone' } },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      "::error::wafctl action: cannot fetch the pull request's base branch gone from origin, which wafctl reads connections and policy from (--trusted-ref origin/gone)",
+    );
+    expect(result.outputs).toMatchObject({ 'exit-code': '1', 'has-changes': 'false' });
   });
 
   /** How many times a text plan is in the log: each ends with exactly one `Plan: ...` line. */
@@ -168,7 +226,7 @@ describe('the action, against a stub wafctl', () => {
     const saved = join(result.dir, 'wafctl-plan.json');
     expect(result.runs).toEqual([
       { cwd: result.dir, args: ['plan', 'config', '--env', 'production', '--out', saved] },
-      { cwd: join(result.dir, 'config'), args: ['apply', '--plan', saved, '--env', 'production'] },
+      { cwd: result.dir, args: ['apply', '--plan', saved, 'config', '--env', 'production'] },
     ]);
     expect(result.outputs).toMatchObject({ 'has-changes': 'true', 'comment-marker': '' });
   });

@@ -7,7 +7,6 @@ import { nextLink } from '../../src/action/comment.js';
 import {
   type ActionInputs,
   applyArgs,
-  applyPlace,
   commandSummary,
   driftArgs,
   errorAnnotation,
@@ -93,10 +92,13 @@ describe('the action: inputs', () => {
       '--out',
       '/t/plan.json',
     ]);
+    // Judged by the policy of the configuration at PATHS (issue 39), so they are given too.
     expect(applyArgs(run, '/t/plan.json')).toEqual([
       'apply',
       '--plan',
       '/t/plan.json',
+      'base',
+      'envs/prod',
       '--url',
       'https://x',
       '--fail-on',
@@ -194,23 +196,37 @@ describe('the action: inputs', () => {
     );
   });
 
-  it('apply --plan with an environment runs in the configuration root, with the plan file absolute', () => {
-    const resolvePath = (from: string, path: string) => (path.startsWith('/') ? path : `${from}/${path}`);
-    const env = invocation({ command: 'apply', paths: 'config', environment: 'production' });
-    expect(applyPlace(env, 'plan.json', '/ws', () => true, resolvePath)).toEqual({
-      cwd: '/ws/config',
-      file: '/ws/plan.json',
-    });
-    // Not a directory, or no environment: where the action runs, the file as given.
-    expect(applyPlace(env, 'plan.json', '/ws', () => false, resolvePath)).toEqual({
-      cwd: '/ws',
-      file: 'plan.json',
-    });
-    const plain = invocation({ command: 'apply', paths: 'config' });
-    expect(applyPlace(plain, 'plan.json', '/ws', () => true, resolvePath)).toEqual({
-      cwd: '/ws',
-      file: 'plan.json',
-    });
+  it('pins trust to the base branch on pull requests, to the ref given, or to none', () => {
+    const pr = (inputs: Partial<ActionInputs>, name = 'pull_request') =>
+      resolveInvocation({ ...none, ...inputs }, { name, baseRef: 'main' });
+    const planOn = (inputs: Partial<ActionInputs>, name?: string) => {
+      const resolution = pr(inputs, name);
+      if (!resolution.ok) throw new Error(resolution.refusal);
+      return resolution.invocation;
+    };
+    const onPr = planOn({});
+    expect(onPr.trustedRef).toEqual({ ref: 'origin/main', fetchBranch: 'main' });
+    expect(planArgs(onPr)).toEqual([
+      'plan',
+      '.',
+      '--trusted-ref',
+      'origin/main',
+      '--detailed-exitcode',
+      '--format',
+      'markdown',
+    ]);
+    expect(pullArgs(onPr)).toContain('--trusted-ref');
+    expect(planOn({}, 'pull_request_target').trustedRef.ref).toBe('origin/main');
+    // Another event: nothing by default; a ref given is used as it is, never fetched; none is none.
+    expect(planOn({}, 'push').trustedRef).toEqual({ ref: '' });
+    expect(planArgs(planOn({}, 'push'))).not.toContain('--trusted-ref');
+    expect(planOn({ trustedRef: 'v1.2' }, 'push').trustedRef).toEqual({ ref: 'v1.2' });
+    expect(planOn({ trustedRef: 'none' }).trustedRef).toEqual({ ref: '' });
+    expect(refusal({ trustedRef: '--upload-pack=x' })).toBe(
+      "trusted-ref must be a git ref (a branch, tag or commit), or none, got '--upload-pack=x'",
+    );
+    const bad = resolveInvocation(none, { name: 'pull_request', baseRef: '-x' });
+    expect(bad.ok ? '' : bad.refusal).toContain("base branch '-x' is not a ref the action can pin to");
   });
 });
 

@@ -106,6 +106,7 @@ describe('CI recipes', () => {
       'version',
       'comment',
       'comment-author',
+      'trusted-ref',
       'github-token',
     ]);
     expect(metadata.inputs.comment.default).toBe('false');

@@ -519,7 +519,7 @@ export const CORPUS_CASES: CorpusCase[] = [
     path: 'variable-not-allowed.yaml',
     env: { GITLAB_API_TOKEN: 'glpat-SECRET-VALUE' },
     expected: [
-      'variable-not-allowed.yaml:3:25 groups[0].description: variable GITLAB_API_TOKEN is not allowed: only environment variables named WAFCTL_VAR_* and names declared in the top-level "variables:" list are read (rename it WAFCTL_VAR_GITLAB_API_TOKEN, or declare it)',
+      'variable-not-allowed.yaml:3:25 groups[0].description: variable GITLAB_API_TOKEN is not allowed: it is named like a credential (TOKEN), and ${NAME} never reads a credential',
     ],
   },
   {
@@ -537,7 +537,7 @@ export const CORPUS_CASES: CorpusCase[] = [
   {
     path: 'variables-secret.yaml',
     expected: [
-      "variables-secret.yaml:1:19 variables[1]: WAF_TOKEN holds a credential of wafctl's and cannot be declared",
+      "variables-secret.yaml:1:19 variables[1]: WAF_TOKEN cannot be declared: it is one of wafctl's own variables (WAF_*), and ${NAME} never reads a credential (a value the configuration must hold comes from a WAFCTL_VAR_* variable)",
     ],
   },
   {

@@ -262,7 +262,7 @@ describe('the allow-list', () => {
       'c.yaml': 'variables: [TEAM]\ngroups:\n  - name: ${TEAM}-2\n',
     });
     expect(result.ok && result.config.state.groups.map((g) => g.name)).toEqual(['soc', 'soc-2']);
-    expect(result.ok && [...result.config.variables]).toEqual(['TEAM']);
+    expect(result.ok && [...result.config.variables.declared]).toEqual(['TEAM']);
   });
 
   it('a declaration is a list of names: anything else is a schema problem at its place', () => {

@@ -180,7 +180,7 @@ describe('wafctl apply', () => {
     // Someone changes the rule by hand after the plan was reviewed.
     const [live] = await firewall.api.applicationRules.list();
     await firewall.api.applicationRules.update(live!.id, { priority: 'medium' });
-    const stale = await runCli(['apply', '--plan', out], { env: firewall.env });
+    const stale = await runCli(['apply', '--plan', out, dir], { env: firewall.env });
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain('Saved plan is stale; nothing was applied.');
     expect(stale.stderr).toContain(
@@ -190,7 +190,7 @@ describe('wafctl apply', () => {
 
     // Planned again, applied from the file: exactly that plan, no prompt (stdin is not a TTY).
     expect((await runCli(['plan', dir, '--out', out], { env: firewall.env })).code).toBe(0);
-    const fresh = await runCli(['apply', '--plan', out], { env: firewall.env });
+    const fresh = await runCli(['apply', '--plan', out, dir], { env: firewall.env });
     expect(fresh.code).toBe(0);
     expect(fresh.stdout).toContain('Apply complete! Resources: 1 added, 1 changed, 0 destroyed.');
     expect(await planExit(dir)).toBe(0);
@@ -202,7 +202,7 @@ describe('wafctl apply', () => {
     );
     await runCli(['plan', dir, '--out', out], { env: firewall.env });
     await apply([dir]);
-    const raced = await runCli(['apply', '--plan', out], { env: firewall.env });
+    const raced = await runCli(['apply', '--plan', out, dir], { env: firewall.env });
     expect(raced.code).toBe(1);
     expect(raced.stderr).toContain(
       'application_rule.shop.example.com/Third was planned as a create but now exists',
@@ -226,7 +226,7 @@ describe('wafctl apply', () => {
     create!.after!.conditions[0]!.targets = []; // the server refuses it
     await writeFile(out, JSON.stringify(saved));
 
-    const result = await runCli(['apply', '--plan', out], { env: firewall.env });
+    const result = await runCli(['apply', '--plan', out, dir], { env: firewall.env });
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
       '! application_rule.shop.example.com/Block admin: delete skipped: kept: 1 new application_rule could not be created',
@@ -248,7 +248,7 @@ describe('wafctl apply', () => {
     saved.changes[0]!.after.conditions[0]!.targets = [];
     await writeFile(out, JSON.stringify(saved));
 
-    const result = await runCli(['apply', '--plan', out], { env: firewall.env });
+    const result = await runCli(['apply', '--plan', out, dir], { env: firewall.env });
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
       '! application_rule.shop.example.com/Block admin: create failed: [POST] /api/v1/application_rules: 400 Error creating rules',

@@ -67,11 +67,11 @@ describe('--fail-on', () => {
     expect(refused.stderr).toBe(`${REFUSAL} Nothing was applied.\n`);
     const out = join(dir, 'plan.json');
     expect((await cli(['plan', dir, '--out', out])).code).toBe(0);
-    const saved = await cli(['apply', '--plan', out, '--fail-on', 'weakens_protection']);
+    const saved = await cli(['apply', '--plan', out, dir, '--fail-on', 'weakens_protection']);
     expect(saved.code).toBe(3);
     expect((await firewall.api.applicationRules.list()).map((r) => r.enabled)).toEqual([true]);
 
-    expect((await cli(['apply', '--plan', out])).code).toBe(0);
+    expect((await cli(['apply', '--plan', out, dir])).code).toBe(0);
     expect((await firewall.api.applicationRules.list()).map((r) => r.enabled)).toEqual([false]);
   });
 
@@ -96,7 +96,7 @@ describe('--fail-on', () => {
     const result = await cli(['plan', '.', '--fail-on', 'weakens_protectoin']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      'unknown class "weakens_protectoin" (did you mean "weakens_protection"?); expected weakens_protection, broadens_access, reduces_audit.',
+      'unknown class "weakens_protectoin" (did you mean "weakens_protection"?); expected weakens_protection, broadens_access, reduces_audit, changes_trust.',
     );
     expect((await firewall.stats()).total).toBe(0);
   });

@@ -280,18 +280,18 @@ describe('around renames', () => {
       }),
     );
     await firewall.resetStats();
-    const edited = await cli(['apply', '--plan', join(dir, 'edited.json')]);
+    const edited = await cli(['apply', '--plan', join(dir, 'edited.json'), dir]);
     expect(edited.code).not.toBe(0);
     expect(edited.stderr).toContain('is renamed from "someone-else", which is not its key');
     expect(await writes()).toEqual({});
 
-    const applied = await cli(['apply', '--plan', out]);
+    const applied = await cli(['apply', '--plan', out, dir]);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('# renamed from "analysts"');
     expect((await firewall.api.groups.list()).find((g) => g.name === 'soc')?.id).toBe(id);
 
     // The same plan again: the object no longer has the fingerprint it was planned from.
-    const again = await cli(['apply', '--plan', out]);
+    const again = await cli(['apply', '--plan', out, dir]);
     expect(again.code).not.toBe(0);
     expect(again.stderr).toContain('Saved plan is stale');
   });

@@ -53,7 +53,7 @@ describe('apply --plan rebuilds what it shows, sends and judges', () => {
     });
     await firewall.resetStats();
 
-    const gated = await cli(['apply', '--plan', out, '--fail-on', 'broadens_access']);
+    const gated = await cli(['apply', '--plan', out, dir, '--fail-on', 'broadens_access']);
     expect(gated.code).toBe(3);
     expect(gated.stdout).toMatch(/~ is_admin += false -> true/);
     expect(gated.stdout).toContain('broadens_access  group.ops: made administrator');
@@ -77,14 +77,14 @@ describe('apply --plan rebuilds what it shows, sends and judges', () => {
       saved.warnings = [];
     });
 
-    const refused = await cli(['apply', '--plan', out]);
+    const refused = await cli(['apply', '--plan', out, dir]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
       'refusing to delete 19 of 20 group objects (limit 30%): above the safety threshold (settings.safety). Pass --force to apply anyway.',
     );
     expect(await firewall.api.groups.list()).toHaveLength(21); // and the built-in admins group
 
-    const forced = await cli(['apply', '--plan', out, '--force']);
+    const forced = await cli(['apply', '--plan', out, dir, '--force']);
     expect(forced.code, forced.stderr).toBe(0);
     expect(await firewall.api.groups.list()).toHaveLength(2); // the kept group and admins
   });
@@ -97,7 +97,7 @@ describe('a saved plan is applied only where it was made', () => {
       const dir = await writeConfig({ 'groups.yaml': groups('ops') });
       const out = join(dir, 'plan.json');
       expect((await cli(['plan', dir, '--out', out])).code).toBe(0);
-      const refused = await cli(['apply', '--plan', out], other.env);
+      const refused = await cli(['apply', '--plan', out, dir], other.env);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toBe(
         `Error: the saved plan ${out} was made against ${firewall.url}, not ${other.url}: nothing was applied. Apply it against ${firewall.url}, or run plan --out against ${other.url}.\n`,
@@ -107,7 +107,7 @@ describe('a saved plan is applied only where it was made', () => {
 
       // The same URL written differently is the same server.
 
-      const here = await cli(['apply', '--plan', out], { ...firewall.env, WAF_URL: `${firewall.url}/` });
+      const here = await cli(['apply', '--plan', out, dir], { ...firewall.env, WAF_URL: `${firewall.url}/` });
       expect(here.code, here.stderr).toBe(0);
       expect((await firewall.api.groups.list()).map((g) => g.name)).toEqual(['admins', 'ops']);
     } finally {
@@ -143,7 +143,7 @@ describe('the API token is never sent to the firewall', () => {
     });
     await firewall.resetStats();
 
-    const result = await cli(['apply', '--plan', out]);
+    const result = await cli(['apply', '--plan', out, dir]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
       'refusing to send the API token (or another secret wafctl holds) to the firewall: group.ops description would carry it.',

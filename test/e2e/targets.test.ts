@@ -122,7 +122,7 @@ describe('a partial plan says so, and is saved as partial', () => {
     const saved = join(dir, 'plan.json');
     expect((await runCli(['plan', dir, '--target', 'group.*', '--out', saved], { env })).code).toBe(0);
     expect(JSON.parse(await readFile(saved, 'utf8'))).toMatchObject({ targets: { target: ['group.*'] } });
-    const applied = await runCli(['apply', '--plan', saved], { env });
+    const applied = await runCli(['apply', '--plan', saved, dir], { env });
     expect(applied.code).toBe(0);
     expect(applied.stdout.startsWith(warning)).toBe(true);
     expect(applied.stdout).toContain('Apply complete! Resources: 1 added, 0 changed, 0 destroyed.');

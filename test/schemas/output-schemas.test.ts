@@ -100,7 +100,8 @@ describe('real output validates against the schemas', () => {
     const out = join(await writeConfig({}), 'plan.json');
     const planned = await runCli(['plan', dir, '--out', out], { env: firewall.env });
     expect(planned.code, planned.stderr).toBe(0);
-    const plan = await replanSavedPlan(await readSavedPlan(out), firewall.api, 4);
+    const saved = await readSavedPlan(out);
+    const plan = await replanSavedPlan(saved, firewall.api, 4, saved);
     return applyPlan(plan, firewall.api, { parallelism: 4, batchSize: 100, username: 'wafctl' });
   }
 

@@ -4,7 +4,7 @@
  * carries it out (prints the refusal, asks, or applies).
  */
 import { WafctlError } from '../../core/errors.js';
-import type { Attributes, Change, ImpactClass, Plan } from '../../core/model.js';
+import type { Attributes, Change, FailOnClass, Plan } from '../../core/model.js';
 import { containsSecret, redact } from '../../core/secrets.js';
 import { plural } from '../../core/text.js';
 import { failOnRefusal } from '../../plan/policy.js';
@@ -12,7 +12,7 @@ import { address } from '../../plan/render/summary.js';
 
 export interface GateOptions {
   /** `--fail-on`: impact classes that refuse the whole apply (exit 3). */
-  failOn: readonly ImpactClass[];
+  failOn: readonly FailOnClass[];
   /** `--allow-partial`: apply the changes of the objects that planned, though others could not be. */
   allowPartial: boolean;
   /** `--force`: apply even above the safety threshold. */

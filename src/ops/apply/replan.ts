@@ -19,7 +19,8 @@
  * - delete: the live record.
  *
  * Impact and safety warnings are then computed by src/plan/assess.ts, as the planner does, with the
- * settings the plan recorded and the live in-scope counts.
+ * policy in force (`PlanPolicy`: the configuration's or the trusted ref's, never what the file
+ * records) and the live in-scope counts; the scope checks above use its `manage` too.
  */
 import type { ApiClient } from '../../api/index.js';
 import { fingerprint, sameJson } from '../../core/canonical.js';
@@ -36,7 +37,7 @@ import type {
 import { inScope, type ManageScope } from '../../core/scope.js';
 import { KINDS, type Kind, type RemoteRecord } from '../../kinds/index.js';
 import { attachImpact, safetyWarning, summarize } from '../../plan/assess.js';
-import { type SavedChange, type SavedPlan, scopeIn } from './saved-plan.js';
+import { type PlanPolicy, type SavedChange, type SavedPlan, scopeIn } from './saved-plan.js';
 
 /** What was found wrong with a saved plan against the live state. */
 interface Findings {
@@ -44,7 +45,13 @@ interface Findings {
   inconsistent: string[];
 }
 
-export async function replanSavedPlan(saved: SavedPlan, api: ApiClient, concurrency: number): Promise<Plan> {
+export async function replanSavedPlan(
+  saved: SavedPlan,
+  api: ApiClient,
+  concurrency: number,
+  /** The policy in force (never the one the file records: whoever can edit the file could edit that). */
+  policy: PlanPolicy,
+): Promise<Plan> {
   const kinds = KINDS.filter((kind) => saved.changes.some((c) => c.kind === kind.name));
   const remote = await Promise.all(kinds.map((kind) => kind.fetchAll(api, { concurrency })));
   const findings: Findings = { stale: [], inconsistent: [] };
@@ -52,16 +59,20 @@ export async function replanSavedPlan(saved: SavedPlan, api: ApiClient, concurre
   const warnings: SafetyWarning[] = [];
   kinds.forEach((kind, i) => {
     const records = remote[i] ?? [];
-    const scope = scopeIn(saved.scopes, kind);
+    const scope = scopeIn(policy.scopes, kind);
     const intents = saved.changes.filter((c) => c.kind === kind.name);
     const rebuilt = rebuildKind(kind, intents, records, scope, findings);
-    attachImpact(rebuilt, kind.impact, { firewallActions: saved.firewallActions });
+    attachImpact(rebuilt, kind.impact, { firewallActions: policy.firewallActions });
     for (const change of rebuilt) changes.push(change);
     const deletes = rebuilt.filter((c) => c.action === 'delete');
     // As the planner counts them: an object the server refuses to change is not one a plan can delete.
     const existing = records.filter((r) => r.readOnly === undefined && inScope(r.attributes, scope)).length;
     const duplicates = deletes.filter((c) => c.duplicateOf !== undefined).length;
-    const warning = safetyWarning(kind.name, { deletes: deletes.length, duplicates, existing }, saved.safety);
+    const warning = safetyWarning(
+      kind.name,
+      { deletes: deletes.length, duplicates, existing },
+      policy.safety,
+    );
     if (warning) warnings.push(warning);
   });
   refuseIf(findings.stale, `Saved plan is stale; nothing was applied. Run plan again.`);

@@ -2,10 +2,11 @@
  * Saved plans (`plan --out FILE`, `apply --plan FILE`): the file format.
  *
  * The file is the JSON plan, plus what applying it needs and nothing can be trusted to recompute: the
- * base URL it was made against (never a secret), the username rules are created with, and the
- * settings the plan was judged by (`settings.safety`, `settings.firewall_actions`, `manage`). It is
- * written and read by one codec: the plan document's (src/core/plan-document.ts), extended by these
- * fields.
+ * base URL it was made against (never a secret) and the username rules are created with; and, for
+ * people, the settings the plan was judged by (`settings.safety`, `settings.firewall_actions`,
+ * `manage`), which `apply --plan` does not use: it judges by the policy in force (`PlanPolicy`). It
+ * is written and read by one codec: the plan document's (src/core/plan-document.ts), extended by
+ * these fields.
  *
  * The file is hostile input. Reading it keeps only the *intent* of each change: what to create, the
  * whole object an update leaves (`target`), what a replacement creates, what to delete; with the id
@@ -18,6 +19,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import * as z from 'zod';
+import { sameJson } from '../../core/canonical.js';
 import { WafctlError } from '../../core/errors.js';
 import type { FirewallActions } from '../../core/firewall-actions.js';
 import type { Attributes, Change, KindName, Plan, PlanProblem, PlanTargets } from '../../core/model.js';
@@ -29,16 +31,25 @@ import { KIND_NAMES, KINDS, type Kind } from '../../kinds/index.js';
 /** A saved plan larger than this is refused before it is parsed. */
 export const MAX_SAVED_PLAN_BYTES = 256 * 1024 * 1024;
 
-/** What a saved plan records besides its changes: all of it is used by `apply --plan`. */
-export interface SavedPlanContext {
-  /** Where the plan was made: `normalizeBaseUrl` of the URL in use, or `embedded`. */
-  baseUrl: string;
-  /** Sent as `username` when creating application rules. */
-  username: string;
+/**
+ * What a plan is judged by: the safety threshold, what each firewall action means, and each kind's
+ * `manage` scope. A saved plan records the policy it was made with, for people; `apply --plan` judges
+ * it by the policy in force when it applies (the configuration's, or the trusted ref's), never by
+ * what the file says.
+ */
+export interface PlanPolicy {
   safety: SafetySettings;
   firewallActions: FirewallActions;
   /** Each kind's `manage` scope. */
   scopes: Record<KindName, ManageScope>;
+}
+
+/** What a saved plan records besides its changes. */
+export interface SavedPlanContext extends PlanPolicy {
+  /** Where the plan was made: `normalizeBaseUrl` of the URL in use, or `embedded`. */
+  baseUrl: string;
+  /** Sent as `username` when creating application rules. */
+  username: string;
 }
 
 const strings = z.array(z.string()).readonly();
@@ -264,6 +275,16 @@ export function normalizeBaseUrl(url: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The parts of the policy a saved plan records that differ from the policy in force (which judges it). */
+export function recordedPolicyDiffers(saved: PlanPolicy, inForce: PlanPolicy): string[] {
+  const parts: [string, unknown, unknown][] = [
+    ['settings.safety', saved.safety, inForce.safety],
+    ['settings.firewall_actions', saved.firewallActions, inForce.firewallActions],
+    ['manage', saved.scopes, inForce.scopes],
+  ];
+  return parts.filter(([, recorded, current]) => !sameJson(recorded, current)).map(([name]) => name);
 }
 
 /** Refuses a saved plan made against another server than `current` (a `normalizeBaseUrl` result). */

@@ -9,7 +9,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
-import type { Environment } from '../../config/env.js';
+import type { Environment, VariableRules } from '../../config/env.js';
 import { expandPaths } from '../../config/load.js';
 import { naturalKey, type SourceLocation } from '../../config/natural-keys.js';
 import { mergedFields, REMOVE } from '../../config/overlay.js';
@@ -96,7 +96,7 @@ export async function declarationChains(
   kinds: readonly Kind[],
   read: (file: string) => Promise<string | undefined>,
   env: Environment,
-  variables: ReadonlySet<string>,
+  variables: VariableRules,
 ): Promise<EnvironmentDeclarations> {
   const chains = new Map<string, LayeredDeclaration[]>();
   const lastPath = new Map<string, Map<string, Map<number, number>>>();

@@ -8,6 +8,7 @@ import { printable } from '../../core/text.js';
 import { DRIFT_MARKDOWN_MARKER, type MarkdownOptions, renderMarkdownPlan } from './markdown.js';
 import { DRIFT_IMPACT_TITLE, textImpactSection } from './security.js';
 import { address, partialLine, problemLine, SYMBOL, unmanagedLine, warningLine } from './summary.js';
+import { textTrustSection } from './trust.js';
 
 const fields = (c: Change): string => c.fields.map(printable).join(', ');
 
@@ -34,6 +35,7 @@ export function renderTextDrift(plan: Plan): string {
   const partial = partialLine(plan, 'drift report');
   if (partial !== undefined) out.push(`Warning: ${partial}`);
   for (const warning of plan.warnings) out.push(`Warning: ${warningLine(warning)}`);
+  for (const line of textTrustSection(plan).filter((line) => line !== '')) out.push(line);
   if (plan.changes.length > 0) {
     for (const line of textImpactSection(plan, (_klass, text) => text, DRIFT_IMPACT_TITLE)) out.push(line);
   }

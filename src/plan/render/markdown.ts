@@ -8,7 +8,7 @@
  * any backtick run inside, and message text (HTML and inline markdown syntax escaped). Everything is
  * `printable` first, so no `\n` or control character from data ever reaches the output raw.
  */
-import type { Change, Plan, SafetyWarning } from '../../core/model.js';
+import { CHANGES_TRUST, type Change, type Plan, type SafetyWarning } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 import { type BodyLine, changeBody } from './body.js';
 import { impactEntries, impactSummary } from './security.js';
@@ -25,6 +25,7 @@ import {
   unmanagedLine,
   warningLine,
 } from './summary.js';
+import { trustEntries, trustHeadline } from './trust.js';
 
 /** The plan comment's sticky marker: a CI bot finds and updates the comment that starts with it. */
 export const MARKDOWN_MARKER = '<!-- wafctl-plan -->';
@@ -151,6 +152,13 @@ const notShown = (n: number, what: string): string =>
 /** Lines that must come before the details: the Security impact list, problems, unmanaged objects. */
 function frontLines(plan: Plan, impactTitle: string): string[] {
   const lines: string[] = [];
+  if (plan.trust !== undefined) {
+    lines.push('#### Trust', '', markdownText(trustHeadline(plan.trust)), '');
+    const entries = trustEntries(plan.trust);
+    for (const entry of entries)
+      lines.push(`- **${CHANGES_TRUST}** ${codeSpan(entry.subject)}: ${markdownText(entry.change)}`);
+    if (entries.length > 0) lines.push('');
+  }
   if (plan.changes.length > 0) {
     lines.push(`#### ${markdownText(impactTitle)}`, '', markdownText(impactSummary(plan)), '');
     const entries = impactEntries(plan);

@@ -19,6 +19,7 @@ import {
   unmanagedLine,
   warningLine,
 } from './summary.js';
+import { textTrustSection } from './trust.js';
 
 export interface TextOptions {
   color: boolean;
@@ -51,6 +52,8 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
   );
   for (const warning of warnings) out.push(`${paint('yellow', 'Warning:')} ${warning}`);
   if (warnings.length > 0) out.push('');
+  // What the plan was judged by, before the judgement.
+  for (const line of textTrustSection(plan)) out.push(line);
 
   if (plan.changes.length > 0) {
     // The reviewer's first question, answered before the details (and in full: one line a reason).

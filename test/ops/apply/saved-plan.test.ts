@@ -251,7 +251,8 @@ describe('replanSavedPlan', () => {
     ]);
   }
 
-  const replan = (saved: SavedPlan) => replanSavedPlan(saved, firewall.api, 2);
+  // Judged by the policy the plan records: these tests are of the rebuild, not of which policy is in force.
+  const replan = (saved: SavedPlan) => replanSavedPlan(saved, firewall.api, 2, saved);
 
   it('rebuilds a plan equal to the planner’s, from the live objects and the intent', async () => {
     await createGroup(firewall.api, 'ops', 'a');

@@ -1,0 +1,197 @@
+/**
+ * The trusted side of a configuration (issue 39). A pull request writes the work tree, so whatever
+ * decides where wafctl connects, which secrets it may read and how changes are judged can be pinned
+ * to a trusted git ref (`--trusted-ref`, trusted-ref.ts): the connections of wafctl.yaml's
+ * environments, the `variables` allow-list, `settings.firewall_actions`, `settings.safety` and
+ * `manage`. The objects always come from the work tree.
+ *
+ * Pure: the loader reads both sides; this says what is a credential, what the work tree changes in
+ * the trusted parts, and which policy a plan is judged by.
+ */
+import type { FirewallActions } from '../core/firewall-actions.js';
+import { ACTION_CLASSES } from '../core/firewall-actions.js';
+import type { TrustChange } from '../core/model.js';
+import type { ManageScope } from '../core/scope.js';
+import { printable } from '../core/text.js';
+import type { CredentialVariables } from './env.js';
+import type { EnvironmentSpec, Project } from './project.js';
+import type { LoadedConfig } from './validate-sources.js';
+
+/** The fields of an environment that say where it connects and as whom. */
+const CONNECTION_FIELDS = [
+  'url',
+  'url_env',
+  'token_env',
+  'signin_username_env',
+  'signin_password_env',
+] as const;
+
+/** The fields naming a variable that holds a credential or a connection setting. */
+const CREDENTIAL_FIELDS = ['url_env', 'token_env', 'signin_username_env', 'signin_password_env'] as const;
+
+/** The fields naming a variable whose value is a secret: redacted everywhere and never sent. */
+const SECRET_FIELDS = ['token_env', 'signin_password_env'] as const;
+
+/**
+ * Every environment's credential variables, in the projects given (the work tree's and the trusted
+ * ref's), each with why it is one: `${NAME}` never reads them and `variables:` never declares them,
+ * whichever environment a command selects.
+ */
+export function credentialVariables(projects: readonly (Project | undefined)[]): CredentialVariables {
+  const credentials = new Map<string, string>();
+  for (const project of projects) {
+    for (const environment of project?.environments ?? []) {
+      for (const field of CREDENTIAL_FIELDS) {
+        const name = environment[field];
+        if (name !== undefined && !credentials.has(name)) {
+          credentials.set(name, `${field} of environment ${environment.name} in ${project?.file}`);
+        }
+      }
+    }
+  }
+  return credentials;
+}
+
+/** The variables whose values are secrets, of every environment of the projects given. */
+export function secretVariables(projects: readonly (Project | undefined)[]): string[] {
+  const names = new Set<string>();
+  for (const project of projects) {
+    for (const environment of project?.environments ?? []) {
+      for (const field of SECRET_FIELDS) {
+        const name = environment[field];
+        if (name !== undefined) names.add(name);
+      }
+    }
+  }
+  return [...names];
+}
+
+/** One side of the comparison: what a configuration says of the trusted parts. */
+export interface TrustedParts {
+  environments: readonly EnvironmentSpec[];
+  config: Pick<LoadedConfig, 'declaredVariables' | 'state'>;
+}
+
+const shown = (value: unknown): string => printable(JSON.stringify(value ?? null));
+
+/** `field: "a" -> "b"` for each field of `fields` that differs. */
+function fieldChanges(
+  subject: string,
+  fields: readonly string[],
+  trusted: Readonly<Record<string, unknown>>,
+  work: Readonly<Record<string, unknown>>,
+): TrustChange[] {
+  return fields
+    .filter((field) => shown(trusted[field]) !== shown(work[field]))
+    .map((field) => ({ subject, change: `${field}: ${shown(trusted[field])} -> ${shown(work[field])}` }));
+}
+
+function connectionChanges(
+  trusted: readonly EnvironmentSpec[],
+  work: readonly EnvironmentSpec[],
+): TrustChange[] {
+  const changes: TrustChange[] = [];
+  const workByName = new Map(work.map((environment) => [environment.name, environment]));
+  for (const environment of trusted) {
+    const subject = `environment ${environment.name}`;
+    const other = workByName.get(environment.name);
+    if (other === undefined) {
+      changes.push({
+        subject,
+        change: 'removed from wafctl.yaml in the work tree (the trusted ref declares it)',
+      });
+    } else {
+      for (const change of fieldChanges(subject, CONNECTION_FIELDS, { ...environment }, { ...other })) {
+        changes.push(change);
+      }
+    }
+  }
+  const known = new Set(trusted.map((environment) => environment.name));
+  for (const environment of work) {
+    if (known.has(environment.name)) continue;
+    changes.push({
+      subject: `environment ${environment.name}`,
+      change: 'declared only in the work tree: the trusted ref has no connection for it',
+    });
+  }
+  return changes;
+}
+
+function variableChanges(trusted: ReadonlySet<string>, work: ReadonlySet<string>): TrustChange[] {
+  const added = [...work].filter((name) => !trusted.has(name)).sort();
+  const removed = [...trusted].filter((name) => !work.has(name)).sort();
+  return [
+    ...added.map((name) => ({
+      subject: 'variables',
+      change: `declares ${name}: not read (the trusted ref does not declare it)`,
+    })),
+    ...removed.map((name) => ({
+      subject: 'variables',
+      change: `no longer declares ${name} (the trusted ref does)`,
+    })),
+  ];
+}
+
+function policyChanges(trusted: TrustedParts['config'], work: TrustedParts['config']): TrustChange[] {
+  const a = trusted.state.settings;
+  const b = work.state.settings;
+  const changes = [
+    ...fieldChanges(
+      'settings.firewall_actions',
+      ACTION_CLASSES,
+      actionLists(a.firewall_actions),
+      actionLists(b.firewall_actions),
+    ),
+    ...fieldChanges('settings.safety', ['max_delete_percent', 'min_existing'], a.safety, b.safety),
+  ];
+  const sections = new Set([...Object.keys(trusted.state.manage), ...Object.keys(work.state.manage)]);
+  for (const section of [...sections].sort()) {
+    const before = scopeFields((trusted.state.manage as Record<string, ManageScope>)[section]);
+    const after = scopeFields((work.state.manage as Record<string, ManageScope>)[section]);
+    const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+    for (const change of fieldChanges(`manage.${section}`, fields, before, after)) changes.push(change);
+  }
+  return changes;
+}
+
+/** Each class's actions, compared as sets (the order a file lists them in means nothing). */
+function actionLists(actions: FirewallActions): Record<string, string[]> {
+  return Object.fromEntries(ACTION_CLASSES.map((klass) => [klass, [...actions[klass]].sort()]));
+}
+
+/** A scope's fields as compared: `prune`, and `match.<field>` globs sorted. */
+function scopeFields(scope: ManageScope | undefined): Record<string, unknown> {
+  const fields: Record<string, unknown> = { prune: scope?.prune ?? false };
+  for (const [field, globs] of Object.entries(scope?.match ?? {}))
+    fields[`match.${field}`] = [...globs].sort();
+  return fields;
+}
+
+/**
+ * What the work tree changes in the trusted parts: every environment's connection, the variables it
+ * declares, and the policy of the configuration being planned. None of it is used by the plan.
+ */
+export function trustChanges(trusted: TrustedParts, work: TrustedParts): TrustChange[] {
+  return [
+    ...connectionChanges(trusted.environments, work.environments),
+    ...variableChanges(trusted.config.declaredVariables, work.config.declaredVariables),
+    ...policyChanges(trusted.config, work.config),
+  ];
+}
+
+/** The work tree's configuration judged by the trusted policy: its `manage`, safety and action classes. */
+export function withTrustedPolicy(config: LoadedConfig, trusted: Pick<LoadedConfig, 'state'>): LoadedConfig {
+  const { settings, manage } = trusted.state;
+  return {
+    ...config,
+    state: {
+      ...config.state,
+      manage,
+      settings: {
+        ...config.state.settings,
+        safety: settings.safety,
+        firewall_actions: settings.firewall_actions,
+      },
+    },
+  };
+}
