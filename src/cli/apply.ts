@@ -304,7 +304,16 @@ async function savedPlanJudge(io: Io, paths: readonly string[], flags: ApplyFlag
   const workspace = selected?.workspace ?? (await openWorkspace(io, paths, flags));
   assertTrustGate(workspace, flags.failOn);
   const target = { paths, environment: selected?.environment };
-  const { policy, trust } = await policyInForce(io, workspace, target);
+  const { policy, trust } = await policyInForce(io, workspace, target).catch(async (error: unknown) => {
+    const { ConfigError } = await import('../config/problems.js');
+    if (error instanceof ConfigError) {
+      writeErr(
+        io,
+        `Note: apply --plan judges the saved plan by the policy of the configuration (settings.firewall_actions, settings.safety, manage), read from ${paths.join(' ')}: give the configuration's PATH (apply --plan ${flags.plan} config/), or --trusted-ref.`,
+      );
+    }
+    throw error;
+  });
   return {
     flags: selected === undefined ? flags : { ...flags, environment: selected.connection },
     policy: planPolicy(policy),

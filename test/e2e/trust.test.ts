@@ -324,6 +324,19 @@ describe('a saved plan is judged by the policy in force, never the one it record
     ).toEqual(['block']);
   });
 
+  it('without a configuration to read the policy from, nothing is applied and the note says what to give', async () => {
+    const dir = await writeConfig({ 'groups.yaml': group('Analysts') });
+    const out = join(dir, 'plan.json');
+    expect((await runCli(['plan', dir, '--out', out], { env: staging.env })).code).toBe(0);
+    const elsewhere = await writeConfig({});
+    const applied = await runCli(['apply', '--plan', out], { env: staging.env, cwd: elsewhere });
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toBe(
+      `Note: apply --plan judges the saved plan by the policy of the configuration (settings.firewall_actions, settings.safety, manage), read from .: give the configuration's PATH (apply --plan ${out} config/), or --trusted-ref.\nError: .: no *.yaml or *.yml files in this directory\n1 problem in 1 file.\n`,
+    );
+    expect((await runCli(['apply', '--plan', out, dir], { env: staging.env, cwd: elsewhere })).code).toBe(0);
+  });
+
   it("with a trusted ref, the pull request's own policy does not judge the plan it saved", async () => {
     const dir = await pullRequestRepo(
       { 'rules.yaml': rulesYaml([{}]) },
