@@ -32,38 +32,35 @@ const CREDENTIAL_FIELDS = ['url_env', 'token_env', 'signin_username_env', 'signi
 /** The fields naming a variable whose value is a secret: redacted everywhere and never sent. */
 const SECRET_FIELDS = ['token_env', 'signin_password_env'] as const;
 
+/** Each variable the `fields` of the projects' environments name, with why it is named. */
+function namedVariables(
+  projects: readonly (Project | undefined)[],
+  fields: readonly (typeof CREDENTIAL_FIELDS)[number][],
+): [string, string][] {
+  return projects.flatMap((project) =>
+    (project?.environments ?? []).flatMap((environment) =>
+      fields.flatMap((field): [string, string][] => {
+        const name = environment[field];
+        return name === undefined
+          ? []
+          : [[name, `${field} of environment ${environment.name} in ${project?.file}`]];
+      }),
+    ),
+  );
+}
+
 /**
  * Every environment's credential variables, in the projects given (the work tree's and the trusted
- * ref's), each with why it is one: `${NAME}` never reads them and `variables:` never declares them,
- * whichever environment a command selects.
+ * ref's), each with why it is one (the first reason found): `${NAME}` never reads them and
+ * `variables:` never declares them, whichever environment a command selects.
  */
 export function credentialVariables(projects: readonly (Project | undefined)[]): CredentialVariables {
-  const credentials = new Map<string, string>();
-  for (const project of projects) {
-    for (const environment of project?.environments ?? []) {
-      for (const field of CREDENTIAL_FIELDS) {
-        const name = environment[field];
-        if (name !== undefined && !credentials.has(name)) {
-          credentials.set(name, `${field} of environment ${environment.name} in ${project?.file}`);
-        }
-      }
-    }
-  }
-  return credentials;
+  return new Map(namedVariables(projects, CREDENTIAL_FIELDS).reverse());
 }
 
 /** The variables whose values are secrets, of every environment of the projects given. */
 export function secretVariables(projects: readonly (Project | undefined)[]): string[] {
-  const names = new Set<string>();
-  for (const project of projects) {
-    for (const environment of project?.environments ?? []) {
-      for (const field of SECRET_FIELDS) {
-        const name = environment[field];
-        if (name !== undefined) names.add(name);
-      }
-    }
-  }
-  return [...names];
+  return [...new Set(namedVariables(projects, SECRET_FIELDS).map(([name]) => name))];
 }
 
 /** One side of the comparison: what a configuration says of the trusted parts. */

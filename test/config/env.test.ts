@@ -1,6 +1,11 @@
 /* biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are variable references in YAML, not template mistakes */
 import { describe, expect, it } from 'vitest';
-import { type Environment, substituteVariables } from '../../src/config/env.js';
+import {
+  credentialReason,
+  type Environment,
+  isAllowedVariable,
+  substituteVariables,
+} from '../../src/config/env.js';
 import { formatProblem } from '../../src/config/problems.js';
 import { validateSources } from '../../src/config/validate-sources.js';
 
@@ -269,5 +274,38 @@ describe('the allow-list', () => {
     expect(lines(load({ 'v.yaml': 'variables: TEAM\n' }))).toEqual([
       'v.yaml:1:12 variables: expected a list, got string "TEAM"',
     ]);
+  });
+});
+
+describe('credential variables (issue 39)', () => {
+  it("are wafctl's own, an environment's, or named like one; WAFCTL_VAR_* names are the pipeline's", () => {
+    const credentials = new Map([['PROD_AUTH', 'token_env of environment production in wafctl.yaml']]);
+    expect(credentialReason('PROD_AUTH', credentials)).toBe(
+      'a credential variable (token_env of environment production in wafctl.yaml)',
+    );
+    expect(credentialReason('WAF_URL')).toBe("one of wafctl's own variables (WAF_*)");
+    for (const [name, word] of [
+      ['CI_JOB_TOKEN', 'TOKEN'],
+      ['GITHUB_TOKEN', 'TOKEN'],
+      ['db_password', 'PASSWORD'],
+      ['AWS_SECRET_ACCESS_KEY', 'SECRET'],
+      ['STRIPE_API_KEY', 'API_KEY'],
+      ['GCP_CREDENTIALS', 'CREDENTIALS'],
+    ]) {
+      expect(credentialReason(name ?? '')).toBe(`named like a credential (${word})`);
+    }
+    for (const name of ['SIEM_ADDRESS', 'TOKENIZER_URL', 'KEY', 'PARTITION_KEY', 'WAFCTL_VAR_SPLUNK_TOKEN']) {
+      expect(credentialReason(name)).toBeUndefined();
+    }
+    // Declared or prefixed, a credential is never read.
+    const rules = { declared: new Set(['PROD_AUTH', 'SIEM_ADDRESS']), credentials };
+    expect(isAllowedVariable('PROD_AUTH', rules)).toBe(false);
+    expect(isAllowedVariable('SIEM_ADDRESS', rules)).toBe(true);
+    expect(
+      isAllowedVariable('WAFCTL_VAR_X', {
+        declared: new Set(),
+        credentials: new Map([['WAFCTL_VAR_X', 'url_env']]),
+      }),
+    ).toBe(false);
   });
 });
