@@ -156,7 +156,7 @@ async function readLiveSides(
   const { HYDRATION_CONCURRENCY } = await import('./options.js');
   const { reportEnvironmentError, worse } = await import('./multi-environment.js');
   // Both URLs (and their variables) are checked before either firewall is read.
-  const connections = names.map((name) => environmentConnection(workspace, name, io));
+  const connections = await Promise.all(names.map((name) => environmentConnection(workspace, name, io)));
   const results = await Promise.allSettled(
     connections.map((environment) =>
       withApiClient(

@@ -10,13 +10,9 @@ import type { EnvironmentSpec, Project } from '../config/project.js';
 import { usageError } from '../core/errors.js';
 import type { Io } from './io.js';
 import type { ConnectionFlags } from './options.js';
-import {
-  connectionsProject,
-  notAtTrustedRef,
-  openWorkspace,
-  type TrustFlags,
-  type Workspace,
-} from './workspace.js';
+// Types only: this module is loaded with the commands' definitions (`{env}`), the workspace (zod,
+// yaml, git) only when a command runs.
+import type { TrustFlags, Workspace } from './workspace.js';
 
 /** The connection an environment gives (ConnectionFlags.environment). */
 export interface EnvironmentConnection {
@@ -79,7 +75,7 @@ export async function selectEnvironment(
   const { workspace, project, names, several } = selection;
   if (several) throw severalRefused(names, command);
   const name = names[0] ?? '';
-  const connection = environmentConnection(workspace, name, io);
+  const connection = await environmentConnection(workspace, name, io);
   return { workspace, project, environment: environmentNamed(project, name), connection };
 }
 
@@ -108,6 +104,7 @@ async function resolveSelection(
   command: EnvironmentCommand,
 ): Promise<{ workspace: Workspace; project: Project; names: string[]; several: boolean } | undefined> {
   const { PROJECT_FILE, ALL_ENVIRONMENTS } = await import('../config/project.js');
+  const { openWorkspace } = await import('./workspace.js');
   const given = flags.env ?? [];
   const workspace = await openWorkspace(io, paths, flags);
   const { root, project, trusted } = workspace;
@@ -160,7 +157,12 @@ async function resolveSelection(
  * from the trusted ref's, which must declare it. Also for commands that talk to several environments'
  * firewalls in one run (`compare A B`). An unknown name is a usage error.
  */
-export function environmentConnection(workspace: Workspace, name: string, io: Io): EnvironmentConnection {
+export async function environmentConnection(
+  workspace: Workspace,
+  name: string,
+  io: Io,
+): Promise<EnvironmentConnection> {
+  const { connectionsProject, notAtTrustedRef } = await import('./workspace.js');
   const project = connectionsProject(workspace);
   const { trusted } = workspace;
   if (trusted !== undefined && !project?.environments.some((environment) => environment.name === name)) {
