@@ -89,12 +89,28 @@ async function driftOne(
   const { failOnRefusal } = await import('../plan/policy.js');
 
   const { plan, flags: connection } = await loadAndPlan(io, paths, flags, 'drift');
+  const environment = connection.environment?.name;
   const output = {
-    text: () => renderTextDrift(plan),
+    text: () => renderTextDrift(plan, { planCommand: planCommandFor(paths, environment) }),
     markdown: () =>
-      renderMarkdownDrift(plan, flags.maxChars === undefined ? {} : { maxChars: flags.maxChars }),
+      renderMarkdownDrift(plan, {
+        ...(environment === undefined ? {} : { environment }),
+        ...(flags.maxChars === undefined ? {} : { maxChars: flags.maxChars }),
+      }),
     json: () => renderJsonDrift(plan),
   }[flags.format]();
   const refusal = failOnRefusal(plan, flags.failOn ?? [], 'The report was printed.') ?? problemsRefusal(plan);
   return { result: { output, code: plan.changes.length > 0 ? 2 : 0, refusal }, connection };
+}
+
+/** The plan command that shows this drift in full: the same PATHs and environment. */
+function planCommandFor(paths: readonly string[], environment: string | undefined): string {
+  const quoted = (word: string) =>
+    /^[\w./:@=+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+  const given = paths.length === 1 && paths[0] === '.' ? [] : paths;
+  return [
+    'wafctl plan',
+    ...given.map(quoted),
+    ...(environment === undefined ? [] : ['--env', quoted(environment)]),
+  ].join(' ');
 }

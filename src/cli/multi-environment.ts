@@ -6,6 +6,7 @@
  * environment that fails never hides the others' output, which is printed before the errors.
  */
 import { exitCodeFor, usageError, WafctlError } from '../core/errors.js';
+import { PLAN_FORMAT_VERSION } from '../core/plan-document.js';
 import { mapLimited } from '../kinds/normalize.js';
 import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown.js';
 import type { Io } from './io.js';
@@ -126,7 +127,8 @@ function combine(options: SeveralOptions, names: readonly string[], outcomes: re
         return [name, shown === undefined ? null : (JSON.parse(shown) as unknown)];
       }),
     );
-    return `${JSON.stringify({ environments }, null, 2)}\n`;
+    // Versioned as one environment's document is (schemas/plan.schema.json, drift-report.schema.json).
+    return `${JSON.stringify({ format_version: PLAN_FORMAT_VERSION, environments }, null, 2)}\n`;
   }
   if (options.format === 'markdown') {
     const sections = names.map((name, i) => {

@@ -109,10 +109,15 @@ async function planOne(
 
   const planned = await loadAndPlan(io, paths, flags);
   const { plan } = planned;
+  const environment = planned.flags.environment?.name;
   const output = {
     text: () => renderTextPlan(plan, { color: colorEnabled(io, flags.color) }),
     markdown: () =>
-      renderMarkdownPlan(plan, flags.maxChars === undefined ? {} : { maxChars: flags.maxChars }),
+      renderMarkdownPlan(plan, {
+        // Two environments' comments must not look alike: the title names it, not only the marker.
+        ...(environment === undefined ? {} : { title: `wafctl plan: ${environment}` }),
+        ...(flags.maxChars === undefined ? {} : { maxChars: flags.maxChars }),
+      }),
     json: () => renderJsonPlan(plan),
   }[flags.format]();
   // The policy gate first (exit 3), as apply does; the plan's problems are in the output either way.

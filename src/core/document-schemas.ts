@@ -5,8 +5,8 @@
  * differs from what these generate.
  */
 import * as z from 'zod';
-import { driftDocumentSchema } from './drift-document.js';
-import { planDocumentSchema } from './plan-document.js';
+import { driftDocumentSchema, driftEnvironmentsSchema } from './drift-document.js';
+import { planDocumentSchema, planEnvironmentsSchema } from './plan-document.js';
 
 export const SCHEMA_ID_BASE = 'https://github.com/wafctl/wafctl/schemas/';
 
@@ -44,20 +44,22 @@ export const DRIFT_SCHEMA_FILE = 'drift-report.schema.json';
 
 /** `schemas/plan.schema.json`: `plan --format json` and the body of `plan --out`. */
 export function buildPlanJsonSchema(): string {
-  return documentJsonSchema(planDocumentSchema, {
+  return documentJsonSchema(z.union([planDocumentSchema, planEnvironmentsSchema]), {
     file: PLAN_SCHEMA_FILE,
     title: 'wafctl plan',
     description:
-      'The JSON plan: `wafctl plan --format json` and the body of `plan --out FILE`. Fields of format_version 1 never change meaning; more may be added.',
+      'The JSON plan: `wafctl plan --format json` and the body of `plan --out FILE`; with several environments, `{"format_version": 1, "environments": {NAME: plan or null}}`. Fields of format_version 1 never change meaning; more may be added.',
+    reused: 'ref',
   });
 }
 
 /** `schemas/drift-report.schema.json`: `drift --format json` and the body of `drift --report FILE`. */
 export function buildDriftJsonSchema(): string {
-  return documentJsonSchema(driftDocumentSchema, {
+  return documentJsonSchema(z.union([driftDocumentSchema, driftEnvironmentsSchema]), {
     file: DRIFT_SCHEMA_FILE,
     title: 'wafctl drift report',
     description:
-      'The JSON drift report: `wafctl drift --format json` and the body of `drift --report FILE` (as JSON): the plan document with `drift` and `objects`.',
+      'The JSON drift report: `wafctl drift --format json` and the body of `drift --report FILE` (as JSON): the plan document with `drift` and `objects`; with several environments, `{"format_version": 1, "environments": {NAME: report or null}}`.',
+    reused: 'ref',
   });
 }

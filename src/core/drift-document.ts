@@ -15,6 +15,12 @@ export const driftDocumentSchema = planDocumentSchema.extend({
   objects: z.int().min(0),
 });
 
+/** Several environments' drift reports in one document (`drift --env all --format json`), as for plans. */
+export const driftEnvironmentsSchema = z.strictObject({
+  format_version: z.literal(PLAN_FORMAT_VERSION),
+  environments: z.record(z.string(), driftDocumentSchema.nullable()),
+});
+
 /** The drift report as JSON. */
 export type DriftJson = z.input<typeof driftDocumentSchema>;
 

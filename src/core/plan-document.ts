@@ -392,6 +392,15 @@ export const planDocumentSchema = z.object({
   trust: trustSchema.optional(),
 });
 
+/**
+ * Several environments' plans in one document (`plan --env all --format json`): each one's plan by
+ * name, `null` for an environment that could not be planned (its error is on stderr).
+ */
+export const planEnvironmentsSchema = z.strictObject({
+  format_version: z.literal(PLAN_FORMAT_VERSION),
+  environments: z.record(z.string(), planDocumentSchema.nullable()),
+});
+
 type DocumentSchema = typeof planDocumentSchema;
 
 /** The document as JSON. */

@@ -131,6 +131,15 @@ describe('apply and drift --env NAME', () => {
     const drifted = await runCli(['drift', dir, '--env', 'production'], { env });
     expect(drifted.code).toBe(2);
     expect(drifted.stdout).toContain('Drift detected: 1 object differs from the configuration.');
+    // The command it points to is one that works on a root with environments (issue 40).
+    expect(drifted.stdout).toContain(`Run \`wafctl plan ${dir} --env production\` for the full diff.`);
+    const markdown = await runCli(['drift', dir, '--env', 'production', '--format', 'markdown'], { env });
+    expect(markdown.stdout).toContain('### wafctl drift (production): Drift detected');
+    const planned = await runCli(['plan', dir, '--env', 'staging', '--format', 'markdown'], { env });
+    expect(planned.stdout.split('\n').slice(0, 2)).toEqual([
+      '<!-- wafctl-plan -->',
+      '### wafctl plan: staging',
+    ]);
     const json = await runCli(['drift', dir, '--env', 'production', '--format', 'json'], { env });
     expect(JSON.parse(json.stdout)).toMatchObject({ drift: true, objects: 1 });
     // Staging, applied before and untouched since, has not drifted.

@@ -95,6 +95,33 @@ describe('real output validates against the schemas', () => {
     await firewall.close();
   });
 
+  it('several environments: plan and drift --env all --format json are versioned and valid (issue 40)', async () => {
+    const dir = await writeConfig({
+      'wafctl.yaml': `environments:
+  one: {url: ${firewall.url}, token_env: TOKEN_ONE, paths: [base]}
+  two: {url: ${firewall.url}, token_env: TOKEN_TWO, paths: [base]}
+`,
+      'base/groups.yaml': 'groups:\n  - name: soc\n',
+    });
+    // TOKEN_TWO is unset: that environment fails, and is null in the document.
+    const env = { TOKEN_ONE: firewall.env.WAF_TOKEN ?? '' };
+    for (const [command, file] of [
+      ['plan', PLAN_SCHEMA_FILE],
+      ['drift', DRIFT_SCHEMA_FILE],
+    ] as const) {
+      const result = await runCli([command, dir, '--env', 'all', '--format', 'json'], { env });
+      expect(result.code).toBe(1);
+      const document = JSON.parse(result.stdout) as {
+        format_version: number;
+        environments: Record<string, unknown>;
+      };
+      expect(document.format_version).toBe(1);
+      expect(document.environments.two).toBeNull();
+      expect(document.environments.one).toMatchObject({ format_version: 1 });
+      expectValid(file, document);
+    }
+  });
+
   /** Plans `dir` with `plan --out`, then applies that plan through the applier. */
   async function applyDir(dir: string): Promise<ApplyReport> {
     const out = join(await writeConfig({}), 'plan.json');

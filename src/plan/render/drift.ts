@@ -29,7 +29,11 @@ export function driftHeadline(plan: Plan): string {
   return `Drift detected: ${n} ${n === 1 ? 'object differs' : 'objects differ'} from the configuration.`;
 }
 
-export function renderTextDrift(plan: Plan): string {
+export function renderTextDrift(
+  plan: Plan,
+  /** The command that shows the full diff (the same PATHs and environment); default `wafctl plan`. */
+  { planCommand = 'wafctl plan' }: { planCommand?: string } = {},
+): string {
   const out = [driftHeadline(plan)];
   // Right after the headline, as in the plan: apply refuses these without --force.
   const partial = partialLine(plan, 'drift report');
@@ -45,15 +49,20 @@ export function renderTextDrift(plan: Plan): string {
   for (const problem of plan.problems) out.push(`Error: ${problemLine(problem)}`);
   const unmanaged = unmanagedLine(plan);
   if (unmanaged) out.push(unmanaged);
-  if (plan.changes.length > 0) out.push('Run `wafctl plan` for the full diff.');
+  if (plan.changes.length > 0) out.push(`Run \`${printable(planCommand)}\` for the full diff.`);
   return `${out.join('\n')}\n`;
 }
 
 /** The drift comment has its own sticky marker: a nightly drift report never overwrites a plan comment. */
-export function renderMarkdownDrift(plan: Plan, options: Pick<MarkdownOptions, 'maxChars'> = {}): string {
+export function renderMarkdownDrift(
+  plan: Plan,
+  options: Pick<MarkdownOptions, 'maxChars'> & { environment?: string } = {},
+): string {
+  const { environment, ...rest } = options;
+  const where = environment === undefined ? '' : ` (${environment})`;
   return renderMarkdownPlan(plan, {
-    ...options,
-    title: `wafctl drift: ${driftHeadline(plan)}`,
+    ...rest,
+    title: `wafctl drift${where}: ${driftHeadline(plan)}`,
     marker: DRIFT_MARKDOWN_MARKER,
     impactTitle: DRIFT_IMPACT_TITLE,
     // Drift's words, as in the text report: the title already says what differs, not what to apply.

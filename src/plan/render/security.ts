@@ -23,15 +23,18 @@ export interface ImpactEntry {
   reason: string;
 }
 
-/** Every (change, impact) pair, grouped by class in the contract's order, then in plan order. */
+/**
+ * One entry per change and class, grouped by class in the contract's order, then in plan order: a
+ * change with several reasons of one class is one line (its reasons joined by `; `), so the lines of
+ * a class are as many as the changes the headline counts.
+ */
 export function impactEntries(plan: Plan): ImpactEntry[] {
   const entries: ImpactEntry[] = [];
   for (const klass of IMPACT_CLASSES) {
     for (const change of plan.changes) {
-      for (const impact of change.impact) {
-        if (impact.class !== klass) continue;
-        entries.push({ class: klass, change, address: address(change), reason: printable(impact.reason) });
-      }
+      const reasons = change.impact.filter((impact) => impact.class === klass).map((impact) => impact.reason);
+      if (reasons.length === 0) continue;
+      entries.push({ class: klass, change, address: address(change), reason: printable(reasons.join('; ')) });
     }
   }
   return entries;

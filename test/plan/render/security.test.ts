@@ -47,6 +47,21 @@ const weakens = (reason: string): Impact => ({ class: 'weakens_protection', reas
 const audit = (reason: string): Impact => ({ class: 'reduces_audit', reason });
 
 describe('the Security impact section', () => {
+  it('counts changes in the headline and gives one line a change and class, its reasons joined (issue 40)', () => {
+    const access = (reason: string): Impact => ({ class: 'broadens_access', reason });
+    const twice = plan(2, (i) =>
+      i === 0 ? [access('member added: alice'), access('member added: bob')] : [access('x')],
+    );
+    const lines = renderTextPlan(twice, { color: false }).split('\n');
+    expect(lines.slice(0, 3)).toEqual([
+      'Security impact: 2 changes broaden access.',
+      '  ! broadens_access  notification.siem-0000: member added: alice; member added: bob',
+      '  ! broadens_access  notification.siem-0001: x',
+    ]);
+    const markdown = renderMarkdownPlan(twice);
+    expect(markdown.match(/^- \*\*broadens_access\*\*/gm)).toHaveLength(2);
+  });
+
   const p = plan(3, (i) =>
     i === 0
       ? [weakens('deleted'), audit('disabled (enabled: true -> false)')]
@@ -55,7 +70,7 @@ describe('the Security impact section', () => {
         : [],
   );
 
-  it('comes first in the text plan: a count per class, then one line per change and reason', () => {
+  it('comes first in the text plan: a count per class, then one line per change and class', () => {
     const lines = renderTextPlan(p, { color: false }).split('\n');
     expect(lines.slice(0, 5)).toEqual([
       'Security impact: 1 change weakens protection, 2 changes reduce audit.',
