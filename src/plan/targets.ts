@@ -11,13 +11,15 @@
  *   (the old address of a rename, not the new one) cannot be split: the run is refused, saying why.
  *   (Families are independent of each other, src/ops/apply/order.ts; a replacement is one change and
  *   a key's duplicates share its address, so they are always selected together.)
+ * - A `--target` that matches no address of the whole plan (a typo) is refused, naming the closest
+ *   addresses, when the plan has changes: "No changes" would hide what the whole plan does.
  * - Problems and unmanaged objects are kept when their address is selected. The safety threshold
  *   keeps counting against the whole family: the family's existing objects are the denominator, the
  *   selected deletes the numerator.
  */
 import { usageError } from '../core/errors.js';
 import type { Change, KindName, Plan, PlanTargets, SafetyWarning } from '../core/model.js';
-import { didYouMean } from '../core/suggest.js';
+import { didYouMean, editDistance } from '../core/suggest.js';
 import { KINDS } from '../kinds/index.js';
 import { spellingsOf } from '../kinds/kind.js';
 import { summarize } from './assess.js';
@@ -114,6 +116,7 @@ export function selectionFlags(selection: Selection): string {
  * selected change cannot be split from an address `--exclude` leaves out.
  */
 export function selectPlan(plan: Plan, selection: Selection): Plan {
+  refuseUnmatchedTargets(plan, selection);
   const targeted = globMatcher(selection.target);
   const excluded = globMatcher(selection.exclude);
   const kindSelected = (kind: KindName) => selection.kind.length === 0 || selection.kind.includes(kind);
@@ -152,6 +155,45 @@ export function selectPlan(plan: Plan, selection: Selection): Plan {
     ...(suggestions.length > 0 ? { rename_suggestions: suggestions } : {}),
     targets: selection,
   };
+}
+
+/** How many addresses a refused `--target` is compared with, and how many of the closest are named. */
+const MAX_COMPARED = 10_000;
+const CLOSEST = 3;
+
+/**
+ * Refuses a `--target` that matches none of the plan's addresses (its changes, problems, unmanaged
+ * objects and notes) while the plan has changes, naming the closest addresses.
+ */
+function refuseUnmatchedTargets(plan: Plan, selection: Selection): void {
+  if (plan.changes.length === 0) return;
+  const addresses = [
+    ...new Set([
+      ...plan.changes.flatMap(touched),
+      ...[...plan.problems, ...(plan.unmanaged ?? []), ...(plan.notes ?? [])].map((o) =>
+        addressOf(o.kind, o.key),
+      ),
+    ]),
+  ];
+  for (const pattern of selection.target) {
+    const matches = globMatcher([pattern]);
+    if (addresses.some(matches)) continue;
+    // An address holding the pattern's text (a shortened key) first, then the fewest edits (a typo).
+    const text = pattern.replaceAll('*', '');
+    const compared = addresses.slice(0, MAX_COMPARED);
+    const closest = compared
+      .map((address) => ({
+        address,
+        distance: (address.includes(text) ? 0 : MAX_ADDRESS_LENGTH) + editDistance(pattern, address),
+      }))
+      .sort((a, b) => a.distance - b.distance || (a.address < b.address ? -1 : 1))
+      .slice(0, CLOSEST)
+      .map(({ address }) => address);
+    const n = plan.changes.length;
+    throw usageError(
+      `--target ${JSON.stringify(pattern)} matches nothing in this plan, which has ${n} ${n === 1 ? 'change' : 'changes'}; the closest addresses: ${closest.join(', ')}`,
+    );
+  }
 }
 
 /**

@@ -67,6 +67,17 @@ describe('plan --target, --exclude and --kind', () => {
     expect(kind.stderr).toContain('unknown kind "rulez"');
     expect((await firewall.stats()).total).toBe(0);
   });
+
+  it('refuses a target that matches nothing while the plan has changes, naming the closest (issue 40)', async () => {
+    const typo = await runCli(['apply', dir, '--auto-approve', '--target', 'group.sco'], {
+      env: firewall.env,
+    });
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toMatch(
+      /^Error: --target "group.sco" matches nothing in this plan, which has 3 changes; the closest addresses: group\.soc, /,
+    );
+    expect(await firewall.api.applicationRules.list()).toEqual([]);
+  });
 });
 
 describe('apply and drift with a selection', () => {

@@ -53,15 +53,22 @@ describe('selectPlan', () => {
     );
   });
 
-  it('a target matches the whole address, not a part of it', () => {
-    expect(addresses(selectPlan(plan, select({ target: ['group.soc'] })))).toEqual([]);
+  it('a target matches the whole address, not a part of it; one matching nothing is refused (issue 40)', () => {
+    expect(() => selectPlan(plan, select({ target: ['group.soc'] }))).toThrow(
+      /^--target "group.soc" matches nothing in this plan, which has \d+ changes; the closest addresses: group\.soc-analysts, /,
+    );
     expect(addresses(selectPlan(plan, select({ target: ['group.soc-analysts'] })))).toEqual([
       'group.soc-analysts:update',
     ]);
     // Regular-expression characters in a key are matched as themselves.
-    expect(
-      addresses(selectPlan(plan, select({ target: ['application_rule.shop.example.com/Block.admin'] }))),
-    ).toEqual([]);
+    expect(() =>
+      selectPlan(plan, select({ target: ['application_rule.shop.example.com/Block.admin'] })),
+    ).toThrow(/matches nothing in this plan/);
+    // A target that matches nothing of a plan with no changes: nothing to hide, no error.
+    const empty = { ...plan, changes: [] };
+    expect(addresses(selectPlan(empty, select({ target: ['group.soc'] })))).toEqual([]);
+    // Two targets, one a typo: still refused, naming the typo.
+    expect(() => selectPlan(plan, select({ target: ['group.soc-analysts', 'grop.x'] }))).toThrow(/"grop\.x"/);
   });
 
   it("a key's duplicates share its address: selected together", () => {
