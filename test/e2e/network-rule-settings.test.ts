@@ -78,4 +78,18 @@ describe('network_rule_settings end to end', () => {
     expect(text).toContain('enable: false');
     expect((await cli(['plan', dir, '--detailed-exitcode'])).code).toBe(0);
   });
+
+  it('pull appends an address added by hand to the allowlist, in the file\'s order (issue 40)', async () => {
+    const dir = await writeConfig({ 'settings.yaml': CONFIG });
+    await firewall.api.networkRuleSettings.update({
+      automation: { whitelist: ['10.0.0.1', '10.1.0.0/16', '0.0.0.0/0'] },
+    });
+    const pulled = await cli(['pull', dir]);
+    expect(pulled.stderr).toBe('');
+    expect(pulled.code).toBe(0);
+    expect(await readFile(join(dir, 'settings.yaml'), 'utf8')).toBe(
+      CONFIG.replace('[10.1.0.0/16, 10.0.0.1]', '[10.1.0.0/16, 10.0.0.1, 0.0.0.0/0]'),
+    );
+    expect((await cli(['plan', dir, '--detailed-exitcode'])).code).toBe(0);
+  });
 });

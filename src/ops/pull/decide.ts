@@ -156,34 +156,70 @@ function fieldEdits(
     return { op: 'set', document, path: at, value };
   };
   if (Array.isArray(file) && Array.isArray(live)) {
-    const kept = new Set<number>();
-    const added = live.filter((member) => {
-      const index = file.findIndex((m, i) => !kept.has(i) && rules.sameMember(field, object.raw, m, member));
-      if (index === -1) return true;
-      kept.add(index);
-      return false;
-    });
-    const removed = file.map((_, i) => i).filter((i) => !kept.has(i));
-    // A set whose every member goes is written whole: no empty list left to append to.
-    if (kept.size === 0) return [set(path, rules.fileValue(field, live, object.raw))];
-    const edits: YamlEdit[] = removed.map((i) => {
-      checked([...path, i]);
-      return { op: 'remove', document, path: [...path, i] };
-    });
-    if (added.length > 0) {
-      checked(path);
-      const values = rules.fileValue(field, added, object.raw) as unknown[];
-      edits.push({ op: 'append', document, path, values });
-    }
-    return edits;
+    const same = (member: unknown, value: unknown) => rules.sameMember(field, object.raw, member, value);
+    const toFile = (values: unknown[]) => rules.fileValue(field, values, object.raw) as unknown[];
+    return listEdits({ document, path, file, live, same, toFile, checked });
   }
   if (isPlainObject(file) && isPlainObject(live)) {
     const value = rules.fileValue(field, live, object.raw) as Record<string, unknown>;
     return Object.keys(live)
       .filter((key) => !sameJson(file[key], live[key]) && !(file[key] === undefined && !(key in value)))
-      .map((key) => set([...path, key], value[key] ?? live[key]));
+      .flatMap((key) => {
+        const inFile = file[key];
+        const inLive = live[key];
+        // A nested set (the allowlist's `whitelist`) is edited as a set too: members removed and
+        // appended, the file's order kept; members are plain values, compared as they are.
+        if (!Array.isArray(inFile) || !Array.isArray(inLive))
+          return [set([...path, key], value[key] ?? inLive)];
+        const at = [...path, key];
+        return listEdits({
+          document,
+          path: at,
+          file: inFile,
+          live: inLive,
+          same: sameJson,
+          toFile: (v) => v,
+          checked,
+        });
+      });
   }
   return [set(path, rules.fileValue(field, live, object.raw) ?? live)];
+}
+
+/**
+ * The edits that make a file's set `file` (at `path`) hold the live members: the members no longer
+ * live removed, the new ones appended after the file's last (its order kept), or the whole list
+ * written when none of the file's members is left.
+ */
+function listEdits(input: {
+  document: number;
+  path: NodePath;
+  file: readonly unknown[];
+  live: readonly unknown[];
+  same: (member: unknown, live: unknown) => boolean;
+  toFile: (values: unknown[]) => unknown[];
+  checked: (path: NodePath) => void;
+}): YamlEdit[] {
+  const { document, path, file, live, same, toFile, checked } = input;
+  const kept = new Set<number>();
+  const added = live.filter((member) => {
+    const index = file.findIndex((m, i) => !kept.has(i) && same(m, member));
+    if (index === -1) return true;
+    kept.add(index);
+    return false;
+  });
+  checked(path);
+  // A set whose every member goes is written whole: no empty list left to append to.
+  if (kept.size === 0) return [{ op: 'set', document, path, value: toFile([...live]) }];
+  const edits: YamlEdit[] = file
+    .map((_, i) => i)
+    .filter((i) => !kept.has(i))
+    .map((i) => {
+      checked([...path, i]);
+      return { op: 'remove', document, path: [...path, i] };
+    });
+  if (added.length > 0) edits.push({ op: 'append', document, path, values: toFile(added) });
+  return edits;
 }
 
 /**
