@@ -10,8 +10,10 @@
  * - `remove: true` (with the natural key, and nothing else) removes the earlier object; on a key no
  *   earlier path declares it is an error at the `remove`.
  * - A new key adds an object. Within one path, a key declared twice is a duplicate, as everywhere.
- * - `settings`, `manage` and `variables` merge across all the files as they always do; a singleton
- *   section (network_rule_settings) too (declared in two paths, it is a duplicate).
+ * - A singleton section (network_rule_settings, one object) overlays the same way: a later path's
+ *   section overrides the top-level fields it sets, the earlier path's others are kept. (Within one
+ *   path, declared twice, it is a duplicate.)
+ * - `settings`, `manage` and `variables` merge across all the files as they always do.
  *
  * Pure: parsed documents in, documents with merged data and marks out (validate-sources.ts reads the
  * marks: an object `superseded` by a later path is validated but neither declared nor loaded).
@@ -61,20 +63,36 @@ interface Declared {
 }
 
 const ITEM = /^([^[.]+)\[(\d+)\](?:\.([^.[]+))?/;
+/** A problem under a singleton section's field: `network_rule_settings.automation...`. */
+const SINGLE_FIELD = /^([^[.]+)\.([^.[]+)/;
 
+/** A list section's object by index; a singleton section's one object is index -1. */
 function itemKey(section: string, index: number): string {
   return `${section}[${index}]`;
+}
+
+/** The mark of the object a problem is under, and the top-level field it is under (if any). */
+function markOf(
+  overlaid: ReadonlyMap<string, Overlaid>,
+  path: string,
+): { mark: Overlaid; field: string | undefined } | undefined {
+  const item = ITEM.exec(path);
+  if (item !== null) {
+    const mark = overlaid.get(itemKey(item[1] ?? '', Number(item[2])));
+    return mark === undefined ? undefined : { mark, field: item[3] };
+  }
+  const single = SINGLE_FIELD.exec(path);
+  const mark = single === null ? undefined : overlaid.get(itemKey(single[1] ?? '', -1));
+  return mark === undefined ? undefined : { mark, field: single?.[2] };
 }
 
 /** Whether a problem the schema found in `document` is said (see the module comment). */
 export function keepProblem(document: ParsedDocument, problem: ConfigProblem): boolean {
   const overlaid = (document as OverlaidDocument).overlaid;
   if (overlaid === undefined) return true;
-  const match = ITEM.exec(problem.path);
-  if (match === null) return true;
-  const mark = overlaid.get(itemKey(match[1] ?? '', Number(match[2])));
-  if (mark === undefined) return true;
-  const field = match[3];
+  const found = markOf(overlaid, problem.path);
+  if (found === undefined) return true;
+  const { mark, field } = found;
   if (field !== undefined) return mark.fields.has(field);
   if (mark.fields.size === 0) return false;
   // Unknown fields of the merged object are only the overlay's (inherited ones are left out).
@@ -87,6 +105,7 @@ export function declaredView<D extends ParsedDocument>(document: D): D {
   if (superseded === undefined || superseded.size === 0 || !isMapping(document.data)) return document;
   const view: Mapping = { ...document.data };
   for (const [section, items] of Object.entries(view)) {
+    if (superseded.has(itemKey(section, -1))) delete view[section];
     if (!Array.isArray(items)) continue;
     view[section] = items.map((item, index) => (superseded.has(itemKey(section, index)) ? null : item));
   }
@@ -157,6 +176,9 @@ export function overlayLayers<F extends ParsedFile>(
   };
   const out: Layer<F>[] = [];
   const lists = kinds.filter((kind) => !kind.singleton);
+  const singles = kinds.filter((kind) => kind.singleton);
+  /** Each singleton section as it stands after the layers read so far. */
+  const singleDeclared = new Map<string, Declared>();
   for (const [layer, { path, files }] of layers.entries()) {
     const outFiles = files.map((file) => {
       const documents = file.documents.map((document): OverlaidDocument => {
@@ -169,6 +191,7 @@ export function overlayLayers<F extends ParsedFile>(
       for (const document of file.documents) {
         const data = document.data;
         if (!isMapping(data)) continue;
+        for (const kind of singles) overlaySingleton(kind, document, data, layer, singleDeclared);
         for (const kind of lists) {
           const section = kind.section;
           const items = Object.hasOwn(data, section) ? data[section] : undefined;
@@ -243,4 +266,33 @@ export function overlayLayers<F extends ParsedFile>(
     out.push({ path, files: outFiles as F[] });
   }
   return { layers: out, problems };
+}
+
+/**
+ * A singleton section of `document` (at `layer`) over an earlier path's: the earlier one is
+ * superseded and this one holds the merged fields (see the module comment). Within one path a second
+ * declaration is left alone: natural-keys.ts says it is a duplicate.
+ */
+function overlaySingleton(
+  kind: Kind,
+  document: OverlaidDocument,
+  data: Mapping,
+  layer: number,
+  declared: Map<string, Declared>,
+): void {
+  const section = kind.section;
+  const item = Object.hasOwn(data, section) ? data[section] : undefined;
+  if (!isMapping(item)) return;
+  const found = declared.get(section);
+  if (found !== undefined && found.layer >= layer) return;
+  if (found === undefined) {
+    declared.set(section, { document, index: -1, raw: item, layer });
+    return;
+  }
+  const earlierValid = kind.schema.safeParse(found.raw).success;
+  const object = mergedFields([knownFields(kind, found.raw), item]);
+  found.document.superseded?.add(itemKey(section, -1));
+  document.overlaid?.set(itemKey(section, -1), { fields: new Set(Object.keys(item)), earlierValid });
+  data[section] = object;
+  declared.set(section, { document, index: -1, raw: object, layer });
 }

@@ -618,7 +618,10 @@ function validateParsed(
     valid.flatMap((entry) => {
       const objects = entry.output[kind.section];
       // A singleton's section is one object: held as a list of one, like every section.
-      if (kind.singleton) return objects === undefined ? [] : [objects];
+      if (kind.singleton) {
+        // A later path's section overlays it (overlay.ts): only the last one is loaded.
+        return objects === undefined || isSuperseded(entry.document, kind.section, -1) ? [] : [objects];
+      }
       if (!Array.isArray(objects)) return [];
       // An object a later path of an environment overrides or removes is not loaded (overlay.ts).
       return objects.filter((_, index) => !isSuperseded(entry.document, kind.section, index));

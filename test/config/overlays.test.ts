@@ -162,3 +162,48 @@ describe('overlays', () => {
     );
   });
 });
+
+describe('overlays of a singleton section (issue 40)', () => {
+  const BASE = `network_rule_settings:
+  automation: {enable: true, default_duration_minutes: 60, whitelist: [10.0.0.1]}
+  expire_strategy: delete
+`;
+
+  it('a later path overrides the top-level fields it sets; the earlier ones are kept, declared once', async () => {
+    await write({
+      'wafctl.yaml': PROJECT,
+      'base/settings.yaml': BASE,
+      'envs/staging/settings.yaml': 'network_rule_settings:\n  expire_strategy: disable\n',
+    });
+    const config = await load();
+    expect(config.state.network_rule_settings).toEqual([
+      {
+        automation: { enable: true, default_duration_minutes: 60, whitelist: ['10.0.0.1'] },
+        expire_strategy: 'disable',
+      },
+    ]);
+  });
+
+  it("a problem is said where it is written: the overlay's own field there, an inherited one once", async () => {
+    await write({
+      'wafctl.yaml': PROJECT,
+      'base/settings.yaml': BASE.replace('expire_strategy: delete', 'expire_strategy: shred'),
+      'envs/staging/settings.yaml': 'network_rule_settings:\n  automation: {enable: maybe}\n',
+    });
+    const found = await problems();
+    expect(found.filter((line) => line.includes('expire_strategy'))).toHaveLength(1);
+    expect(found.find((line) => line.includes('expire_strategy'))).toMatch(/^base\/settings\.yaml:3:20 /);
+    expect(found.find((line) => line.includes('automation.enable'))).toMatch(
+      /^envs\/staging\/settings\.yaml:2:/,
+    );
+  });
+
+  it('declared twice in one path, it is still a duplicate', async () => {
+    await write({
+      'wafctl.yaml': PROJECT,
+      'base/a.yaml': BASE,
+      'base/b.yaml': BASE,
+    });
+    expect((await problems()).join('\n')).toContain('duplicate');
+  });
+});
