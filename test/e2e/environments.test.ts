@@ -258,7 +258,7 @@ describe('plan and drift with several environments', () => {
     const json = await runCli(['plan', dir, '--env', 'all', '--format', 'json'], { env });
     expect(json.code).toBe(0);
     const doc = JSON.parse(json.stdout) as { environments: Record<string, { changes: unknown[] }> };
-    expect(Object.keys(doc)).toEqual(['environments']);
+    expect(Object.keys(doc)).toEqual(['format_version', 'environments']);
     expect(Object.keys(doc.environments)).toEqual(['staging', 'production']);
     expect(doc.environments.staging?.changes).toHaveLength(2);
     expect(doc.environments.production?.changes).toHaveLength(1);
