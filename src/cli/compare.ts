@@ -8,11 +8,12 @@
  * connection and secrets exactly as `--env NAME` connects (its `url`/`url_env`, `token_env` or
  * sign-in), as `export` reads them (members by username, read-only built-ins left out, ids and
  * timestamps not compared), in every family whatever either environment's `manage` says: it is the
- * report of how the environments drifted apart. A's configuration is loaded first, for its
- * `settings.firewall_actions` (what each action means to the security impact). An environment that
- * fails is reported as `Error: NAME: ...` and nothing is compared. With `--desired` the two
- * configurations are compared instead, offline. Exit 0 no differences, 2 differences, 3 a
- * `--fail-on` class matched.
+ * report of how the environments drifted apart. A family either server lacks or hides (its listing
+ * answers 404 or 403) is skipped with a note naming the environment, and not compared. A's
+ * configuration is loaded first, for its `settings.firewall_actions` (what each action means to the
+ * security impact). An environment that fails is reported as `Error: NAME: ...` and nothing is
+ * compared. With `--desired` the two configurations are compared instead, offline. Exit 0 no
+ * differences, 2 differences, 3 a `--fail-on` class matched.
  */
 import { Command, Option } from 'commander';
 import { DEFAULT_TIMEOUT_SECONDS } from '../api/timeouts.js';
@@ -65,8 +66,11 @@ export function compareCommand(io: Io, done: (code: number) => void): Command {
   );
 }
 
-/** A side of a comparison: the objects of each family, as the configuration would declare them. */
-type Side = (kind: Kind) => readonly DeclaredObject[];
+/**
+ * A side of a comparison: the objects of each family, as the configuration would declare them;
+ * undefined for a family a live side skipped (the server lacks or hides it: kinds/read-families.ts).
+ */
+type Side = (kind: Kind) => readonly DeclaredObject[] | undefined;
 
 async function compare(
   from: string,
@@ -198,7 +202,7 @@ async function readLiveSides(
 function liveSide(live: import('../ops/export/export.js').LiveExport): Side {
   return (kind) => {
     const section = live.sections.find((candidate) => candidate.section === kind.section);
-    return (section?.objects ?? []).map((object) => {
+    return section?.objects.map((object) => {
       const parsed = kind.schema.parse(object) as Record<string, unknown>;
       return { protect: false, ignore_changes: [], ...parsed } as DeclaredObject;
     });
@@ -210,9 +214,9 @@ function liveSide(live: import('../ops/export/export.js').LiveExport): Side {
  * desired side, every family either has, scope "everything" and prune on; no field is immutable (a
  * difference is a difference, not a replacement). Both sides are compared as written: `protect` and
  * `ignore_changes` hide nothing, and members are not resolved through a user directory (desired:
- * there is no firewall; live: both sides are already by username). A singleton (settings) is
- * compared only when both have it. Safety warnings (a plan's delete limit) do not apply to a
- * comparison.
+ * there is no firewall; live: both sides are already by username). A family is compared only when
+ * both sides read it, and a singleton (settings) only when both have it. Safety warnings (a plan's
+ * delete limit) do not apply to a comparison.
  */
 async function comparePlan(a: Side, b: Side, options: PlanOptions): Promise<Plan> {
   const { KINDS } = await import('../kinds/index.js');
@@ -220,6 +224,8 @@ async function comparePlan(a: Side, b: Side, options: PlanOptions): Promise<Plan
   const inputs = KINDS.flatMap((kind) => {
     const before = a(kind);
     const after = b(kind);
+    // A family one side could not read is not compared: its objects on the other would all differ.
+    if (before === undefined || after === undefined) return [];
     if (before.length === 0 && after.length === 0) return [];
     if (kind.singleton && (before.length === 0 || after.length === 0)) return [];
     const remote = before.map((object) => {

@@ -111,12 +111,16 @@ async function exportOne(flags: ExportFlags, io: Io): Promise<number> {
   const { countOf } = await import('../ops/export/document.js');
   const { writeExportDirectory } = await import('../ops/export/write-directory.js');
   const { withApiClient } = await import('./connection.js');
+  const { noteWriter } = await import('./planning.js');
 
   const kinds = resolveKinds(flags.kind);
+  // A family named with --kind was asked for: one the server lacks or hides is an error, as in `get`.
+  const named = (flags.kind ?? []).some((names) => names.split(',').some((name) => name.trim() !== ''));
   const live = await withApiClient(io, flags, (api) =>
     readLiveExport(api, kinds, {
       concurrency: HYDRATION_CONCURRENCY,
-      warn: (line) => writeErr(io, `Note: ${line}.`),
+      warn: noteWriter(io, flags),
+      asked: () => named,
     }),
   );
   for (const { kind, id, key, reason } of live.leftOut) {

@@ -64,7 +64,11 @@ export class UserDirectory {
   }
 }
 
-/** The directory, or undefined when the server has no `/users` (404): members are then ids. */
+/**
+ * The directory, or undefined when the server has no `/users` (404): members are then ids. Not
+ * `readFamilies`' rule (read-families.ts): the directory is no family of the configuration, and its
+ * 403 stays an error, since usernames it cannot resolve would be sent as ids.
+ */
 export async function readUserDirectory(api: ApiClient): Promise<UserDirectory | undefined> {
   try {
     return new UserDirectory(await api.users.list());

@@ -17,6 +17,7 @@ import type { Attributes, Plan } from '../core/model.js';
 import { safetyCodec } from '../core/safety.js';
 import { KINDS, type Kind } from '../kinds/index.js';
 import { sortedSet } from '../kinds/normalize.js';
+import { readFamilies } from '../kinds/read-families.js';
 import { NO_USER_LISTING_NOTE, readUserDirectory, type UserDirectory } from '../kinds/users.js';
 import { type DesiredObject, type KindPlanInput, type PlanOptions, planChanges } from '../plan/planner.js';
 
@@ -49,16 +50,24 @@ class Declared implements DesiredObject {
 }
 
 /**
- * The planner's inputs for `kinds` (default: the kinds the configuration uses — a kind that no file
- * declares and whose manage block does not prune can have no change), with their live objects.
+ * Whether the configuration uses `kind`: a file declares some of it, or its manage block prunes (a
+ * kind it does not use can have no change).
+ */
+export function usesKind(config: LoadedConfig, kind: Kind): boolean {
+  return declaredObjects(config.state, kind).length > 0 || scopeOf(config.state, kind).prune;
+}
+
+/**
+ * The planner's inputs for `kinds` (default: the kinds the configuration uses), with their live
+ * objects. A kind it does not use (`pull --adopt` reads every kind) that the server lacks or hides
+ * is skipped with a note (kinds/read-families.ts): its input has no live objects, so nothing of it
+ * is planned or adopted.
  */
 export async function refreshInputs(
   config: LoadedConfig,
   api: ApiClient,
   options: RefreshOptions,
-  kinds: readonly Kind[] = KINDS.filter(
-    (kind) => declaredObjects(config.state, kind).length > 0 || scopeOf(config.state, kind).prune,
-  ),
+  kinds: readonly Kind[] = KINDS.filter((kind) => usesKind(config, kind)),
 ): Promise<KindPlanInput[]> {
   const { state } = config;
   const members = await memberResolver(
@@ -80,12 +89,17 @@ export async function refreshInputs(
       );
     }),
   );
-  const remote = await Promise.all(
-    kinds.map((kind, i) => {
-      const byKey = new Map((desired[i] ?? []).map((object) => [object.key, object.attributes]));
-      return kind.fetchAll(api, { ...options, desired: (key) => byKey.get(key) });
-    }),
-  );
+  const remote = await readFamilies(api, kinds, {
+    concurrency: options.concurrency,
+    desired: (kind) => {
+      const byKey = new Map(
+        (desired[kinds.indexOf(kind)] ?? []).map((object) => [object.key, object.attributes]),
+      );
+      return (key) => byKey.get(key);
+    },
+    declared: (kind) => usesKind(config, kind),
+    warn: options.warn,
+  });
   return kinds.map((kind, i) => ({
     kind: kind.name,
     immutable: kind.immutable,

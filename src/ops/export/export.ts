@@ -10,12 +10,13 @@ import { formatProblem } from '../../config/problems.js';
 import { validateSources } from '../../config/validate-sources.js';
 import type { Kind } from '../../kinds/index.js';
 import type { RemoteRecord } from '../../kinds/kind.js';
+import { readFamilies } from '../../kinds/read-families.js';
 import { NO_USER_LISTING_NOTE, readUserDirectory, withUsernames } from '../../kinds/users.js';
 import { type ExportSection, renderExportFile } from './document.js';
 import { type LeftOut, selectExportable } from './select.js';
 
 export interface LiveExport {
-  /** In registry order. */
+  /** In registry order; a family skipped as absent (kinds/read-families.ts) has none. */
   sections: ExportSection[];
   leftOut: LeftOut[];
 }
@@ -26,20 +27,32 @@ export interface ExportFile {
   text: string;
 }
 
+/**
+ * The live state of `kinds`, as export writes it. A family the server lacks or hides (its listing
+ * answers 404 or 403) is skipped with a note, unless `asked` says the user named it (`--kind`): then,
+ * as with `get`, its error stands. A skipped family gets no section, so neither its objects nor a
+ * `manage` scope that would prune them.
+ */
 export async function readLiveExport(
   api: ApiClient,
   kinds: readonly Kind[],
-  options: { concurrency: number; warn?: (line: string) => void },
+  options: { concurrency: number; warn?: (line: string) => void; asked?: (kind: Kind) => boolean },
 ): Promise<LiveExport> {
+  const read = await readFamilies(api, kinds, {
+    concurrency: options.concurrency,
+    declared: options.asked ?? (() => false),
+    warn: options.warn,
+  });
+  const present = kinds.filter((_kind, i) => read[i] !== undefined);
   const remote = await recordsWithUsernames(
     api,
-    kinds,
-    await Promise.all(kinds.map((kind) => kind.fetchAll(api, options))),
+    present,
+    read.filter((records) => records !== undefined),
     options.warn,
   );
   const sections: ExportSection[] = [];
   const leftOut: LeftOut[] = [];
-  kinds.forEach((kind, i) => {
+  present.forEach((kind, i) => {
     const selected = selectExportable(kind, remote[i] ?? []);
     sections.push({
       ...(kind.singleton ? { singleton: true } : {}),

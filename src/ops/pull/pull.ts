@@ -249,7 +249,12 @@ export async function preparePull(
     { concurrency: options.concurrency, users, ...(options.warn ? { warn: options.warn } : {}) },
     kinds,
   );
-  const directory = kinds.some((kind) => (kind.userFields ?? []).length > 0) ? await users() : undefined;
+  // Only for a family with members that has objects: one skipped as absent has none, and a token
+  // that may not read it (403) may not read the user directory either.
+  const withObjects = (i: number) => (inputs[i]?.remote.length ?? 0) + (inputs[i]?.desired.length ?? 0) > 0;
+  const directory = kinds.some((kind, i) => (kind.userFields ?? []).length > 0 && withObjects(i))
+    ? await users()
+    : undefined;
   const plan = planChanges(inputs, planOptions(config));
   const read = fileCache(config.digests, options.cwd);
 
