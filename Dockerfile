@@ -15,7 +15,7 @@ ARG NODE_IMAGE=node:24-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-# No lifecycle scripts: `prepare` would build before the sources are here.
+# No lifecycle scripts: the dependencies' own install scripts are not needed to build.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 # The package exactly as npm would publish it ("files" and "bin" of package.json), unpacked.

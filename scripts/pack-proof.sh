@@ -2,7 +2,10 @@
 # Proof that the published package runs: pack the built tree (run `npm run build` first; .ci/run runs
 # this after `npm test`), install the tarball into an empty directory with no network, and run the
 # installed `wafctl`: `--version`, then a plan of examples/config/ on the embedded emulator. The
-# bundle inlines every dependency, so the install must bring wafctl and nothing else.
+# bundle inlines every dependency, so the install must bring wafctl and nothing else; and the package
+# has no install script (`preinstall`, `install`, `postinstall`, `prepare`: npm warns about them, and
+# a security tool that runs code when installed is one more thing to audit), so installing it runs
+# nothing and prints no warning.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/wafctl-pack-proof.XXXXXX")"
@@ -17,7 +20,7 @@ cd "$repo"
 [[ -f dist/wafctl.mjs ]] || fail "dist/wafctl.mjs is missing: run npm run build first"
 version="$(node -p 'require("./package.json").version')"
 
-# --ignore-scripts: `prepare` would build again; the tree was just built.
+# --ignore-scripts: `prepack` would build again; the tree was just built.
 tarball="$(npm pack --ignore-scripts --silent --pack-destination "$work")"
 echo "pack-proof: $tarball, $(du -k "$work/$tarball" | cut -f1) KiB"
 shipped="$(tar -tzf "$work/$tarball")"
@@ -26,10 +29,26 @@ if grep -Ev '^package/(package\.json|README\.md|LICENSE|dist/wafctl\.mjs|dist/ch
   fail "the files above should not ship"
 fi
 
+# The package.json that ships: no script that npm runs when the package is installed.
+install_scripts="$(tar -xzOf "$work/$tarball" package/package.json | node -e '
+  const { scripts = {} } = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
+  const run = ["preinstall", "install", "postinstall", "prepare"].filter((name) => name in scripts);
+  console.log(run.map((name) => `${name}: ${scripts[name]}`).join(", "));
+')"
+[[ -z "$install_scripts" ]] || fail "the packed package.json has install scripts: $install_scripts"
+echo "pack-proof: no install script in the packed package.json"
+
 mkdir "$work/app"
 cd "$work/app"
 echo '{"name":"pack-proof","private":true}' >package.json
-npm install --offline --no-audit --no-fund --loglevel=error "$work/$tarball"
+# At npm's default log level, so that its warnings show; npm 11 warns about a dependency's install
+# scripts ("install scripts not yet covered by allowScripts"), older npm runs them silently.
+npm install --offline --no-audit --no-fund "$work/$tarball" 2>"$work/install.err" >/dev/null ||
+  { cat "$work/install.err" >&2; fail "npm install of the tarball failed"; }
+cat "$work/install.err" >&2
+if grep -qi 'install.script' "$work/install.err"; then
+  fail "installing the tarball warned about an install script (above)"
+fi
 installed="$(cd node_modules && find . -mindepth 1 -maxdepth 2 -name package.json -printf '%h\n' | sort | tr '\n' ' ')"
 [[ "$installed" == "./wafctl " ]] || fail "the install brought more than wafctl: $installed"
 

@@ -54,8 +54,36 @@ export function completionCommands(io: Io, done: (code: number) => void, program
 
 async function printScript(shell: Shell, io: Io, program: ProgramFactory): Promise<number> {
   const completion = await completionTree(program);
-  io.stdout.write(captured(() => completion.setup('wafctl', 'wafctl', shell)));
+  const script = captured(() => completion.setup('wafctl', 'wafctl', shell));
+  io.stdout.write(shell === 'bash' ? withoutReadonly(script) : script);
   return 0;
+}
+
+/**
+ * tab's bash script starts with `readonly ShellCompDirectiveError=1` and five more: sourcing it a
+ * second time in one shell (`source ~/.bashrc` after editing it) prints six `readonly variable`
+ * errors, and the script of another program made with tab would collide with ours on those global
+ * names. So the numbers are written where the function reads them and the globals are dropped:
+ * the script then defines only `__wafctl_*` functions and runs `complete`, both fine to repeat.
+ * (zsh's script declares the same names `local` in its function; fish's has none.)
+ */
+function withoutReadonly(script: string): string {
+  const values = new Map<string, string>();
+  const kept = script
+    .split('\n')
+    .filter((line) => {
+      const constant = /^readonly (ShellCompDirective\w+)=(\d+)\s*$/.exec(line);
+      if (constant === null) return line !== '# Define shell completion directives';
+      values.set(constant[1] ?? '', constant[2] ?? '');
+      return false;
+    })
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n');
+  // `$NAME`, `${NAME}` or, in arithmetic, `NAME`: each becomes its number.
+  return kept.replace(
+    /\$\{(ShellCompDirective\w+)\}|\$?\b(ShellCompDirective\w+)\b/g,
+    (whole: string, braced?: string, bare?: string) => values.get(braced ?? bare ?? '') ?? whole,
+  );
 }
 
 async function printCompletions(words: string[], io: Io, program: ProgramFactory): Promise<number> {

@@ -7,7 +7,9 @@
  */
 import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -201,6 +203,17 @@ describe('CI recipes', () => {
     expect(apply.concurrency).toEqual({ group: 'wafctl-apply', 'cancel-in-progress': false });
     const drift = parse(await text(join(RECIPES, 'github-actions', 'drift.yml')));
     expect(Object.keys(drift.on).sort()).toEqual(['schedule', 'workflow_dispatch']);
+    // A pull request opened with GITHUB_TOKEN starts no workflow (GitHub's rule), so plan.yml would
+    // not run on the write-back pull request: drift.yml opens it with a GitHub App's token.
+    type Step = { id?: string; uses?: string; if?: string; with?: Record<string, string> };
+    const steps = drift.jobs.drift.steps as Step[];
+    const app = steps.findIndex((s) => s.uses?.startsWith('actions/create-github-app-token@'));
+    const pr = steps.findIndex((s) => s.uses?.startsWith('peter-evans/create-pull-request@'));
+    expect(app).toBeGreaterThan(0);
+    expect(pr).toBeGreaterThan(app);
+    expect(steps[app]?.id).toBe('app-token');
+    expect(steps[app]?.if).toContain("vars.WAFCTL_APP_ID != ''");
+    expect(steps[pr]?.with?.token).toBe(`\${{ steps.app-token.outputs.token || github.token }}`);
     const gitlab = parse(await text(join(RECIPES, 'gitlab-ci.yml')));
     expect(gitlab['wafctl-apply'].resource_group).toBe('wafctl-production');
     expect(JSON.stringify(gitlab)).toContain('<!-- wafctl-plan -->');
@@ -371,5 +384,136 @@ describe('the GitLab apply job', () => {
       const plans = result.stdout.split('\n').filter((line) => line.startsWith('Plan: '));
       expect(plans, result.stdout).toHaveLength(1);
     }
+  });
+});
+
+/**
+ * The GitLab plan job's merge-request note (STICKY_NOTE, run as the job runs it: `node
+ * --input-type=module -e "$STICKY_NOTE"`) against a fake GitLab API: it reads every page of the
+ * notes (`X-Next-Page`) and updates only a note of the token's user (`GET /user`) that starts with
+ * the marker; a note of anyone else that starts with it is never edited.
+ */
+describe('the GitLab plan job: its merge-request note', () => {
+  const run = promisify(execFile);
+  const ME = { id: 7, username: 'wafctl-bot' };
+  const SOMEONE = { id: 9, username: 'mallory' };
+  const NOTES = '/api/v4/projects/42/merge_requests/5/notes';
+
+  interface Note {
+    id: number;
+    body: string;
+    author: { id: number; username: string };
+  }
+  interface Call {
+    method: string;
+    url: string;
+    token: string | undefined;
+    body?: string;
+  }
+
+  /** A fake GitLab serving `notes` 100 a page; runs the script with plan.md; what it was asked. */
+  async function stickyNote(notes: Note[], env: Record<string, string> = {}): Promise<Call[]> {
+    const calls: Call[] = [];
+    const server = createServer((request, response) => {
+      let body = '';
+      request.setEncoding('utf8').on('data', (chunk: string) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        const url = new URL(request.url ?? '/', 'http://gitlab.test');
+        const token = request.headers['private-token'] as string | undefined;
+        calls.push({
+          method: request.method ?? '',
+          url: `${url.pathname}${url.search}`,
+          token,
+          ...(body && { body }),
+        });
+        const json = (value: unknown, headers: Record<string, string> = {}) => {
+          response.writeHead(200, { 'content-type': 'application/json', ...headers });
+          response.end(JSON.stringify(value));
+        };
+        if (url.pathname === '/api/v4/user') return json(ME);
+        if (url.pathname === NOTES && request.method === 'GET') {
+          const perPage = Number(url.searchParams.get('per_page') ?? 20);
+          const page = Number(url.searchParams.get('page') ?? 1);
+          const last = Math.max(1, Math.ceil(notes.length / perPage));
+          // GitLab's offset pagination: X-Next-Page is empty on the last page.
+          return json(notes.slice((page - 1) * perPage, page * perPage), {
+            'x-next-page': page < last ? String(page + 1) : '',
+          });
+        }
+        if (url.pathname.startsWith(NOTES)) return json({ id: 1, body: JSON.parse(body).body });
+        response.writeHead(404).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'wafctl-gitlab-note-'));
+      await writeFile(join(dir, 'plan.md'), '<!-- wafctl-plan -->\nPlan: 1 to add.\n');
+      const recipe = parse(await text(join(RECIPES, 'gitlab-ci.yml')));
+      const { port } = server.address() as AddressInfo;
+      await run(process.execPath, ['--input-type=module', '-e', recipe.variables.STICKY_NOTE.value], {
+        cwd: dir,
+        env: {
+          CI_API_V4_URL: `http://127.0.0.1:${port}/api/v4`,
+          CI_PROJECT_ID: '42',
+          CI_MERGE_REQUEST_IID: '5',
+          GITLAB_API_TOKEN: 'glpat-test',
+          ...env,
+        },
+      });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    return calls;
+  }
+
+  /** `count` notes of other people, without the marker, from id `first` on. */
+  const chatter = (first: number, count: number): Note[] =>
+    Array.from({ length: count }, (_, i) => ({ id: first + i, body: `LGTM ${i}`, author: SOMEONE }));
+  const writes = (calls: Call[]) => calls.filter((call) => call.method !== 'GET');
+
+  it('pages to the note of its own user (on page 2) and updates it, never the look-alike of another author', async () => {
+    const notes = [
+      { id: 1, body: '<!-- wafctl-plan -->\nPlan: 0 to add (forged)', author: SOMEONE },
+      ...chatter(2, 150),
+      { id: 500, body: '<!-- wafctl-plan -->\nPlan: 3 to add.', author: ME },
+    ];
+    const calls = await stickyNote(notes);
+    expect(calls.filter((call) => call.method === 'GET').map((call) => call.url)).toEqual([
+      '/api/v4/user',
+      `${NOTES}?per_page=100&page=1`,
+      `${NOTES}?per_page=100&page=2`,
+    ]);
+    expect(writes(calls)).toEqual([
+      {
+        method: 'PUT',
+        url: `${NOTES}/500`,
+        token: 'glpat-test',
+        body: JSON.stringify({ body: '<!-- wafctl-plan -->\nPlan: 1 to add.\n' }),
+      },
+    ]);
+    expect(calls.every((call) => call.token === 'glpat-test')).toBe(true);
+  });
+
+  it("creates a note when the only ones with the marker are another author's, after reading every page", async () => {
+    const notes = [
+      ...chatter(1, 120),
+      { id: 300, body: '<!-- wafctl-plan -->\nPlan: 0 to add (forged)', author: SOMEONE },
+      ...chatter(400, 90),
+    ];
+    const calls = await stickyNote(notes);
+    expect(calls.filter((call) => call.url.startsWith(NOTES) && call.method === 'GET')).toHaveLength(3);
+    expect(writes(calls).map((call) => `${call.method} ${call.url}`)).toEqual([`POST ${NOTES}`]);
+  });
+
+  it('with WAFCTL_ENV, updates the note of that environment only', async () => {
+    const notes = [
+      { id: 10, body: '<!-- wafctl-plan:staging -->\n...', author: ME },
+      { id: 11, body: '<!-- wafctl-plan:production -->\n...', author: ME },
+    ];
+    const calls = await stickyNote(notes, { WAFCTL_ENV: 'production' });
+    expect(writes(calls).map((call) => `${call.method} ${call.url}`)).toEqual([`PUT ${NOTES}/11`]);
+    expect(JSON.parse(writes(calls)[0]?.body ?? '{}').body).toMatch(/^<!-- wafctl-plan:production -->\n/);
   });
 });

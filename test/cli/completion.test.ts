@@ -113,8 +113,8 @@ describe('wafctl complete -- WORD... (what the scripts call)', () => {
   });
 });
 
-/** Runs `script` in a bare bash (no rc files) with `dir` first on PATH; its stdout. */
-function bash(script: string, dir: string): Promise<string> {
+/** Runs `script` in a bare bash (no rc files) with `dir` first on PATH; what it printed. */
+function bash(script: string, dir: string): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['--norc', '--noprofile', '-c', script], {
       env: { PATH: `${dir}:${process.env.PATH ?? ''}`, HOME: dir, NO_COLOR: '1' },
@@ -130,7 +130,7 @@ function bash(script: string, dir: string): Promise<string> {
     });
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`bash exited ${code}:\n${stderr}`)),
+      code === 0 ? resolve({ stdout, stderr }) : reject(new Error(`bash exited ${code}:\n${stderr}`)),
     );
   });
 }
@@ -161,12 +161,20 @@ describe('the bash script, sourced in bash', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  /** COMPREPLY after TAB on `line` (the cursor at its end; a trailing space starts a new word). */
-  async function compreply(line: string): Promise<string[]> {
+  /**
+   * COMPREPLY after TAB on `line` (the cursor at its end; a trailing space starts a new word), the
+   * script sourced `times` times first (after `before`), and what the shell printed on stderr
+   * outside the completion function.
+   */
+  async function completeIn(
+    line: string,
+    { times = 1, before = '' }: { times?: number; before?: string } = {},
+  ): Promise<{ reply: string[]; stderr: string }> {
     const words = line.split(' ');
     const script = [
       WORDS_BY_REF,
-      'source <(wafctl completion bash)',
+      before,
+      ...Array.from({ length: times }, () => 'source <(wafctl completion bash)'),
       `COMP_WORDS=(${words.map(quote).join(' ')})`,
       `COMP_CWORD=${words.length - 1}`,
       `COMP_LINE=${quote(line)}`,
@@ -175,7 +183,15 @@ describe('the bash script, sourced in bash', () => {
       '__wafctl_complete 2>/dev/null',
       `printf '%s\\n' "\${COMPREPLY[@]}"`,
     ].join('\n');
-    return (await bash(script, dir)).split('\n').filter((reply) => reply !== '');
+    const { stdout, stderr } = await bash(script, dir);
+    return { reply: stdout.split('\n').filter((reply) => reply !== ''), stderr };
+  }
+
+  /** COMPREPLY after TAB on `line`, the script sourced once, silently. */
+  async function compreply(line: string): Promise<string[]> {
+    const { reply, stderr } = await completeIn(line);
+    expect(stderr).toBe('');
+    return reply;
   }
 
   it('completes `wafctl pl` to plan', async () => {
@@ -185,5 +201,20 @@ describe('the bash script, sourced in bash', () => {
   it('completes `wafctl plan --fo` to --format, and its values after a space', async () => {
     expect(await compreply('wafctl plan --fo')).toEqual(['--format']);
     expect(await compreply('wafctl plan --format ')).toEqual(['text', 'markdown', 'json']);
+  });
+
+  it('can be sourced twice in one shell (a re-read ~/.bashrc): no error, and it still completes', async () => {
+    expect(await completeIn('wafctl plan --fo', { times: 2 })).toEqual({ reply: ['--format'], stderr: '' });
+  });
+
+  it("sets no global a script made by another program could hold: that script's readonly names are no error", async () => {
+    // tab's own bash script declares these six readonly; wafctl's must neither assign nor need them.
+    const other = ['Error=1', 'NoSpace=2', 'NoFileComp=4', 'FilterFileExt=8', 'FilterDirs=16', 'KeepOrder=32']
+      .map((name) => `readonly ShellCompDirective${name}`)
+      .join('\n');
+    expect(await completeIn('wafctl pl', { before: other })).toEqual({ reply: ['plan'], stderr: '' });
+    const { stdout } = await runCli(['completion', 'bash']);
+    expect(stdout).not.toMatch(/readonly|ShellCompDirective/);
+    expect(stdout).toContain('$((directive & 4))'); // NoFileComp, written where it is read
   });
 });
