@@ -79,7 +79,7 @@ describe('network_rule_settings end to end', () => {
     expect((await cli(['plan', dir, '--detailed-exitcode'])).code).toBe(0);
   });
 
-  it('pull appends an address added by hand to the allowlist, in the file\'s order (issue 40)', async () => {
+  it("pull appends an address added by hand to the allowlist, in the file's order (issue 40)", async () => {
     const dir = await writeConfig({ 'settings.yaml': CONFIG });
     await firewall.api.networkRuleSettings.update({
       automation: { whitelist: ['10.0.0.1', '10.1.0.0/16', '0.0.0.0/0'] },
