@@ -1,6 +1,6 @@
 // Writes the JSON Schemas under schemas/ from the zod schemas (run by `npm run schema`, which builds
 // first): the configuration's (wafctl.schema.json) and those of the JSON outputs (the plan, the drift
-// report, the apply report). A test fails when a committed file differs from what the schemas generate.
+// report, the apply report, the pull report). A test fails when a committed file differs from what the schemas generate.
 import { writeFileSync } from 'node:fs';
 import { buildJsonSchema } from '../dist/config/json-schema.js';
 import {
@@ -10,12 +10,14 @@ import {
   PLAN_SCHEMA_FILE,
 } from '../dist/core/document-schemas.js';
 import { APPLY_REPORT_SCHEMA_FILE, buildApplyReportJsonSchema } from '../dist/ops/apply/report-document.js';
+import { buildPullReportJsonSchema, PULL_REPORT_SCHEMA_FILE } from '../dist/ops/pull/report-document.js';
 
 const files = {
   'wafctl.schema.json': buildJsonSchema(),
   [PLAN_SCHEMA_FILE]: buildPlanJsonSchema(),
   [DRIFT_SCHEMA_FILE]: buildDriftJsonSchema(),
   [APPLY_REPORT_SCHEMA_FILE]: buildApplyReportJsonSchema(),
+  [PULL_REPORT_SCHEMA_FILE]: buildPullReportJsonSchema(),
 };
 for (const [name, text] of Object.entries(files)) {
   const target = new URL(`../schemas/${name}`, import.meta.url);

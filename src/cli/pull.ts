@@ -1,24 +1,33 @@
 /**
- * `wafctl pull [PATH...] [--adopt] [--kind KIND...] [--dry-run] [--env NAME]`: write live changes back
- * into the files where the objects are declared, comments and layout kept. Exit 0 written or nothing
- * to do, 1 an error or a conflict (the rest is still written, unless --dry-run). Live objects in a
- * pruned scope that no file declares and that were not adopted are named on stderr: the next apply
- * deletes them.
+ * `wafctl pull [PATH...] [--adopt] [--kind KIND...] [--dry-run] [--env NAME [--write-shared]]
+ * [--format text|markdown|json]`: write live changes back into the files where the objects are
+ * declared, comments and layout kept. Exit 0 written or nothing to do, 1 an error or a conflict (the
+ * rest is still written, unless --dry-run). Live objects in a pruned scope that no file declares and
+ * that were not adopted are named on stderr: the next apply deletes them.
  *
  * `--env NAME` pulls one environment of wafctl.yaml (its paths, vars and firewall): each changed value
- * goes into the path that set it (ops/pull/environment.ts), and a change to a file other environments
- * read too is said on stderr. One environment per run: two environments' firewalls may disagree on a
- * value their shared base sets, and pulling both would write it twice, the second over the first.
+ * goes into the path that set it, unless other environments read that path too: then into the
+ * environment's own path, so that a hand change on one firewall does not change the others' next
+ * plans (`--write-shared` writes the shared path instead; ops/pull/decide.ts). One environment per
+ * run: two environments' firewalls may disagree on a value their shared base sets, and pulling both
+ * would write it twice, the second over the first.
+ *
+ * What pull did is said on stdout, where a CI job turns it into a pull request: the summary (text),
+ * a pull-request body (markdown) or the report document (json), each naming the changed files other
+ * environments read and the changes kept in the environment's own path (ops/pull/summary.ts). The
+ * `--dry-run` diff is text's only: the pull request shows the diff. Errors and warnings stay on stderr.
  */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { usageError, WafctlError } from '../core/errors.js';
 import { plural, printable } from '../core/text.js';
+import type { PullResult } from '../ops/pull/pull.js';
 import type { Io } from './io.js';
 import {
   addConnectionOptions,
   addEnvironmentOption,
   type ConnectionFlags,
   FAMILIES,
+  FORMATS,
   HYDRATION_CONCURRENCY,
 } from './options.js';
 import { writeErr, writeOut, writeTextFile } from './output.js';
@@ -49,6 +58,8 @@ interface PullFlags extends ConnectionFlags, TrustFlags {
   kind?: string[];
   dryRun?: boolean;
   env?: string[];
+  writeShared?: boolean;
+  format: (typeof FORMATS)[number];
 }
 
 export function pullCommand(io: Io, done: (code: number) => void): Command {
@@ -59,8 +70,17 @@ export function pullCommand(io: Io, done: (code: number) => void): Command {
         .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
         .option('--adopt', 'also append in-scope live objects that no file declares')
         .option('--kind <KIND...>', `only these kinds: ${FAMILIES}`)
-        .option('--dry-run', 'print a unified diff of every file that would change, and write nothing'),
-      'pull this environment of wafctl.yaml: its paths, vars and firewall; each value goes into the path that set it',
+        .option('--dry-run', 'print a unified diff of every file that would change, and write nothing')
+        .option(
+          '--write-shared',
+          "with --env: write a hand change into the shared path that declares it (every environment reading it), not into the environment's own path",
+        )
+        .addOption(
+          new Option('--format <FORMAT>', 'output format (markdown: a pull-request body)')
+            .choices(FORMATS)
+            .default('text'),
+        ),
+      "pull this environment of wafctl.yaml: its paths, vars and firewall; each value goes into the path that set it, or the environment's own path when other environments read that one",
     ),
   ).action(async (paths: string[], _flags: PullFlags, command: Command) =>
     done(await pull(paths, command.optsWithGlobals<PullFlags>(), io)),
@@ -69,15 +89,18 @@ export function pullCommand(io: Io, done: (code: number) => void): Command {
 
 async function pull(paths: string[], flags: PullFlags, io: Io): Promise<number> {
   const { resolveKinds } = await import('../ops/export/kind-names.js');
-  const { preparePull, assertUnchanged } = await import('../ops/pull/pull.js');
+  const { preparePull } = await import('../ops/pull/pull.js');
   const { withApiClient } = await import('./connection.js');
-  const { createTwoFilesPatch } = await import('diff');
-  const { address } = await import('../plan/render/summary.js');
 
   // A bad --kind, the choice of environment and configuration problems are reported before any
   // network call.
   const kinds = resolveKinds(flags.kind);
   const { config, connection, env, environment } = await loadForPull(io, paths, flags);
+  if (flags.writeShared && environment === undefined) {
+    throw usageError(
+      '--write-shared takes --env NAME: without environments, every file is written where it declares the value',
+    );
+  }
   const result = await withApiClient(io, connection, (api) =>
     preparePull(config, api, {
       paths,
@@ -87,65 +110,68 @@ async function pull(paths: string[], flags: PullFlags, io: Io): Promise<number> 
       warn: (line) => writeErr(io, `Note: ${line}.`),
       env,
       cwd: io.cwd,
+      writeShared: flags.writeShared === true,
       ...(environment === undefined ? {} : { environment }),
     }),
   );
-  const { decision, files, leftOut, unadopted, shared } = result;
+  await warnings(io, result, flags.adopt === true);
+  await showOrWrite(io, result, flags);
+  await report(io, result, flags, environment?.name);
+  const n = result.decision.conflicts.length;
+  if (n > 0) {
+    const written = result.files.length > 0 && !flags.dryRun ? '; the rest was written' : '';
+    const message = `${plural(n, 'object')} could not be pulled (see above)${written}.`;
+    throw new WafctlError('PLAN_REFUSED', message, { userFault: true });
+  }
+  return 0;
+}
+
+/** On stderr: objects not adopted, what the next apply would delete, and each conflict. */
+async function warnings(io: Io, { leftOut, unadopted, decision }: PullResult, adopt: boolean) {
+  const { address } = await import('../plan/render/summary.js');
   for (const { kind, id, key, reason } of leftOut) {
     writeErr(io, `Warning: ${kind} ${printable(id)} (${printable(key)}) not adopted: ${printable(reason)}.`);
   }
-  const deleted = unadoptedWarning(unadopted.map(address), flags.adopt === true);
+  const deleted = unadoptedWarning(unadopted.map(address), adopt);
   if (deleted !== undefined) writeErr(io, deleted);
   for (const c of decision.conflicts) {
     writeErr(
       io,
-      `Error: ${printable(c.file)}:${c.line}:${c.col}: ${c.kind}.${printable(c.key)}: ${printable(c.reason)}; nothing was pulled for it.`,
+      `Error: ${printable(c.file)}:${c.line}:${c.col}: ${address(c)}: ${printable(c.reason)}; nothing was pulled for it.`,
     );
   }
+}
 
-  for (const { file, environments } of shared) {
-    const whom = `${environments.length === 1 ? 'environment' : 'environments'} ${environments.join(', ')}`;
-    writeErr(
-      io,
-      `Note: ${printable(file)} is shared with ${whom}: this change applies to ${environments.length === 1 ? 'it' : 'them'} too.`,
-    );
+/** With --dry-run, the diff of each file (text only: a pull request shows its own); else the files written. */
+async function showOrWrite(io: Io, result: PullResult, flags: PullFlags): Promise<void> {
+  if (!flags.dryRun) {
+    const { assertUnchanged } = await import('../ops/pull/pull.js');
+    await assertUnchanged(result.files, io.cwd);
+    for (const file of result.files) await writeTextFile(io, file.file, file.after, { atomic: true });
+    return;
   }
-
-  if (flags.dryRun) {
-    for (const file of files) {
-      const from = file.created ? '/dev/null' : `a/${file.file}`;
-      writeOut(
-        io,
-        createTwoFilesPatch(from, `b/${file.file}`, file.before, file.after, '', '', { context: 3 }),
-      );
-    }
-  } else {
-    await assertUnchanged(files, io.cwd);
-    for (const file of files) await writeTextFile(io, file.file, file.after, { atomic: true });
-  }
-
-  const counts = [
-    decision.updated > 0 ? `${decision.updated} updated` : '',
-    decision.removed > 0 ? `${decision.removed} removed` : '',
-    decision.adopted > 0 ? `${decision.adopted} adopted` : '',
-  ].filter((part) => part !== '');
-  const n = decision.conflicts.length;
-  if (files.length === 0 && n === 0) writeOut(io, 'Nothing to pull: the files match the firewall.');
-  else if (files.length > 0) {
-    const verb = flags.dryRun ? 'Would pull' : 'Pulled';
+  if (flags.format !== 'text') return;
+  const { createTwoFilesPatch } = await import('diff');
+  for (const file of result.files) {
+    const from = file.created ? '/dev/null' : `a/${file.file}`;
     writeOut(
       io,
-      `${verb} ${plural(decision.updated + decision.removed + decision.adopted, 'object')} (${counts.join(', ')}) into ${plural(files.length, 'file')}.`,
+      createTwoFilesPatch(from, `b/${file.file}`, file.before, file.after, '', '', { context: 3 }),
     );
   }
-  if (n > 0) {
-    throw new WafctlError(
-      'PLAN_REFUSED',
-      `${plural(n, 'object')} could not be pulled (see above)${files.length > 0 && !flags.dryRun ? '; the rest was written' : ''}.`,
-      { userFault: true },
-    );
+}
+
+/** What pull did, on stdout, in the chosen format. */
+async function report(io: Io, result: PullResult, flags: PullFlags, environment: string | undefined) {
+  const meta = { environment, dryRun: flags.dryRun === true };
+  if (flags.format === 'json') {
+    const { pullReportDocument } = await import('../ops/pull/report-document.js');
+    writeOut(io, JSON.stringify(pullReportDocument(result, meta), null, 2));
+    return;
   }
-  return 0;
+  const { pullMarkdown, pullSummaryLines } = await import('../ops/pull/summary.js');
+  if (flags.format === 'markdown') writeOut(io, pullMarkdown(result, meta));
+  else for (const line of pullSummaryLines(result, meta)) writeOut(io, line);
 }
 
 /**

@@ -250,6 +250,66 @@ groups:
   });
 });
 
+describe('wafctl pull --format, --write-shared (issue 40)', () => {
+  it('markdown lists a conflict and the files; the errors stay on stderr, exit 1', async () => {
+    const withVariable = NOTIFICATIONS.replace('10.0.0.5', `\${WAFCTL_VAR_SIEM_ADDRESS}`);
+    const env = { WAFCTL_VAR_SIEM_ADDRESS: '10.0.0.5' };
+    const dir = await appliedConfig({ 'notifications.yaml': withVariable, 'rules.yaml': RULES }, env);
+    await firewall.api.notifications.update('splunk', { settings: { destination_address: '10.0.0.9' } });
+    const [rule] = await firewall.api.applicationRules.list();
+    await firewall.api.applicationRules.update(rule?.id ?? '', { priority: 'low' });
+
+    const pulled = await cli(['pull', dir, '--format', 'markdown'], env);
+    expect(pulled.code).toBe(1);
+    expect(pulled.stdout).toBe(`### wafctl pull: 1 object into 1 file
+
+Pulled 1 object (1 updated) into 1 file.
+
+**Conflicts** (nothing was pulled for these objects):
+
+- \`${join(dir, 'notifications.yaml')}:4:28\` \`notification.splunk\`: settings.destination\\_address comes from a \${VAR} substitution
+
+**Files:**
+
+- \`${join(dir, 'rules.yaml')}\`
+`);
+    expect(pulled.stderr).toBe(
+      `Error: ${join(dir, 'notifications.yaml')}:4:28: notification.splunk: settings.destination_address comes from a \${VAR} substitution; nothing was pulled for it.\nError: 1 object could not be pulled (see above); the rest was written.\n`,
+    );
+    expect(await read(dir, 'rules.yaml')).toBe(RULES.replace('priority: high', 'priority: low'));
+  });
+
+  it('--dry-run --format json leaves the diff out: one document on stdout', async () => {
+    const dir = await appliedConfig({ 'notifications.yaml': NOTIFICATIONS });
+    await firewall.api.notifications.update('splunk', { settings: { destination_port: 6514 } });
+    const dry = await cli(['pull', dir, '--dry-run', '--format', 'json']);
+    expect(dry.stderr).toBe('');
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.stdout)).toEqual({
+      format_version: 1,
+      environment: null,
+      dry_run: true,
+      objects: { updated: 1, removed: 0, adopted: 0 },
+      files: [{ file: join(dir, 'notifications.yaml'), created: false, shared_with: [] }],
+      kept_in_own_path: [],
+      conflicts: [],
+      not_adopted: [],
+    });
+    expect(await read(dir, 'notifications.yaml')).toBe(NOTIFICATIONS);
+  });
+
+  it('--write-shared without --env is refused before any request', async () => {
+    const dir = await appliedConfig({ 'notifications.yaml': NOTIFICATIONS });
+    await firewall.resetStats();
+    const pulled = await cli(['pull', dir, '--write-shared']);
+    expect(pulled.stderr).toBe(
+      'Error: --write-shared takes --env NAME: without environments, every file is written where it declares the value\n',
+    );
+    expect(pulled.code).toBe(1);
+    expect((await firewall.stats()).total).toBe(0);
+  });
+});
+
 describe('wafctl pull: what the next apply would delete', () => {
   const PRUNED = `manage:
   application_rules:

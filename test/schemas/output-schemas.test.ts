@@ -1,8 +1,8 @@
 /**
  * The JSON Schemas of wafctl's JSON outputs (schemas/plan.schema.json, drift-report.schema.json,
- * apply-report.schema.json): committed exactly as the zod schemas generate them, and real output
- * (a plan, a drift report, an apply against the emulator) valid against them, checked by a real JSON
- * Schema validator (ajv) as well as by the zod schemas themselves.
+ * apply-report.schema.json, pull-report.schema.json): committed exactly as the zod schemas generate
+ * them, and real output (a plan, a drift report, an apply, a pull against the emulator) valid against
+ * them, checked by a real JSON Schema validator (ajv) as well as by the zod schemas themselves.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,6 +30,11 @@ import {
   renderJsonApplyReport,
 } from '../../src/ops/apply/report-document.js';
 import { readSavedPlan } from '../../src/ops/apply/saved-plan.js';
+import {
+  buildPullReportJsonSchema,
+  PULL_REPORT_SCHEMA_FILE,
+  pullReportDocumentSchema,
+} from '../../src/ops/pull/report-document.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
 import { EXAMPLES } from '../helpers/fixtures.js';
@@ -41,6 +46,7 @@ const GENERATED: Record<string, () => string> = {
   [PLAN_SCHEMA_FILE]: buildPlanJsonSchema,
   [DRIFT_SCHEMA_FILE]: buildDriftJsonSchema,
   [APPLY_REPORT_SCHEMA_FILE]: buildApplyReportJsonSchema,
+  [PULL_REPORT_SCHEMA_FILE]: buildPullReportJsonSchema,
 };
 
 const committed = (file: string): Record<string, unknown> =>
@@ -120,6 +126,40 @@ describe('real output validates against the schemas', () => {
       expect(document.environments.one).toMatchObject({ format_version: 1 });
       expectValid(file, document);
     }
+  });
+
+  it('pull --format json: a removal, a conflict and a live object not adopted (issue 40)', async () => {
+    const env = { ...firewall.env, WAFCTL_VAR_LEAD: 'Tier-1' };
+    const dir = await writeConfig({
+      'groups.yaml': `groups:\n  - name: soc\n    description: \${WAFCTL_VAR_LEAD}\n  - name: retired\n`,
+      'manage.yaml': 'manage:\n  groups: {prune: true}\n',
+    });
+    const applied = await runCli(['apply', dir, '--auto-approve'], { env });
+    expect(applied.code, applied.stderr).toBe(0);
+    const groups = await firewall.api.groups.list();
+    const id = (name: string) => groups.find((g) => g.name === name)?.id ?? '';
+    await firewall.api.groups.update(id('soc'), {
+      name: 'soc',
+      description: 'Tier-2',
+      permissions: [],
+      user_ids: [],
+    });
+    await firewall.api.groups.delete(id('retired'));
+    await firewall.api.groups.create({ name: 'hotfix', permissions: [], user_ids: [] });
+
+    const pulled = await runCli(['pull', dir, '--format', 'json'], { env });
+    expect(pulled.code).toBe(1);
+    const document = JSON.parse(pulled.stdout) as Record<string, unknown>;
+    expectValid(PULL_REPORT_SCHEMA_FILE, document);
+    expect(pullReportDocumentSchema.safeParse(document).success).toBe(true);
+    expect(document).toMatchObject({
+      environment: null,
+      objects: { updated: 0, removed: 1, adopted: 0 },
+      files: [{ file: join(dir, 'groups.yaml'), created: false, shared_with: [] }],
+      conflicts: [{ address: 'group.soc', file: join(dir, 'groups.yaml'), line: 3 }],
+      not_adopted: ['group.hotfix'],
+    });
+    expect(validator(PULL_REPORT_SCHEMA_FILE)({ ...document, objects: { updated: -1 } })).toBe(false);
   });
 
   /** Plans `dir` with `plan --out`, then applies that plan through the applier. */

@@ -8,9 +8,13 @@
  *   others where they are; an object field by its differing keys; anything else whole.
  * - An object the configuration declares but the firewall no longer has is removed from its file.
  * - With environments (`--env`), an object may be declared in several paths (config/overlay.ts):
- *   each field is written into the last declaration that sets it (`declarationOf`), and an object
- *   deleted live leaves the files as its `removal` says (a declaration in a path other environments
- *   may read is kept, and a `remove: true` entry goes into the environment's own path instead).
+ *   each field is written into the last declaration that sets it (`declarationOf`), unless that
+ *   declaration is in an earlier path other environments read too (`Declaration.sharedWith`): a hand
+ *   change on one environment's firewall is then kept in its own path (`own`: an overlay), so that
+ *   the other environments' next plans do not change with it (`writeShared` writes the shared
+ *   declaration instead). An object deleted live leaves the files as its `removal` says (a
+ *   declaration in a path other environments may read is kept, and a `remove: true` entry goes into
+ *   the environment's own path instead).
  * - With `adopt`, in-scope live objects no file declares are appended (see `adoptTarget`).
  * - A value that the file does not write literally (from `${VAR}`, an alias, or an anchored node
  *   used elsewhere) is a conflict: nothing is written for that object, and the reason names the place.
@@ -26,6 +30,12 @@ import type { NodePath, ValueOrigin, YamlEdit } from './model.js';
 export interface Declaration {
   location: SourceLocation;
   raw: Record<string, unknown>;
+  /**
+   * With environments, for a declaration in an earlier path than the environment's own: the other
+   * environments that read its file too (absent or empty: only this one does). A changed field it
+   * sets is kept in the object's `own` path instead, unless `writeShared`.
+   */
+  sharedWith?: readonly string[];
 }
 
 export interface DeclaredObject {
@@ -43,7 +53,23 @@ export interface DeclaredObject {
   declarations?: readonly Declaration[];
   /** How the object, deleted live, leaves the files; absent: its declaration is removed. */
   removal?: Removal;
+  /**
+   * With environments: where a changed field goes when the declaration that sets it is shared with
+   * other environments (see `Declaration.sharedWith`), so that the change stays this environment's.
+   */
+  own?: OwnPath;
 }
+
+export type OwnPath =
+  /** The object's last declaration (`location`) is in the environment's own path: the field is set there. */
+  | { op: 'declared' }
+  /**
+   * No declaration in the own path: a new overlay entry, the natural key's fields (`key`) and the
+   * changed fields, is appended at `target` (where `remove: true` entries go).
+   */
+  | { op: 'append'; target: AdoptTarget; key: Record<string, unknown> }
+  /** A singleton section no file of the own path declares: the section, with the changed fields, is set at `target`. */
+  | { op: 'section'; target: AdoptTarget };
 
 export type Removal =
   /**
@@ -86,6 +112,8 @@ export interface PullInput {
   adopt: readonly AdoptCandidate[];
   adoptTarget(kind: KindName): AdoptTarget;
   origin(file: string, document: number, path: NodePath): ValueOrigin | undefined;
+  /** `--write-shared`: a changed field is written where it is declared, even in a shared path. */
+  writeShared?: boolean;
 }
 
 export interface PullConflict {
@@ -97,10 +125,25 @@ export interface PullConflict {
   reason: string;
 }
 
+/** Fields of one object written into the environment's own path instead of the shared file that declares them. */
+export interface KeptChange {
+  kind: KindName;
+  key: string;
+  fields: string[];
+  /** The own path's file that received them. */
+  file: string;
+  /** The shared file that declares them, left untouched. */
+  insteadOf: string;
+  /** The other environments that read `insteadOf`. */
+  sharedWith: readonly string[];
+}
+
 export interface PullDecision {
   /** Edits by file, in no particular order (the editor places them). */
   edits: Map<string, YamlEdit[]>;
   conflicts: PullConflict[];
+  /** In plan order. */
+  kept: KeptChange[];
   updated: number;
   removed: number;
   adopted: number;
@@ -242,108 +285,207 @@ function liveFields(change: Change): Attributes | undefined {
   return undefined;
 }
 
+/**
+ * What one object's decision adds, committed only once the whole object is decided (a conflict
+ * anywhere in it leaves the files untouched for that object).
+ */
+interface Pending {
+  edits: { file: string; edits: YamlEdit[] }[];
+  /** Entries appended to a list (removals, new overlay entries): gathered by list, one append each. */
+  appended: { target: AdoptTarget; entry: Record<string, unknown> }[];
+  kept: KeptChange[];
+}
+
+const nothing = (): Pending => ({ edits: [], appended: [], kept: [] });
+
+/** Checks that a path at a declaration is written literally; throws a Conflict where it is not. */
+type Checker = (path: NodePath) => void;
+
+/** The edits that take an object deleted live out of the files, as its `removal` says. */
+function removalOf(object: DeclaredObject, checked: Checker): Pending {
+  const { file, document, nodePath, line, col } = object.location;
+  if (object.protect) {
+    throw new Conflict(
+      line,
+      col,
+      'it is protected: deleted live, kept in the file (restore it with `wafctl apply`, or remove it by hand)',
+    );
+  }
+  const pending = nothing();
+  const removal = object.removal;
+  if (removal === undefined) {
+    checked(nodePath);
+    pending.edits.push({ file, edits: [{ op: 'remove', document, path: nodePath }] });
+  } else if (removal.op === 'override') {
+    // The override's own fields go, its key stays, and `remove: true` is added.
+    const own = object.declarations?.at(-1)?.raw ?? object.raw;
+    const edits: YamlEdit[] = Object.keys(own)
+      .filter((field) => !removal.keep.includes(field))
+      .map((field) => {
+        checked([...nodePath, field]);
+        return { op: 'remove', document, path: [...nodePath, field] };
+      });
+    checked([...nodePath, REMOVE]);
+    edits.push({ op: 'set', document, path: [...nodePath, REMOVE], value: true });
+    pending.edits.push({ file, edits });
+  } else {
+    pending.appended.push({ target: removal.target, entry: removal.entry });
+  }
+  return pending;
+}
+
+/** The other environments that read the declaration at `location` (empty: written there). */
+function sharedAt(object: DeclaredObject, location: SourceLocation): readonly string[] {
+  const found = object.declarations?.find(
+    (d) =>
+      d.location.file === location.file &&
+      d.location.document === location.document &&
+      d.location.path === location.path,
+  );
+  return found?.sharedWith ?? [];
+}
+
+/** Changed fields kept out of one shared file: their live values, and who else reads that file. */
+interface KeptFields {
+  values: [string, unknown][];
+  sharedWith: readonly string[];
+}
+
+/**
+ * The edits that make an object declared in the files say its live fields: each field into the
+ * declaration that sets it, or, when that one is shared with other environments, into the
+ * environment's own path (`keptEdits`).
+ */
+function updateOf(
+  change: Change,
+  object: DeclaredObject,
+  input: PullInput,
+  checkerOf: (at: SourceLocation) => Checker,
+): Pending {
+  const live = liveFields(change) ?? {};
+  const rules = input.rules[change.kind];
+  if (rules === undefined) throw new Error(`pull: no rules for the family ${change.kind}`);
+  const own = input.writeShared ? undefined : object.own;
+  const pending = nothing();
+  const kept = new Map<string, KeptFields>();
+  for (const [field, value] of Object.entries(live)) {
+    const location = declarationOf(object, field);
+    const shared = own === undefined ? [] : sharedAt(object, location);
+    if (shared.length === 0) {
+      const edits = fieldEdits(object, location, rules, field, value, checkerOf(location));
+      pending.edits.push({ file: location.file, edits });
+      continue;
+    }
+    const found = kept.get(location.file) ?? { values: [], sharedWith: shared };
+    found.values.push([field, value]);
+    kept.set(location.file, found);
+  }
+  if (own === undefined || kept.size === 0) return pending;
+  const values = [...kept.values()].flatMap((entry) => entry.values);
+  const file = keptEdits(object, own, values, rules, checkerOf(object.location), pending);
+  for (const [insteadOf, { values: fields, sharedWith }] of kept) {
+    const names = fields.map(([field]) => field);
+    pending.kept.push({ kind: change.kind, key: change.key, fields: names, file, insteadOf, sharedWith });
+  }
+  return pending;
+}
+
+/**
+ * Adds to `pending` the edits that write `values` (live) into the environment's own path, each field
+ * whole (an overlay replaces a top-level field whole: config/overlay.ts); returns the file they go to.
+ */
+function keptEdits(
+  object: DeclaredObject,
+  own: OwnPath,
+  values: readonly [string, unknown][],
+  rules: PullRules,
+  checked: Checker,
+  pending: Pending,
+): string {
+  const whole = (field: string, value: unknown) => rules.fileValue(field, value, object.raw) ?? value;
+  if (own.op === 'declared') {
+    const { file, document, nodePath } = object.location;
+    const edits = values.map(([field, value]): YamlEdit => {
+      checked([...nodePath, field]);
+      return { op: 'set', document, path: [...nodePath, field], value: whole(field, value) };
+    });
+    pending.edits.push({ file, edits });
+    return file;
+  }
+  const fields = Object.fromEntries(values.map(([field, value]) => [field, whole(field, value)]));
+  const { target } = own;
+  if (own.op === 'append') pending.appended.push({ target, entry: { ...own.key, ...fields } });
+  else {
+    const edit: YamlEdit = { op: 'set', document: target.document, path: target.path, value: fields };
+    pending.edits.push({ file: target.file, edits: [edit] });
+  }
+  return target.file;
+}
+
 export function decidePull(input: PullInput): PullDecision {
-  const decision: PullDecision = { edits: new Map(), conflicts: [], updated: 0, removed: 0, adopted: 0 };
+  const decision: PullDecision = {
+    edits: new Map(),
+    conflicts: [],
+    kept: [],
+    updated: 0,
+    removed: 0,
+    adopted: 0,
+  };
   const add = (file: string, edits: readonly YamlEdit[]) => {
     const list = decision.edits.get(file) ?? [];
     for (const edit of edits) list.push(edit);
     decision.edits.set(file, list);
   };
-
-  // `remove: true` entries by where they are appended (with environments), in plan order.
-  const removals = new Map<string, { target: AdoptTarget; entries: Record<string, unknown>[] }>();
+  // Entries appended to one list, by where they go: with environments, `remove: true` entries and
+  // new overlay entries (in plan order), then adopted objects. One append per list: two would each
+  // add the list's key to a document that lacks it.
+  const appended = new Map<string, { target: AdoptTarget; entries: Record<string, unknown>[] }>();
+  const appendTo = (target: AdoptTarget, entry: Record<string, unknown>) => {
+    const at = `${target.file}\u0000${target.document}\u0000${JSON.stringify(target.path)}`;
+    const found = appended.get(at) ?? { target, entries: [] };
+    found.entries.push(entry);
+    appended.set(at, found);
+  };
 
   for (const change of input.plan.changes) {
     if (change.action === 'delete') continue; // undeclared live objects: see `adopt`
     const object = input.declared.get(declaredKey(change.kind, change.key));
     if (object === undefined) continue;
-    const { file, document, nodePath, line, col } = object.location;
     // Every path an edit touches must be written literally (and so must the object's own node).
-    const checkerOf = (at: SourceLocation) => (path: NodePath) => {
-      const found = input.origin(at.file, at.document, path);
-      if (found !== undefined) {
-        throw new Conflict(
-          found.line,
-          found.col,
-          `${path.slice(at.nodePath.length).join('.') || 'the object'} ${ORIGIN_WORDS[found.origin]}`,
-          at.file,
-        );
-      }
-    };
-    const checked = checkerOf(object.location);
+    const checkerOf =
+      (at: SourceLocation): Checker =>
+      (path) => {
+        const found = input.origin(at.file, at.document, path);
+        if (found === undefined) return;
+        const what = path.slice(at.nodePath.length).join('.') || 'the object';
+        throw new Conflict(found.line, found.col, `${what} ${ORIGIN_WORDS[found.origin]}`, at.file);
+      };
+    let pending: Pending;
     try {
-      if (change.action === 'create') {
-        if (object.protect) {
-          throw new Conflict(
-            line,
-            col,
-            'it is protected: deleted live, kept in the file (restore it with `wafctl apply`, or remove it by hand)',
-          );
-        }
-        const removal = object.removal;
-        if (removal === undefined) {
-          checked(nodePath);
-          add(file, [{ op: 'remove', document, path: nodePath }]);
-        } else if (removal.op === 'override') {
-          // The override's own fields go, its key stays, and `remove: true` is added.
-          const own = object.declarations?.at(-1)?.raw ?? object.raw;
-          const edits: YamlEdit[] = Object.keys(own)
-            .filter((field) => !removal.keep.includes(field))
-            .map((field) => {
-              checked([...nodePath, field]);
-              return { op: 'remove', document, path: [...nodePath, field] };
-            });
-          checked([...nodePath, REMOVE]);
-          edits.push({ op: 'set', document, path: [...nodePath, REMOVE], value: true });
-          add(file, edits);
-        } else {
-          const { target, entry } = removal;
-          const at = `${target.file}\u0000${target.document}\u0000${JSON.stringify(target.path)}`;
-          const found = removals.get(at) ?? { target, entries: [] };
-          found.entries.push(entry);
-          removals.set(at, found);
-        }
-        decision.removed += 1;
-        continue;
-      }
-      const live = liveFields(change) ?? {};
-      const rules = input.rules[change.kind];
-      if (rules === undefined) throw new Error(`pull: no rules for the family ${change.kind}`);
-      // Each field into the declaration that sets it; nothing is added before every field is decided.
-      const edits = Object.entries(live).map(([field, value]) => {
-        const location = declarationOf(object, field);
-        const at = location === object.location ? checked : checkerOf(location);
-        return { file: location.file, edits: fieldEdits(object, location, rules, field, value, at) };
-      });
-      for (const entry of edits) add(entry.file, entry.edits);
-      decision.updated += 1;
+      pending =
+        change.action === 'create'
+          ? removalOf(object, checkerOf(object.location))
+          : updateOf(change, object, input, checkerOf);
     } catch (error) {
       if (!(error instanceof Conflict)) throw error;
-      decision.conflicts.push({
-        kind: change.kind,
-        key: change.key,
-        file: error.file ?? file,
-        line: error.line,
-        col: error.col,
-        reason: error.message,
-      });
+      const { kind, key } = change;
+      const { line, col, message: reason } = error;
+      decision.conflicts.push({ kind, key, file: error.file ?? object.location.file, line, col, reason });
+      continue;
     }
+    for (const { file, edits } of pending.edits) add(file, edits);
+    for (const { target, entry } of pending.appended) appendTo(target, entry);
+    for (const entry of pending.kept) decision.kept.push(entry);
+    if (change.action === 'create') decision.removed += 1;
+    else decision.updated += 1;
   }
-  for (const { target, entries } of removals.values()) {
-    add(target.file, [{ op: 'append', document: target.document, path: target.path, values: entries }]);
-  }
-
-  // One append per kind: its objects go after the list's last item, in the candidates' order.
-  const byKind = new Map<KindName, Attributes[]>();
+  // Adopted objects go after the list's last item, in the candidates' order.
   for (const candidate of input.adopt) {
-    const objects = byKind.get(candidate.kind) ?? [];
-    objects.push(candidate.object);
-    byKind.set(candidate.kind, objects);
+    appendTo(input.adoptTarget(candidate.kind), candidate.object);
+    decision.adopted += 1;
   }
-  for (const [kind, objects] of byKind) {
-    const target = input.adoptTarget(kind);
-    add(target.file, [{ op: 'append', document: target.document, path: target.path, values: objects }]);
-    decision.adopted += objects.length;
+  for (const { target, entries } of appended.values()) {
+    add(target.file, [{ op: 'append', document: target.document, path: target.path, values: entries }]);
   }
   return decision;
 }

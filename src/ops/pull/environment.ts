@@ -2,10 +2,11 @@
  * `wafctl pull --env NAME`: where an environment's objects are declared. An environment reads its
  * paths in order, a later path overlaying the earlier ones (config/overlay.ts), so one object may be
  * declared several times: in the base, then in the environment's own overlay, which sets some of
- * its top-level fields. Pull writes each changed value into the declaration that set it
- * (decide.ts), so it needs every declaration of an object in path order (`declarationChains`), the
- * environment's last path (where removals of shared objects and adopted objects go:
- * `lastPathTarget`), and which other environments read a file (`sharedWith`).
+ * its top-level fields. Pull writes each changed value into the declaration that set it, or into
+ * the environment's own path when that declaration is shared (decide.ts), so it needs every
+ * declaration of an object in path order (`declarationChains`), the environment's last path (where
+ * new overlay entries, removals of shared objects and adopted objects go: `lastPathTarget`), and
+ * which other environments read a file (`sharedWith`).
  */
 import { stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
@@ -13,12 +14,13 @@ import type { Environment, VariableRules } from '../../config/env.js';
 import { expandPaths } from '../../config/load.js';
 import { naturalKey, type SourceLocation } from '../../config/natural-keys.js';
 import { mergedFields, REMOVE } from '../../config/overlay.js';
-import { parseYamlFile } from '../../config/parse-yaml.js';
+import { type ParsedDocument, parseYamlFile } from '../../config/parse-yaml.js';
 import { type EnvironmentSpec, environmentPath, PROJECT_FILE, type Project } from '../../config/project.js';
 import { formatPath } from '../../config/yaml-path.js';
 import type { Kind } from '../../kinds/index.js';
 import { fileNameOf } from '../export/export.js';
 import { type AdoptTarget, type Declaration, declaredKey } from './decide.js';
+import type { NodePath } from './model.js';
 
 /** One path of the environment, in order: the files the load read from it. */
 export interface PullLayer {
@@ -74,9 +76,12 @@ export interface LayeredDeclaration extends Declaration {
 }
 
 export interface EnvironmentDeclarations {
-  /** By `declaredKey(kind, key)`: the object's declarations in path order (a `remove: true` ends a chain). */
+  /**
+   * By `declaredKey(kind, key)`: the object's declarations in path order (a `remove: true` ends a
+   * chain); a singleton's by `declaredKey(kind, section)`.
+   */
   chains: Map<string, LayeredDeclaration[]>;
-  /** By kind: how many entries (removals included) each document of each file of the last path holds. */
+  /** By list kind: how many entries (removals included) each document of each file of the last path holds. */
   lastPath: Map<string, Map<string, Map<number, number>>>;
   /** The index of the last path, the environment's own. */
   lastLayer: number;
@@ -86,10 +91,9 @@ const isMapping = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
- * Every declaration of every object of `kinds` (lists, not singletons: a singleton is declared in one
- * path only), read as the loader reads the files (substitution included), following the overlay
- * rules: a later path's object with the same natural key adds a declaration, `remove: true` ends
- * the chain.
+ * Every declaration of every object of `kinds`, read as the loader reads the files (substitution
+ * included), following the overlay rules: a later path's object with the same natural key (a
+ * singleton: the same section) adds a declaration, `remove: true` ends the chain.
  */
 export async function declarationChains(
   environment: PullEnvironment,
@@ -98,54 +102,81 @@ export async function declarationChains(
   env: Environment,
   variables: VariableRules,
 ): Promise<EnvironmentDeclarations> {
-  const chains = new Map<string, LayeredDeclaration[]>();
-  const lastPath = new Map<string, Map<string, Map<number, number>>>();
-  const lists = kinds.filter((kind) => !kind.singleton);
-  const last = environment.layers.length - 1;
+  const found: EnvironmentDeclarations = {
+    chains: new Map(),
+    lastPath: new Map(),
+    lastLayer: environment.layers.length - 1,
+  };
   for (const [layer, { files }] of environment.layers.entries()) {
     for (const file of files) {
       const parsed = parseYamlFile(file, (await read(file)) ?? '', env, variables);
       for (const document of parsed.documents) {
-        const data = document.data;
-        if (!isMapping(data)) continue;
-        for (const kind of lists) {
-          const items = Object.hasOwn(data, kind.section) ? data[kind.section] : undefined;
-          if (!Array.isArray(items)) continue;
-          if (layer === last) {
-            const byFile = lastPath.get(kind.name) ?? new Map<string, Map<number, number>>();
-            const byDocument = byFile.get(file) ?? new Map<number, number>();
-            byDocument.set(document.index, (byDocument.get(document.index) ?? 0) + items.length);
-            byFile.set(file, byDocument);
-            lastPath.set(kind.name, byFile);
-          }
-          items.forEach((item: unknown, index) => {
-            if (!isMapping(item)) return;
-            const key = naturalKey(kind, item);
-            if (key === undefined) return;
-            const id = declaredKey(kind.name, key);
-            if (Object.hasOwn(item, REMOVE)) {
-              chains.delete(id);
-              return;
-            }
-            const nodePath = [kind.section, index];
-            const { line, col } = document.locate(nodePath);
-            const location: SourceLocation = {
-              file,
-              line,
-              col,
-              path: formatPath(nodePath),
-              document: document.index,
-              nodePath,
-            };
-            const chain = chains.get(id) ?? [];
-            chain.push({ location, raw: item, layer });
-            chains.set(id, chain);
-          });
+        if (!isMapping(document.data)) continue;
+        const at = { file, document, data: document.data, layer };
+        for (const kind of kinds) {
+          if (kind.singleton) declareSingleton(found, kind, at);
+          else declareList(found, kind, at);
         }
       }
     }
   }
-  return { chains, lastPath, lastLayer: last };
+  return found;
+}
+
+/** One document of one path, as `declarationChains` reads it. */
+interface DocumentAt {
+  file: string;
+  document: ParsedDocument;
+  data: Record<string, unknown>;
+  layer: number;
+}
+
+function push(
+  found: EnvironmentDeclarations,
+  id: string,
+  at: DocumentAt,
+  nodePath: NodePath,
+  raw: Record<string, unknown>,
+) {
+  const { line, col } = at.document.locate(nodePath);
+  const location: SourceLocation = {
+    file: at.file,
+    line,
+    col,
+    path: formatPath(nodePath),
+    document: at.document.index,
+    nodePath,
+  };
+  const chain = found.chains.get(id) ?? [];
+  chain.push({ location, raw, layer: at.layer });
+  found.chains.set(id, chain);
+}
+
+/** A singleton's section (one object, keyed by the section): a declaration of its own. */
+function declareSingleton(found: EnvironmentDeclarations, kind: Kind, at: DocumentAt): void {
+  const section = Object.hasOwn(at.data, kind.section) ? at.data[kind.section] : undefined;
+  if (isMapping(section)) push(found, declaredKey(kind.name, kind.section), at, [kind.section], section);
+}
+
+/** A list section's objects, counted when in the last path (where new entries go: `lastPathTarget`). */
+function declareList(found: EnvironmentDeclarations, kind: Kind, at: DocumentAt): void {
+  const items = Object.hasOwn(at.data, kind.section) ? at.data[kind.section] : undefined;
+  if (!Array.isArray(items)) return;
+  if (at.layer === found.lastLayer) {
+    const byFile = found.lastPath.get(kind.name) ?? new Map<string, Map<number, number>>();
+    const byDocument = byFile.get(at.file) ?? new Map<number, number>();
+    byDocument.set(at.document.index, (byDocument.get(at.document.index) ?? 0) + items.length);
+    byFile.set(at.file, byDocument);
+    found.lastPath.set(kind.name, byFile);
+  }
+  items.forEach((item: unknown, index) => {
+    if (!isMapping(item)) return;
+    const key = naturalKey(kind, item);
+    if (key === undefined) return;
+    const id = declaredKey(kind.name, key);
+    if (Object.hasOwn(item, REMOVE)) found.chains.delete(id);
+    else push(found, id, at, [kind.section, index], item);
+  });
 }
 
 /** The declarations merged as the overlay merges them: a later one's top-level fields win. */
@@ -156,7 +187,8 @@ export function mergedRaw(chain: readonly Declaration[]): Record<string, unknown
 /**
  * Where new entries of `kind` go in the environment's last path (its own overlay): the file there
  * that holds most of the kind (the first on a tie), else `<kind>.yaml` in it (the path itself when
- * it is a file). `lastDocument` is a file's last document, undefined when the file does not exist.
+ * it is a file; a singleton's section always goes there, as no file of that path declares it).
+ * `lastDocument` is a file's last document, undefined when the file does not exist.
  */
 export async function lastPathTarget(
   kind: Kind,

@@ -15,8 +15,9 @@
  *
  * With `--env` (`environment`), the files are the environment's paths, and an object may be
  * declared in several of them (environment.ts): each declaration is read, the changed fields go
- * into the one that set them (decide.ts), new objects and removals of shared ones into the last
- * path, and the edited files are validated as the environment loads them (`validateLayers`).
+ * into the one that set them unless other environments read it too (then into the last path, the
+ * environment's own, unless `writeShared`: decide.ts), new objects and removals of shared ones into
+ * the last path, and the edited files are validated as the environment loads them (`validateLayers`).
  */
 
 import { readFile, stat } from 'node:fs/promises';
@@ -83,6 +84,11 @@ export interface PullOptions {
    * then carries its vars). Its last path receives new objects and removals of shared ones.
    */
   environment?: PullEnvironment;
+  /**
+   * With `environment`: write a changed field into the declaration that sets it even when other
+   * environments read that file (`--write-shared`); by default it is kept in the last path.
+   */
+  writeShared?: boolean;
 }
 
 export interface FileChange {
@@ -295,9 +301,10 @@ export async function preparePull(
   if (environment !== undefined) {
     const found = await declarationChains(environment, options.kinds, read, options.env, config.variables);
     layered = found;
-    await withDeclarations(declared, options.kinds, found, (kind) =>
-      lastPathTarget(kind, environment, found, options.cwd, lastDocument),
-    );
+    await withDeclarations(declared, options.kinds, found, {
+      target: (kind) => lastPathTarget(kind, environment, found, options.cwd, lastDocument),
+      sharedWith: (file) => sharedWith(environment, file, options.cwd),
+    });
   }
 
   const adopt: AdoptCandidate[] = [];
@@ -354,6 +361,7 @@ export async function preparePull(
       return target;
     },
     origin: (file, document, path) => valueOrigin(sourceOf(file, texts.get(file) ?? ''), document, path),
+    writeShared: options.writeShared === true,
   });
 
   const files: FileChange[] = [];
@@ -394,21 +402,36 @@ function sharedFiles(
     .filter((entry) => entry.environments.length > 0);
 }
 
+/** Where `withDeclarations` puts what leaves an environment's shared paths, and who shares a file. */
+interface EnvironmentPlaces {
+  /** Where new entries of a kind go in the environment's own (last) path. */
+  target: (kind: Kind) => Promise<AdoptTarget>;
+  /** The other environments that read a file. */
+  sharedWith: (file: string) => readonly string[];
+}
+
 /**
  * The declared objects of an environment, with every declaration in path order (`declarations`,
- * `raw` merged) and how each leaves the files when deleted live (`removal`): an object whose last
- * declaration is in an earlier path is removed by a `remove: true` entry in the last path
- * (`removalTarget`), one whose last declaration overrides an earlier one by turning that override
- * into the removal; an object only the last path declares is removed as without environments.
+ * `raw` merged, each in an earlier path marked with the other environments that read it), where a
+ * change kept out of a shared path goes (`own`: the object's declaration in the last path, else a
+ * new overlay entry there), and how each leaves the files when deleted live (`removal`): an object
+ * whose last declaration is in an earlier path is removed by a `remove: true` entry in the last path,
+ * one whose last declaration overrides an earlier one by turning that override into the removal; an
+ * object only the last path declares is removed as without environments.
  */
 async function withDeclarations(
   declared: Map<string, DeclaredObject>,
   kinds: readonly Kind[],
   layered: EnvironmentDeclarations,
-  removalTarget: (kind: Kind) => Promise<AdoptTarget>,
+  places: EnvironmentPlaces,
 ): Promise<void> {
   const byName = new Map(kinds.map((kind) => [kind.name as string, kind]));
   const targets = new Map<string, AdoptTarget>();
+  const targetOf = async (kind: Kind) => {
+    const target = targets.get(kind.name) ?? (await places.target(kind));
+    targets.set(kind.name, target);
+    return target;
+  };
   for (const [id, object] of declared) {
     const chain = layered.chains.get(id);
     const kind = byName.get(object.kind);
@@ -416,23 +439,25 @@ async function withDeclarations(
     if (chain === undefined || kind === undefined || own === undefined) continue;
     // The loader's location and this reading's must be the same declaration.
     if (own.location.file !== object.location.file || own.location.path !== object.location.path) continue;
-    if (chain.length > 1) {
-      object.declarations = chain.map(({ location, raw }) => ({ location, raw }));
-      object.raw = mergedRaw(chain);
+    object.declarations = chain.map(({ location, raw, layer }) => {
+      const shared = layer < layered.lastLayer ? places.sharedWith(location.file) : [];
+      return { location, raw, ...(shared.length > 0 ? { sharedWith: shared } : {}) };
+    });
+    if (chain.length > 1) object.raw = mergedRaw(chain);
+    if (own.layer === layered.lastLayer) {
+      object.own = { op: 'declared' };
+      // (A singleton is never deleted live: it always exists on the server.)
+      if (chain.length > 1 && !kind.singleton) object.removal = { op: 'override', keep: kind.keyFields };
+      continue;
     }
-    if (own.layer < layered.lastLayer) {
-      let target = targets.get(kind.name);
-      if (target === undefined) {
-        target = await removalTarget(kind);
-        targets.set(kind.name, target);
-      }
-      const entry: Record<string, unknown> = {};
-      for (const field of kind.keyFields) entry[field] = object.raw[field];
-      entry[REMOVE] = true;
-      object.removal = { op: 'append', target, entry };
-    } else if (chain.length > 1) {
-      object.removal = { op: 'override', keep: kind.keyFields };
+    const target = await targetOf(kind);
+    if (kind.singleton) {
+      object.own = { op: 'section', target };
+      continue;
     }
+    const key = Object.fromEntries(kind.keyFields.map((field) => [field, object.raw[field]]));
+    object.own = { op: 'append', target, key };
+    object.removal = { op: 'append', target, entry: { ...key, [REMOVE]: true } };
   }
 }
 

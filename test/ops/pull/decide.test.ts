@@ -8,6 +8,7 @@ import {
   type DeclaredObject,
   decidePull,
   declaredKey,
+  type OwnPath,
   type PullInput,
   type PullRules,
 } from '../../../src/ops/pull/decide.js';
@@ -197,5 +198,107 @@ describe('decidePull', () => {
       { op: 'append', document: 0, path: ['groups'], values: undeclared },
     ]);
     expect(decision.adopted).toBe(2);
+  });
+});
+
+/**
+ * With environments (issue 40): `ops`, declared in `base.yaml` (read by staging too: it sets
+ * `description`) and in `private.yaml` (an earlier path only this environment lists: it sets `users`),
+ * changed live in both fields.
+ */
+function decideLayered(own: OwnPath, writeShared = false) {
+  const kind: KindName = 'group';
+  const desired = group('ops', { description: 'old', users: ['u-1'] });
+  const live = group('ops', { description: 'new', users: ['u-2'] });
+  const plan = planChanges([
+    {
+      kind,
+      immutable: [],
+      scope: DEFAULT_SCOPE,
+      desired: [{ key: 'ops', attributes: desired, protect: false, ignoreChanges: [] }],
+      remote: [{ id: 'id-1', key: 'ops', attributes: live }],
+    },
+  ]);
+  const at = (file: string, line: number) => ({
+    file,
+    line,
+    col: 5,
+    path: 'groups[0]',
+    document: 0,
+    nodePath: ['groups', 0] as const,
+  });
+  const declarations = [
+    { location: at('base.yaml', 2), raw: { name: 'ops', description: 'old' }, sharedWith: ['staging'] },
+    { location: at('private.yaml', 3), raw: { name: 'ops', users: ['u-1'] } },
+    ...(own.op === 'declared' ? [{ location: at('own.yaml', 4), raw: { name: 'ops' } }] : []),
+  ];
+  const object: DeclaredObject = {
+    kind,
+    key: 'ops',
+    location: declarations.at(-1)?.location ?? at('own.yaml', 4),
+    raw: desired,
+    protect: false,
+    declarations,
+    own,
+  };
+  return decidePull({
+    plan,
+    declared: new Map([[declaredKey(kind, 'ops'), object]]),
+    rules: { group: RULES, application_rule: RULES, notification: RULES, schedule: RULES },
+    adopt: [],
+    adoptTarget: () => ({ file: 'own.yaml', document: 0, path: ['groups'] }),
+    origin: () => undefined,
+    writeShared,
+  });
+}
+
+describe('decidePull with environments: a hand change stays in the environment', () => {
+  const target = { file: 'own.yaml', document: 0, path: ['groups'] };
+  const usersEdit = { op: 'set', document: 0, path: ['groups', 0, 'users'], value: ['u-2'] };
+  const kept = {
+    kind: 'group',
+    key: 'ops',
+    fields: ['description'],
+    file: 'own.yaml',
+    insteadOf: 'base.yaml',
+    sharedWith: ['staging'],
+  };
+
+  it("sets a field a shared declaration sets in the object's own declaration; a private path's is written there", () => {
+    const decision = decideLayered({ op: 'declared' });
+    expect(Object.fromEntries(decision.edits)).toEqual({
+      'private.yaml': [usersEdit],
+      'own.yaml': [{ op: 'set', document: 0, path: ['groups', 0, 'description'], value: 'new' }],
+    });
+    expect(decision.kept).toEqual([kept]);
+    expect(decision.updated).toBe(1);
+  });
+
+  it('appends a new overlay entry, the key and the kept fields, when the own path has none', () => {
+    const decision = decideLayered({ op: 'append', target, key: { name: 'ops' } });
+    expect(Object.fromEntries(decision.edits)).toEqual({
+      'private.yaml': [usersEdit],
+      'own.yaml': [
+        { op: 'append', document: 0, path: ['groups'], values: [{ name: 'ops', description: 'new' }] },
+      ],
+    });
+    expect(decision.kept).toEqual([kept]);
+  });
+
+  it("sets a singleton's section in the own path", () => {
+    const section = { file: 'own.yaml', document: 0, path: ['groups'] };
+    const decision = decideLayered({ op: 'section', target: section });
+    expect(decision.edits.get('own.yaml')).toEqual([
+      { op: 'set', document: 0, path: ['groups'], value: { description: 'new' } },
+    ]);
+  });
+
+  it('--write-shared writes the shared declaration, and keeps nothing', () => {
+    const decision = decideLayered({ op: 'append', target, key: { name: 'ops' } }, true);
+    expect(Object.fromEntries(decision.edits)).toEqual({
+      'base.yaml': [{ op: 'set', document: 0, path: ['groups', 0, 'description'], value: 'new' }],
+      'private.yaml': [usersEdit],
+    });
+    expect(decision.kept).toEqual([]);
   });
 });
