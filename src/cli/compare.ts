@@ -20,7 +20,7 @@ import { DEFAULT_TIMEOUT_SECONDS } from '../api/timeouts.js';
 import type { DeclaredObject } from '../config/schema.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { usageError } from '../core/errors.js';
-import type { Change, FailOnClass, Plan } from '../core/model.js';
+import type { Attributes, Change, FailOnClass, Plan } from '../core/model.js';
 import { printable } from '../core/text.js';
 import type { Kind } from '../kinds/index.js';
 import type { PlanOptions } from '../plan/planner.js';
@@ -72,6 +72,9 @@ export function compareCommand(io: Io, done: (code: number) => void): Command {
  */
 type Side = (kind: Kind) => readonly DeclaredObject[] | undefined;
 
+/** A side's expectation of a family's read-only object (`admins:`), in file form; undefined: none. */
+type Expected = (kind: Kind) => Record<string, unknown> | undefined;
+
 async function compare(
   from: string,
   to: string,
@@ -100,9 +103,13 @@ async function compare(
   let plan: Plan;
   if (flags.desired) {
     const b = await load(to);
+    const expected =
+      (config: LoadedConfig): Expected =>
+      (kind) =>
+        kind.expectation === undefined ? undefined : config.state.expected[kind.expectation.section];
     plan = await comparePlan(
-      (kind) => declaredObjects(a.state, kind),
-      (kind) => declaredObjects(b.state, kind),
+      { objects: (kind) => declaredObjects(a.state, kind), expected: expected(a) },
+      { objects: (kind) => declaredObjects(b.state, kind), expected: expected(b) },
       planOptions(a),
     );
   } else {
@@ -134,11 +141,12 @@ async function compare(
   writeOut(io, await rendered());
 
   const { failOnRefusal } = await import('../plan/policy.js');
-  const refusal = failOnRefusal(plan, flags.failOn ?? [], 'The comparison was printed.');
+  // How the environments differ includes their read-only objects (an administrator only one has).
+  const refusal = failOnRefusal(plan, flags.failOn ?? [], 'The comparison was printed.', { readOnly: true });
   if (refusal) throw refusal;
   const { assertNoProblems } = await import('./planning.js');
   assertNoProblems(plan);
-  return plan.changes.length > 0 ? 2 : 0;
+  return plan.changes.length + (plan.read_only?.length ?? 0) > 0 ? 2 : 0;
 }
 
 /**
@@ -152,7 +160,7 @@ async function readLiveSides(
   names: readonly [string, string],
   flags: CompareFlags,
   io: Io,
-): Promise<{ before: Side; after: Side } | { code: number }> {
+): Promise<{ before: ComparedSide; after: ComparedSide } | { code: number }> {
   const { environmentConnection } = await import('./environments.js');
   const { withApiClient } = await import('./connection.js');
   const { readLiveExport } = await import('../ops/export/export.js');
@@ -191,7 +199,7 @@ async function readLiveSides(
     }
     return liveSide(live);
   });
-  return { before: sides[0] as Side, after: sides[1] as Side };
+  return { before: sides[0] as ComparedSide, after: sides[1] as ComparedSide };
 }
 
 /**
@@ -199,14 +207,23 @@ async function readLiveSides(
  * (defaults omitted, members by username) read back through its family's schema, so both sides of a
  * live comparison go through `kind.attributes` exactly as declared objects do.
  */
-function liveSide(live: import('../ops/export/export.js').LiveExport): Side {
-  return (kind) => {
-    const section = live.sections.find((candidate) => candidate.section === kind.section);
-    return section?.objects.map((object) => {
-      const parsed = kind.schema.parse(object) as Record<string, unknown>;
-      return { protect: false, ignore_changes: [], ...parsed } as DeclaredObject;
-    });
+function liveSide(live: import('../ops/export/export.js').LiveExport): ComparedSide {
+  const sectionOf = (kind: Kind) => live.sections.find((candidate) => candidate.section === kind.section);
+  return {
+    objects: (kind) =>
+      sectionOf(kind)?.objects.map((object) => {
+        const parsed = kind.schema.parse(object) as Record<string, unknown>;
+        return { protect: false, ignore_changes: [], ...parsed } as DeclaredObject;
+      }),
+    // The read-only object as export writes its expectation (`admins: {users: [...]}`).
+    expected: (kind) => sectionOf(kind)?.expectation?.object,
   };
+}
+
+/** One side of a comparison: its objects, and its expectations of read-only objects. */
+interface ComparedSide {
+  objects: Side;
+  expected: Expected;
 }
 
 /**
@@ -218,15 +235,16 @@ function liveSide(live: import('../ops/export/export.js').LiveExport): Side {
  * both sides read it, and a singleton (settings) only when both have it. Safety warnings (a plan's
  * delete limit) do not apply to a comparison.
  */
-async function comparePlan(a: Side, b: Side, options: PlanOptions): Promise<Plan> {
+async function comparePlan(a: ComparedSide, b: ComparedSide, options: PlanOptions): Promise<Plan> {
   const { KINDS } = await import('../kinds/index.js');
   const { planChanges } = await import('../plan/planner.js');
   const inputs = KINDS.flatMap((kind) => {
-    const before = a(kind);
-    const after = b(kind);
+    const before = a.objects(kind);
+    const after = b.objects(kind);
     // A family one side could not read is not compared: its objects on the other would all differ.
     if (before === undefined || after === undefined) return [];
-    if (before.length === 0 && after.length === 0) return [];
+    const expected = readOnlySide(kind, a);
+    if (before.length === 0 && after.length === 0 && expected.length === 0) return [];
     if (kind.singleton && (before.length === 0 || after.length === 0)) return [];
     const remote = before.map((object) => {
       const attributes = kind.attributes(object);
@@ -244,8 +262,9 @@ async function comparePlan(a: Side, b: Side, options: PlanOptions): Promise<Plan
         immutable: [],
         impact: kind.impact,
         scope: { prune: !kind.singleton, match: {} },
-        remote,
+        remote: [...remote, ...readOnlySide(kind, b)],
         desired,
+        expected: expected.map(({ key, attributes }) => ({ key, attributes })),
       },
     ];
   });
@@ -253,8 +272,23 @@ async function comparePlan(a: Side, b: Side, options: PlanOptions): Promise<Plan
   return { ...plan, warnings: [] };
 }
 
+/**
+ * A side's read-only object as the planner compares it (kinds/kind.ts `expectation`): B's as the
+ * live read-only record, A's as what is expected, so that a difference reads A -> B.
+ */
+function readOnlySide(
+  kind: Kind,
+  side: ComparedSide,
+): { key: string; id: string; attributes: Attributes; readOnly: string }[] {
+  const expectation = kind.expectation;
+  const object = side.expected(kind);
+  if (expectation === undefined || object === undefined) return [];
+  const attributes = expectation.attributes(object);
+  return [{ key: expectation.key, id: expectation.key, attributes, readOnly: 'built in' }];
+}
+
 export function compareHeadline(plan: Plan, from: string, to: string, live = false): string {
-  const n = plan.changes.length;
+  const n = plan.changes.length + (plan.read_only?.length ?? 0);
   return `${live ? 'live ' : ''}${from} -> ${to}: ${n === 0 ? 'no differences' : `${n} ${n === 1 ? 'difference' : 'differences'}`}`;
 }
 
@@ -279,15 +313,20 @@ const SIGN: Record<Change['action'], string> = { create: '+', delete: '-', updat
 
 async function renderTextCompare(plan: Plan, from: string, to: string, live: boolean): Promise<string> {
   const { changeBody } = await import('../plan/render/body.js');
-  const { textImpactSection } = await import('../plan/render/security.js');
+  const { hasImpactSection, textImpactSection } = await import('../plan/render/security.js');
   const { address, problemLine } = await import('../plan/render/summary.js');
+  const { readOnlyAsChange } = await import('../plan/render/read-only.js');
   const out = [`Compare ${compareHeadline(plan, from, to, live)}`];
-  if (plan.changes.length > 0) {
+  if (hasImpactSection(plan)) {
     // The reviewer's first question, before the details.
     for (const line of textImpactSection(plan, (_klass, text) => text, impactTitle(from, to))) out.push(line);
     out.push('');
-    for (const change of plan.changes) {
-      out.push(`  ${SIGN[change.action]} ${address(change)}: ${describe(change, from, to)}`);
+    // A read-only object (the built-in admins group) differs as it is: neither side's wafctl changes it.
+    const readOnly = (plan.read_only ?? []).map((entry) => ({ ...readOnlyAsChange(entry), readOnly: true }));
+    for (const change of [...plan.changes, ...readOnly]) {
+      const what =
+        'readOnly' in change ? `${change.fields.join(', ')} differ (read-only)` : describe(change, from, to);
+      out.push(`  ${SIGN[change.action]} ${address(change)}: ${what}`);
       for (const line of changeBody(change)) {
         const note = line.note ? ` ${line.note}` : '';
         out.push(`      ${'    '.repeat(line.depth)}${line.sign} ${line.text}${note}`);

@@ -99,8 +99,12 @@ async function driftOne(
       }),
     json: () => renderJsonDrift(plan),
   }[flags.format]();
-  const refusal = failOnRefusal(plan, flags.failOn ?? [], 'The report was printed.') ?? problemsRefusal(plan);
-  return { result: { output, code: plan.changes.length > 0 ? 2 : 0, refusal }, connection };
+  // What was done by hand includes read-only objects: an administrator added to `admins`.
+  const refusal =
+    failOnRefusal(plan, flags.failOn ?? [], 'The report was printed.', { readOnly: true }) ??
+    problemsRefusal(plan);
+  const { driftCount } = await import('../core/drift-document.js');
+  return { result: { output, code: driftCount(plan) > 0 ? 2 : 0, refusal }, connection };
 }
 
 /** The plan command that shows this drift in full: the same PATHs and environment. */

@@ -98,10 +98,17 @@ export function documentSchemaFor(kinds: readonly Kind[]) {
       kind.singleton ? kind.schema.optional() : z.array(kind.schema).optional(),
     ]),
   );
+  // What the configuration expects of a family's read-only object (`admins:`), checked, never written.
+  const expectations = Object.fromEntries(
+    kinds.flatMap((kind) =>
+      kind.expectation === undefined ? [] : [[kind.expectation.section, kind.expectation.schema.optional()]],
+    ),
+  );
   return z
     .strictObject({
       variables: variablesSchema.optional(),
       ...sections,
+      ...expectations,
       manage: manageSchemaFor(kinds).optional(),
       settings: settingsSchema.optional(),
     })
@@ -120,6 +127,11 @@ export const documentSchema = documentSchemaFor(KINDS) as unknown as z.ZodObject
 
 /** The loaded configuration: every section's objects (`DesiredObjects`), `manage` and `settings`. */
 export type DesiredState = DesiredObjects & {
+  /**
+   * What the configuration expects of read-only objects, by expectation section (`admins`), as the
+   * files write it (validated, merged across files); a section left out is absent.
+   */
+  expected: Readonly<Record<string, Record<string, unknown>>>;
   manage: Record<Section, ManageScope>;
   settings: {
     username: string;

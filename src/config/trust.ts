@@ -141,6 +141,13 @@ function policyChanges(trusted: TrustedParts['config'], work: TrustedParts['conf
     ),
     ...fieldChanges('settings.safety', ['max_delete_percent', 'min_existing'], a.safety, b.safety),
   ];
+  const kept = new Set([...Object.keys(trusted.state.expected), ...Object.keys(work.state.expected)]);
+  for (const section of [...kept].sort()) {
+    const before = trusted.state.expected[section] ?? {};
+    const after = work.state.expected[section] ?? {};
+    const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+    for (const change of fieldChanges(section, fields, before, after)) changes.push(change);
+  }
   const sections = new Set([...Object.keys(trusted.state.manage), ...Object.keys(work.state.manage)]);
   for (const section of [...sections].sort()) {
     const before = scopeFields((trusted.state.manage as Record<string, ManageScope>)[section]);
@@ -178,12 +185,13 @@ export function trustChanges(trusted: TrustedParts, work: TrustedParts): TrustCh
 
 /** The work tree's configuration judged by the trusted policy: its `manage`, safety and action classes. */
 export function withTrustedPolicy(config: LoadedConfig, trusted: Pick<LoadedConfig, 'state'>): LoadedConfig {
-  const { settings, manage } = trusted.state;
+  const { settings, manage, expected } = trusted.state;
   return {
     ...config,
     state: {
       ...config.state,
       manage,
+      expected,
       settings: {
         ...config.state.settings,
         safety: settings.safety,

@@ -414,6 +414,33 @@ function credentialDeclarations(
   });
 }
 
+/**
+ * Each expectation section (`admins:`, kind.ts `expectation`) merged across the documents as
+ * `settings` is, leaf by leaf (the same leaf twice is a conflict, in `problems`); a section no
+ * document writes is left out.
+ */
+function mergedExpectations(
+  kinds: readonly Kind[],
+  documents: readonly ParsedDocument[],
+  problems: ConfigProblem[],
+): Record<string, Record<string, unknown>> {
+  const expected: Record<string, Record<string, unknown>> = {};
+  for (const kind of kinds) {
+    const section = kind.expectation?.section;
+    if (section === undefined) continue;
+    const merged = mergeSection(documents, section);
+    for (const problem of merged.problems) problems.push(problem);
+    if (
+      documents.some(
+        (document) => isMapping(document.data) && Object.hasOwn(document.data as object, section),
+      )
+    ) {
+      expected[section] = merged.merged;
+    }
+  }
+  return expected;
+}
+
 /** A file as read: `fast` when the fast reader read it. */
 type ReadFile = ParsedFile & { fast?: true };
 
@@ -433,8 +460,19 @@ export function declaredVariables(
   return names;
 }
 
+/** The registry's expectation sections (`admins`): policy, as `manage` is. */
+const EXPECTATION_SECTIONS = KINDS.flatMap((kind) =>
+  kind.expectation === undefined ? [] : [kind.expectation.section],
+);
+
 /** What of a file a policy-only load reads (`ValidateOptions.policyOnly`). */
-const POLICY_PATHS = ['variables', 'manage', 'settings.firewall_actions', 'settings.safety'];
+const POLICY_PATHS = [
+  'variables',
+  'manage',
+  'settings.firewall_actions',
+  'settings.safety',
+  ...EXPECTATION_SECTIONS,
+];
 
 /** A file as a policy-only load reads it: its documents' policy, and the problems found in it. */
 function policyView(parsed: ReadFile): ReadFile {
@@ -444,6 +482,11 @@ function policyView(parsed: ReadFile): ReadFile {
     const data: Record<string, unknown> = {};
     if (variables !== undefined) data.variables = variables;
     if (manage !== undefined) data.manage = manage;
+    // What read-only objects are expected to be is policy too: it decides what drift is caught.
+    for (const section of EXPECTATION_SECTIONS) {
+      const value = (document.data as Record<string, unknown>)[section];
+      if (value !== undefined) data[section] = value;
+    }
     if (isMapping(settings)) {
       const { firewall_actions, safety } = settings as Record<string, unknown>;
       data.settings = {
@@ -598,6 +641,7 @@ function validateParsed(
   if (scopes !== undefined) {
     for (const problem of scopeProblems(valid, scopes, family.kinds)) problems.push(problem);
   }
+  const expected = mergedExpectations(family.kinds, validDocuments, problems);
   // Valid documents merged without conflict make valid settings; the action lists overlap or not
   // only once merged (two lists may be set in two files).
   const mergedSettings = settings.problems.length === 0 ? settingsSchema.parse(settings.merged) : undefined;
@@ -629,6 +673,7 @@ function validateParsed(
   ) as DesiredObjects; // each section's schema made these objects
   const state: DesiredState = {
     ...objects,
+    expected,
     manage: scopes ?? finalManage(family, manage.merged),
     settings: {
       username: mergedSettings.username ?? (envUsername ? envUsername : DEFAULT_USERNAME),

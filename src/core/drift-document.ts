@@ -11,7 +11,7 @@ import { PLAN_FORMAT_VERSION, type Plan, planDocumentSchema } from './plan-docum
 export const driftDocumentSchema = planDocumentSchema.extend({
   /** Whether the firewall differs from the configuration: `objects > 0`. */
   drift: z.boolean(),
-  /** How many objects differ: the number of changes. */
+  /** How many objects differ: the number of changes and of read-only objects that differ. */
   objects: z.int().min(0),
 });
 
@@ -24,13 +24,18 @@ export const driftEnvironmentsSchema = z.strictObject({
 /** The drift report as JSON. */
 export type DriftJson = z.input<typeof driftDocumentSchema>;
 
+/** How many objects differ: the changes, and the read-only objects that differ (`read_only`). */
+export function driftCount(plan: Plan): number {
+  return plan.changes.length + (plan.read_only?.length ?? 0);
+}
+
 /** The drift report of `plan`, as JSON: `drift` and `objects` first, then the plan document. */
 export function driftToJson(plan: Plan): DriftJson {
   const encoded = z.encode(driftDocumentSchema, {
     format_version: PLAN_FORMAT_VERSION,
     ...plan,
-    drift: plan.changes.length > 0,
-    objects: plan.changes.length,
+    drift: driftCount(plan) > 0,
+    objects: driftCount(plan),
   });
   // The report's own fields first, as they have always been written.
   const { drift, objects, ...document } = encoded;

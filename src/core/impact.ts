@@ -19,6 +19,8 @@ import {
 /** What rows may depend on besides the change: configuration, never the clock or the network. */
 export interface ImpactContext {
   firewallActions: FirewallActions;
+  /** How a user id reads in a reason (`grace (u-1007)`), where the server's user listing names it. */
+  userLabel?: ((id: string) => string) | undefined;
 }
 
 export const DEFAULT_IMPACT_CONTEXT: ImpactContext = { firewallActions: DEFAULT_FIREWALL_ACTIONS };

@@ -38,6 +38,7 @@ export type {
   PlanSummary,
   PlanTargets,
   PlanTrust,
+  ReadOnlyDrift,
   RenameSuggestion,
   ReplaceChange,
   SafetyWarning,

@@ -348,6 +348,28 @@ const targetsSchema = z.strictObject({
 });
 
 /**
+ * An object the server does not let wafctl change (the built-in `admins` group) that differs from
+ * what the configuration expects of it: reported by plan, drift and compare, never applied. `before`
+ * holds the expected values of the fields that differ, `after` the live ones; `impact` classifies the
+ * difference as a change made by hand (a member added broadens access). Written the same in memory
+ * and in JSON.
+ */
+const readOnlySchema = z.strictObject({
+  kind,
+  key: z.string(),
+  id: z.string(),
+  fields: names,
+  before: attributes,
+  after: attributes,
+  impact,
+});
+
+/** Usernames of the user ids a plan shows (members), by id: written beside the ids, never instead. */
+const usernamesSchema = z
+  .record(z.string().max(1024), z.string().max(1024))
+  .refine((names) => Object.keys(names).length <= 1_000_000, { error: 'too many usernames' });
+
+/**
  * With `--trusted-ref`: the commit the connections, the `variables` allow-list, the policy settings
  * and `manage` were read from, and what the work tree (the pull request) changes in them, which the
  * plan did not use. An addition; bounded, as a saved plan is hostile input.
@@ -390,6 +412,10 @@ export const planDocumentSchema = z.object({
   targets: targetsSchema.optional(),
   /** Set with `--trusted-ref` (an addition): what the plan trusted, and what it did not use. */
   trust: trustSchema.optional(),
+  /** Read-only objects that differ from what the configuration expects (an addition, absent when none). */
+  read_only: z.array(readOnlySchema).optional(),
+  /** The usernames of the member ids the plan shows (an addition, absent when none are known). */
+  usernames: usernamesSchema.optional(),
 });
 
 /**
@@ -416,6 +442,7 @@ export type PlanNote = NonNullable<PlanDocument['notes']>[number];
 export type RenameSuggestion = NonNullable<PlanDocument['rename_suggestions']>[number];
 export type PlanTargets = NonNullable<PlanDocument['targets']>;
 export type PlanTrust = NonNullable<PlanDocument['trust']>;
+export type ReadOnlyDrift = NonNullable<PlanDocument['read_only']>[number];
 export type TrustChange = PlanTrust['changes'][number];
 export type Change = PlanDocument['changes'][number];
 export type Impact = Change['impact'][number];

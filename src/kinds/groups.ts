@@ -239,16 +239,43 @@ const groupImpact: readonly ImpactRule[] = [
   {
     class: 'broadens_access',
     // Why it matters: a member of an administrator group is an administrator.
-    reasons: (s) => {
+    reasons: (s, context) => {
       const admin = s.after?.is_admin === true ? ' to an administrator group' : '';
+      const label = context.userLabel ?? ((id: string) => id);
       return listed(
         `member added${admin}`,
         `members added${admin}`,
-        added(s, (g) => listField<string>(g, 'users')),
+        added(s, (g) => listField<string>(g, 'users')).map(label),
       );
     },
   },
 ];
+
+/**
+ * `admins:` (a top-level section): what the built-in administrators group is expected to be. Checked
+ * by plan, drift and compare (a difference is read-only drift; a member added broadens access),
+ * never written. Without it, the group is expected to hold the built-in `admin` user alone, so a
+ * user added by hand is caught.
+ */
+const adminsExpectation = z
+  .strictObject({
+    users: setOf(nonEmptyString, 'user').optional().meta({
+      description:
+        'The expected administrators, by username or user id; default: the built-in admin user alone.',
+    }),
+    description: z.string().optional(),
+    permissions: setOf(permissionEntry, 'permission', {
+      label: (p) =>
+        `"${permissionName(p.permission)}"${p.service_id === '' ? '' : ` for service "${p.service_id}"`}`,
+    }).optional(),
+  })
+  .meta({
+    description:
+      'What the built-in admins group is expected to hold: checked by plan, drift and compare (read-only drift), never written.',
+  });
+
+/** The user Seer Box creates with the `admins` group, its only member on a new firewall. */
+export const BUILT_IN_ADMIN = 'admin';
 
 export const groupsKind = defineKind({
   name: 'group',
@@ -258,6 +285,29 @@ export const groupsKind = defineKind({
   schema: groupSchema,
   immutable: [],
   userFields: ['users'],
+  expectation: {
+    section: ADMINS_GROUP,
+    key: ADMINS_GROUP,
+    schema: adminsExpectation,
+    defaults: { users: [BUILT_IN_ADMIN] },
+    attributes: (expected) => {
+      const { users, description, permissions } = adminsExpectation.parse(expected);
+      return {
+        ...(users === undefined ? {} : { users: sortedSet(users) }),
+        ...(description === undefined ? {} : { description }),
+        ...(permissions === undefined
+          ? {}
+          : {
+              permissions: sortedSet(
+                permissions.map((p) => ({
+                  permission: permissionKey(p.permission),
+                  service_id: p.service_id,
+                })),
+              ),
+            }),
+      };
+    },
+  },
   attributes: (group): GroupAttributes => ({
     name: group.name,
     description: group.description,

@@ -219,8 +219,29 @@ export interface Kind<
    * usernames, and the loader records where each item is, so an unknown one is named at its place.
    */
   userFields?: readonly string[];
+  /**
+   * A read-only object of the family (the built-in `admins` group) that a configuration may state
+   * expectations of, in its own top-level section: checked against the live object, never written.
+   * The section's fields are all optional; a field left out is not checked, except those `defaults`
+   * gives (the default must catch the escalation that matters: an added administrator).
+   */
+  expectation?: ReadOnlyExpectation;
   /** The natural key, from an object's attributes (desired and remote share one shape). */
   keyOf(attributes: Attributes): string;
+}
+
+/** See `Kind.expectation`. */
+export interface ReadOnlyExpectation {
+  /** The configuration's top-level key: `admins`. */
+  section: string;
+  /** The read-only object's natural key. */
+  key: string;
+  /** The section's schema: a strict object of optional fields, in the family's file form. */
+  schema: z.ZodObject;
+  /** What is expected of the fields the section leaves out (file form: members by username). */
+  defaults: Attributes;
+  /** The section's fields (file form, validated) as compared: the family's attribute shape, sets sorted. */
+  attributes(expected: Attributes): Attributes;
 }
 
 /** A descriptor as a family file writes it: everything but what is derived (`keyOf`). */

@@ -7,7 +7,7 @@
  */
 
 import * as z from 'zod';
-import type { ApiClient } from '../api/index.js';
+import { type ApiClient, ApiError } from '../api/index.js';
 import { type DeclaredSources, formatLocation } from '../config/natural-keys.js';
 import { ConfigError, type ConfigProblem } from '../config/problems.js';
 import { declaredObjects, scopeOf } from '../config/schema.js';
@@ -18,8 +18,14 @@ import { safetyCodec } from '../core/safety.js';
 import { KINDS, type Kind } from '../kinds/index.js';
 import { sortedSet } from '../kinds/normalize.js';
 import { readFamilies } from '../kinds/read-families.js';
-import { NO_USER_LISTING_NOTE, readUserDirectory, type UserDirectory } from '../kinds/users.js';
-import { type DesiredObject, type KindPlanInput, type PlanOptions, planChanges } from '../plan/planner.js';
+import { NO_USER_LISTING_NOTE, type UserDirectory, userDirectoryOnce } from '../kinds/users.js';
+import {
+  type DesiredObject,
+  type ExpectedObject,
+  type KindPlanInput,
+  type PlanOptions,
+  planChanges,
+} from '../plan/planner.js';
 
 export interface RefreshOptions {
   /** GET-one calls in flight at once while hydrating. */
@@ -54,7 +60,9 @@ class Declared implements DesiredObject {
  * kind it does not use can have no change).
  */
 export function usesKind(config: LoadedConfig, kind: Kind): boolean {
-  return declaredObjects(config.state, kind).length > 0 || scopeOf(config.state, kind).prune;
+  const expects =
+    kind.expectation !== undefined && Object.hasOwn(config.state.expected, kind.expectation.section);
+  return declaredObjects(config.state, kind).length > 0 || scopeOf(config.state, kind).prune || expects;
 }
 
 /**
@@ -70,12 +78,8 @@ export async function refreshInputs(
   kinds: readonly Kind[] = KINDS.filter((kind) => usesKind(config, kind)),
 ): Promise<KindPlanInput[]> {
   const { state } = config;
-  const members = await memberResolver(
-    config,
-    options.users ?? (() => readUserDirectory(api)),
-    kinds,
-    options.warn,
-  );
+  const users = options.users ?? userDirectoryOnce(api);
+  const members = await memberResolver(config, users, kinds, options.warn);
   const desired = kinds.map((kind) =>
     declaredObjects(state, kind).map((object) => {
       const attributes = members(kind, kind.attributes(object));
@@ -100,6 +104,7 @@ export async function refreshInputs(
     declared: (kind) => usesKind(config, kind),
     warn: options.warn,
   });
+  const expected = await Promise.all(kinds.map((kind) => expectedObjects(config, kind, users, options.warn)));
   return kinds.map((kind, i) => ({
     kind: kind.name,
     immutable: kind.immutable,
@@ -109,7 +114,78 @@ export async function refreshInputs(
     scope: scopeOf(state, kind),
     remote: remote[i] ?? [],
     desired: desired[i] ?? [],
+    ...(expected[i] === undefined ? {} : { expected: expected[i] }),
   }));
+}
+
+/**
+ * The user directory when it can be had for what only shows or checks (labels, the default
+ * expectation): a listing the server lacks (404) or this token may not read (403) is none.
+ */
+async function optionalDirectory(
+  users: () => Promise<UserDirectory | undefined>,
+): Promise<UserDirectory | undefined> {
+  try {
+    return await users();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * What the configuration expects of the kind's read-only object (kind.ts `expectation`): its
+ * section, over the kind's defaults, in attribute form, members resolved to ids. A member the
+ * configuration names that the directory does not know is a configuration problem; a default member
+ * it cannot resolve (no listing, or no such user) is not checked, and `warn` says so.
+ */
+async function expectedObjects(
+  config: LoadedConfig,
+  kind: Kind,
+  users: () => Promise<UserDirectory | undefined>,
+  warn: ((line: string) => void) | undefined,
+): Promise<ExpectedObject[] | undefined> {
+  const expectation = kind.expectation;
+  if (expectation === undefined) return undefined;
+  const declared = config.state.expected[expectation.section];
+  const attributes: Attributes = expectation.attributes({ ...expectation.defaults, ...declared });
+  for (const field of kind.userFields ?? []) {
+    const members = attributes[field];
+    if (!Array.isArray(members)) continue;
+    const stated = declared !== undefined && Object.hasOwn(declared, field);
+    const directory = stated ? await users() : await optionalDirectory(users);
+    if (directory === undefined) {
+      if (!stated) {
+        delete attributes[field];
+        warn?.(
+          `${expectation.section}.${field} is not checked: without the user listing, the default (${members.join(', ')}) cannot be resolved; declare ${expectation.section}: {${field}: [...]} with user ids`,
+        );
+      }
+      continue;
+    }
+    const resolved = (members as string[]).map((member) => ({ member, found: directory.resolve(member) }));
+    const unknown = resolved.filter(({ found }) => !('id' in found));
+    if (unknown.length > 0 && stated) {
+      throw new ConfigError(
+        unknown.map(({ found }) => ({
+          file: config.files[0] ?? '',
+          line: 0,
+          col: 0,
+          path: `${expectation.section}.${field}`,
+          message: 'problem' in found ? found.problem : '',
+        })),
+      );
+    }
+    if (unknown.length > 0) {
+      delete attributes[field];
+      warn?.(
+        `${expectation.section}.${field} is not checked: the server has no user ${unknown.map(({ member }) => member).join(', ')} (the default); declare ${expectation.section}: {${field}: [...]}`,
+      );
+      continue;
+    }
+    attributes[field] = sortedSet(resolved.map(({ found }) => ('id' in found ? found.id : '')));
+  }
+  return [{ key: expectation.key, attributes }];
 }
 
 /**
@@ -206,6 +282,48 @@ export async function refreshAndPlan(
   api: ApiClient,
   options: RefreshOptions,
 ): Promise<Plan> {
-  const inputs = await refreshInputs(config, api, options);
-  return planChanges(inputs, planOptions(config, options.impactDirection));
+  const users = options.users ?? userDirectoryOnce(api);
+  const inputs = await refreshInputs(config, api, { ...options, users });
+  // Members are ids in the plan; where the listing names them, a reviewer reads names too.
+  const members = inputs.some((input) => hasMembers(input));
+  const directory = members ? await optionalDirectory(users) : undefined;
+  const plan = planChanges(inputs, {
+    ...planOptions(config, options.impactDirection),
+    ...(directory === undefined ? {} : { userLabel: (id: string) => userLabel(directory, id) }),
+  });
+  return directory === undefined ? plan : withUsernames(plan, directory);
+}
+
+/** Whether a kind's input holds members (a kind with `userFields` and some object). */
+function hasMembers(input: KindPlanInput): boolean {
+  const kind = KINDS.find((candidate) => candidate.name === input.kind);
+  return (kind?.userFields ?? []).length > 0 && input.remote.length + input.desired.length > 0;
+}
+
+/** `grace (u-1007)` where the listing names the id, else the id. */
+function userLabel(directory: UserDirectory, id: string): string {
+  const name = directory.nameOf(id);
+  return name === id ? id : `${name} (${id})`;
+}
+
+/** The plan with the usernames of the member ids it shows (`usernames`), when the listing names any. */
+function withUsernames(plan: Plan, directory: UserDirectory): Plan {
+  const usernames: Record<string, string> = {};
+  const note = (object: Attributes | null, fields: readonly string[]) => {
+    for (const field of fields) {
+      const members = object?.[field];
+      if (!Array.isArray(members)) continue;
+      for (const id of members) {
+        if (typeof id !== 'string') continue;
+        const name = directory.nameOf(id);
+        if (name !== id) usernames[id] = name;
+      }
+    }
+  };
+  const fieldsOf = (kind: string) => KINDS.find((candidate) => candidate.name === kind)?.userFields ?? [];
+  for (const change of [...plan.changes, ...(plan.read_only ?? [])]) {
+    note(change.before, fieldsOf(change.kind));
+    note(change.after, fieldsOf(change.kind));
+  }
+  return Object.keys(usernames).length === 0 ? plan : { ...plan, usernames };
 }

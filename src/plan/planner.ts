@@ -7,14 +7,16 @@
  */
 import { canonicalJson, fingerprint, sameJson } from '../core/canonical.js';
 import { DEFAULT_FIREWALL_ACTIONS, type FirewallActions } from '../core/firewall-actions.js';
-import type { ImpactContext, ImpactDirection, ImpactRule } from '../core/impact.js';
+import { classifyChange, type ImpactContext, type ImpactDirection, type ImpactRule } from '../core/impact.js';
 import type {
   Attributes,
   Change,
+  ChangeOf,
   KindName,
   Plan,
   PlanNote,
   PlanProblem,
+  ReadOnlyDrift,
   RenameSuggestion,
   SafetyWarning,
   UnmanagedObject,
@@ -75,6 +77,18 @@ export interface KindPlanInput {
    * Optional so that tests of the planner's other behaviour need not bring one.
    */
   impact?: readonly ImpactRule[];
+  /**
+   * What the configuration expects of read-only objects (the built-in `admins` group), by key: the
+   * fields given are compared with the live object's, a difference is reported (`read_only`), never
+   * planned.
+   */
+  expected?: readonly ExpectedObject[];
+}
+
+/** A read-only object's expected fields (only those given are checked). */
+export interface ExpectedObject {
+  key: string;
+  attributes: Attributes;
 }
 
 export { DEFAULT_SAFETY, type SafetySettings } from './assess.js';
@@ -85,6 +99,8 @@ export interface PlanOptions {
   firewallActions?: FirewallActions;
   /** Classify what applying does (default), or, for drift reports, what was done by hand. */
   impactDirection?: ImpactDirection;
+  /** How a user id reads in a reason, where the user listing names it (ImpactContext). */
+  userLabel?: ((id: string) => string) | undefined;
 }
 
 interface KindResult {
@@ -100,7 +116,10 @@ interface KindResult {
 
 export function planChanges(inputs: readonly KindPlanInput[], options: PlanOptions = {}): Plan {
   const safety = options.safety ?? DEFAULT_SAFETY;
-  const context: ImpactContext = { firewallActions: options.firewallActions ?? DEFAULT_FIREWALL_ACTIONS };
+  const context: ImpactContext = {
+    firewallActions: options.firewallActions ?? DEFAULT_FIREWALL_ACTIONS,
+    userLabel: options.userLabel,
+  };
   const changes: Change[] = [];
   const problems: PlanProblem[] = [];
   const warnings: SafetyWarning[] = [];
@@ -108,6 +127,7 @@ export function planChanges(inputs: readonly KindPlanInput[], options: PlanOptio
   const unmanaged: UnmanagedObject[] = [];
   const notes: PlanNote[] = [];
   const suggestions: RenameSuggestion[] = [];
+  const readOnly: ReadOnlyDrift[] = [];
   // A drift report shows what was done by hand: no advice on the configuration's renames.
   const suggest = options.impactDirection !== 'drift';
   for (const input of inRegistryOrder(inputs, (input) => input.kind)) {
@@ -121,13 +141,56 @@ export function planChanges(inputs: readonly KindPlanInput[], options: PlanOptio
     untouched.unchanged += result.unchanged;
     untouched.unmanaged += result.unmanaged.length;
     for (const object of result.unmanaged) unmanaged.push(object);
+    for (const finding of readOnlyDrift(input, context)) readOnly.push(finding);
   }
   const plan: Plan = { summary: summarize(changes, untouched), changes, problems, warnings };
   // Only when there are some: a plan that leaves nothing alone writes the JSON it always wrote.
   if (unmanaged.length > 0) plan.unmanaged = unmanaged;
   if (notes.length > 0) plan.notes = notes;
   if (suggestions.length > 0) plan.rename_suggestions = suggestions;
+  if (readOnly.length > 0) plan.read_only = readOnly;
   return plan;
+}
+
+/**
+ * The read-only objects of a kind that differ from what the configuration expects of them. The
+ * difference is classified as a change made by hand, from the expected object to the live one (a
+ * member added broadens access), whichever way the plan's other changes are classified: wafctl
+ * never makes it, and cannot undo it.
+ */
+function readOnlyDrift(input: KindPlanInput, context: ImpactContext): ReadOnlyDrift[] {
+  const expected = new Map((input.expected ?? []).map((object) => [object.key, object.attributes]));
+  const found: ReadOnlyDrift[] = [];
+  for (const remote of input.remote) {
+    const wanted = remote.readOnly === undefined ? undefined : expected.get(remote.key);
+    if (wanted === undefined) continue;
+    const live = remote.attributes;
+    const fields = Object.keys(wanted).filter((field) => !sameJson(wanted[field], live[field]));
+    if (fields.length === 0) continue;
+    const handChange: ChangeOf<'update'> = {
+      kind: input.kind,
+      key: remote.key,
+      action: 'update',
+      id: remote.id,
+      fingerprint: '',
+      fields,
+      before: { ...live, ...wanted },
+      after: live,
+      impact: [],
+    };
+    const impact = classifyChange(handChange, input.impact ?? [], context);
+    const pick = (object: Attributes) => Object.fromEntries(fields.map((field) => [field, object[field]]));
+    found.push({
+      kind: input.kind,
+      key: remote.key,
+      id: remote.id,
+      fields,
+      before: pick(wanted),
+      after: pick(live),
+      impact,
+    });
+  }
+  return found;
 }
 
 function planKind(input: KindPlanInput, safety: SafetySettings, suggest: boolean): KindResult {

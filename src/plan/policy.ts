@@ -19,14 +19,20 @@ import { address } from './render/summary.js';
 export function failOnMatches(
   plan: Plan,
   classes: readonly FailOnClass[],
-): { class: ImpactClass; changes: Change[] }[] {
+  /** Also the read-only objects that differ (drift, compare: what was done by hand). */
+  { readOnly = false }: { readOnly?: boolean } = {},
+): { class: ImpactClass; changes: Judged[] }[] {
+  const judged: Judged[] = [...plan.changes, ...(readOnly ? (plan.read_only ?? []) : [])];
   return IMPACT_CLASSES.filter((klass) => classes.includes(klass))
     .map((klass) => ({
       class: klass,
-      changes: plan.changes.filter((change) => change.impact.some((i) => i.class === klass)),
+      changes: judged.filter((change) => change.impact.some((i) => i.class === klass)),
     }))
     .filter((match) => match.changes.length > 0);
 }
+
+/** What `--fail-on` judges: a change, or a read-only object that differs. */
+type Judged = Pick<Change, 'kind' | 'key' | 'impact'>;
 
 const SHOWN = 5;
 
@@ -38,8 +44,9 @@ export function failOnRefusal(
   plan: Plan,
   classes: readonly FailOnClass[],
   consequence: string,
+  options: { readOnly?: boolean } = {},
 ): WafctlError | undefined {
-  const matches = failOnMatches(plan, classes);
+  const matches = failOnMatches(plan, classes, options);
   const trust = classes.includes(CHANGES_TRUST) ? (plan.trust?.changes ?? []) : [];
   if (matches.length === 0 && trust.length === 0) return undefined;
   const parts = matches.map(({ class: klass, changes }) => {

@@ -106,7 +106,6 @@ manage:
   schedules:
     prune: true
 
-# admins: built in, read-only (members: admin)
 groups:
   - name: operators
     is_admin: true
@@ -121,6 +120,10 @@ groups:
         service_id: svc-shop
       - permission: Load application rules
     users: [alice, carol]
+
+# Built in and read-only: plan, drift and compare check that it still holds these values; wafctl never writes it.
+admins:
+  users: [admin]
 
 application_rules:
   - rq_host: api.example.com
@@ -262,7 +265,7 @@ describe('wafctl export', () => {
       expect(text.split('\n')[0]).toBe(`# yaml-language-server: $schema=${SCHEMA_URL}`);
     }
     expect(files['groups.yaml']).toContain(
-      'manage:\n  groups:\n    prune: true\n\n# admins: built in, read-only (members: admin)\ngroups:\n  - name: operators\n',
+      'manage:\n  groups:\n    prune: true\n\ngroups:\n  - name: operators\n',
     );
 
     const again = await runCli(['export', '--dir', dir], { env: firewall.env });
@@ -380,7 +383,7 @@ describe('wafctl export', () => {
     const result = await runCli(['export', '--dir', dir], { env: firewall.env });
     expect(result.code).toBe(0);
     expect((await readAll(dir))['groups.yaml']).toBe(
-      `# yaml-language-server: $schema=${SCHEMA_URL}\n${EXPORT_MARKER}\nmanage:\n  groups:\n    prune: true\n\n# admins: built in, read-only (members: admin)\ngroups: []\n`,
+      `# yaml-language-server: $schema=${SCHEMA_URL}\n${EXPORT_MARKER}\nmanage:\n  groups:\n    prune: true\n\ngroups: []\n\n# Built in and read-only: plan, drift and compare check that it still holds these values; wafctl never writes it.\nadmins:\n  users: [admin]\n`,
     );
     const clean = await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env });
     expect(clean.code).toBe(0);

@@ -42,7 +42,7 @@ async function exportGroups(): Promise<string> {
 }
 
 describe('Seer Box groups end to end', () => {
-  it('export writes admins as a comment and an unknown permission as its id; the export plans to no changes', async () => {
+  it('export writes admins as its expectation and an unknown permission as its id; the export plans to no changes', async () => {
     const text = await exportGroups();
     expect(text).toContain(
       [
@@ -50,7 +50,6 @@ describe('Seer Box groups end to end', () => {
         '  groups:',
         '    prune: true',
         '',
-        '# admins: built in, read-only (members: admin)',
         'groups:',
         '  - name: firewall-team',
         '    permissions:',
@@ -58,6 +57,10 @@ describe('Seer Box groups end to end', () => {
         '        service_id: svc-shop',
         "      - permission: 7 # Handle firewalls (not in wafctl's catalog)",
         '    users: [yara]',
+        '',
+        '# Built in and read-only: plan, drift and compare check that it still holds these values; wafctl never writes it.',
+        'admins:',
+        '  users: [admin]',
         '',
       ].join('\n'),
     );
@@ -96,7 +99,10 @@ describe('Seer Box groups end to end', () => {
 
   it('adding the unknown permission to another group broadens access, and applies', async () => {
     const text = await exportGroups();
-    const more = `${text}\n  - name: more-firewalls\n    permissions:\n      - permission: 7\n`;
+    const more = text.replace(
+      '\n# Built in',
+      '\n  - name: more-firewalls\n    permissions:\n      - permission: 7\n\n# Built in',
+    );
     const dir = await writeConfig({ 'groups.yaml': more });
     const plan = await runCli(['plan', dir, '--format', 'json'], { env: firewall.env });
     const json = JSON.parse(plan.stdout) as { changes: { action: string; impact: unknown[] }[] };

@@ -70,7 +70,12 @@ describe('group members by username', () => {
     const plan = await runCli(['plan', dir], { env: firewall.env });
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('group.soc will be created');
-    expect(plan.stdout).toContain('members added: u-1001, u-1002, u-1003');
+    // The plan compares and sends ids, and names them as the listing does (issue 40).
+    expect(plan.stdout).toContain('members added: alice (u-1001), bob (u-1002), carol (u-1003)');
+    expect(plan.stdout).toContain('+ "carol (u-1003)"');
+    const json = JSON.parse((await runCli(['plan', dir, '--format', 'json'], { env: firewall.env })).stdout);
+    expect(json.changes[0].after.users).toEqual(['u-1001', 'u-1002', 'u-1003']);
+    expect(json.usernames).toEqual({ 'u-1001': 'alice', 'u-1002': 'bob', 'u-1003': 'carol' });
 
     const apply = await runCli(['apply', dir, '--auto-approve'], { env: firewall.env });
     expect(apply.stderr).not.toContain('Note:');

@@ -6,7 +6,7 @@
 import { Document, isMap, isNode, isScalar, isSeq, visit } from 'yaml';
 import type { Attributes } from '../../core/model.js';
 import { ciSafeYaml } from '../ci-safe-yaml.js';
-import type { ObjectComment, ReadOnlyNote } from './select.js';
+import type { Expectation, ObjectComment, ReadOnlyNote } from './select.js';
 
 export interface ExportSection {
   section: string;
@@ -20,7 +20,13 @@ export interface ExportSection {
   comments?: readonly ObjectComment[];
   /** A singleton section (kinds/kind.ts): written as its one object, with no `manage` scope. */
   singleton?: boolean;
+  /** The kind's read-only object as its expectation section (`admins:`), written after the kind's list. */
+  expectation?: Expectation;
 }
+
+/** Above an expectation section: what it is, since the configuration never writes the object. */
+const EXPECTATION_COMMENT =
+  ' Built in and read-only: plan, drift and compare check that it still holds these values; wafctl never writes it.';
 
 /** Short lists of scalars read best inline (`users: [u-1, u-2]`); longer ones diff best one per line. */
 const MAX_FLOW_LIST_CHARS = 60;
@@ -80,9 +86,11 @@ export function renderExportFile(
   options: { marker?: boolean } = {},
 ): string {
   const content: Record<string, unknown> = { manage: manageBlock(sections) };
-  for (const { section, objects, singleton } of sections) {
-    if (singleton && objects[0] === undefined) continue;
-    content[section] = escapeSubstitutions(singleton ? objects[0] : objects);
+  for (const { section, objects, singleton, expectation } of sections) {
+    if (!singleton || objects[0] !== undefined) {
+      content[section] = escapeSubstitutions(singleton ? objects[0] : objects);
+    }
+    if (expectation !== undefined) content[expectation.section] = escapeSubstitutions(expectation.object);
   }
   const doc = new Document(content);
 
@@ -105,6 +113,12 @@ export function renderExportFile(
   }
   // A blank line before each kind's list and between its objects, as a person writes them.
   const top = isMap(doc.contents) ? doc.contents.items : [];
+  for (const { expectation } of sections) {
+    const key = top.find((pair) => isScalar(pair.key) && pair.key.value === expectation?.section)?.key;
+    if (!isNode(key)) continue;
+    key.spaceBefore = true;
+    key.commentBefore = EXPECTATION_COMMENT;
+  }
   for (const { section, readOnly } of sections) {
     const key = top.find((pair) => isScalar(pair.key) && pair.key.value === section)?.key;
     if (isNode(key)) key.spaceBefore = true;

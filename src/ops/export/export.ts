@@ -61,6 +61,7 @@ export async function readLiveExport(
       leftOut: selected.leftOut.length,
       readOnly: selected.readOnly,
       comments: selected.comments,
+      ...(selected.expectation === undefined ? {} : { expectation: selected.expectation }),
     });
     for (const entry of selected.leftOut) leftOut.push(entry);
   });

@@ -20,6 +20,15 @@ export interface LeftOut {
 }
 
 /** A read-only object, written as a comment: `admins: built in, read-only (members: admin)`. */
+/**
+ * A read-only object as the configuration's expectation of it (kinds/kind.ts `expectation`): the
+ * section (`admins`) and the live values of the fields its defaults check (`users`, by username).
+ */
+export interface Expectation {
+  section: string;
+  object: Attributes;
+}
+
 export interface ReadOnlyNote {
   key: string;
   note: string;
@@ -37,6 +46,8 @@ export interface SelectedObjects {
   /** Ordered by key. */
   readOnly: ReadOnlyNote[];
   comments: ObjectComment[];
+  /** The kind's read-only object, as its expectation section (`admins:`). */
+  expectation?: Expectation;
 }
 
 function compareKeys(a: RemoteRecord, b: RemoteRecord): number {
@@ -79,9 +90,18 @@ export function selectExportable(kind: Kind, records: readonly RemoteRecord[]): 
   const objects: Attributes[] = [];
   const readOnly: ReadOnlyNote[] = [];
   const comments: ObjectComment[] = [];
+  let expectation: Expectation | undefined;
   for (const record of [...records].sort(compareKeys)) {
     if (record.readOnly !== undefined) {
-      readOnly.push({ key: record.key, note: record.readOnly });
+      // What the configuration expects of it (`admins:`): its live values of the checked fields.
+      const expected = kind.expectation;
+      if (expected !== undefined && record.key === expected.key) {
+        const fields = Object.keys(expected.defaults);
+        expectation = {
+          section: expected.section,
+          object: Object.fromEntries(fields.map((field) => [field, record.attributes[field]])),
+        };
+      } else readOnly.push({ key: record.key, note: record.readOnly });
       continue;
     }
     const empty = emptyKeyField(kind, record);
@@ -110,5 +130,5 @@ export function selectExportable(kind: Kind, records: readonly RemoteRecord[]): 
     for (const comment of record.comments ?? []) comments.push({ ...comment, index: objects.length });
     objects.push(object);
   }
-  return { objects, leftOut, readOnly, comments };
+  return { objects, leftOut, readOnly, comments, ...(expectation === undefined ? {} : { expectation }) };
 }

@@ -20,8 +20,9 @@
  */
 
 import { canonicalJson, sameJson } from '../../core/canonical.js';
-import type { Change } from '../../core/model.js';
+import type { Attributes, Change } from '../../core/model.js';
 import { printable } from '../../core/text.js';
+import { KINDS } from '../../kinds/index.js';
 
 export type Sign = '+' | '-' | '~' | ' ';
 
@@ -206,7 +207,8 @@ function changedSet(out: Lines, depth: number, label: string, before: unknown[],
   out.push({ sign: ' ', depth, text: ']' });
 }
 
-export function changeBody(change: Change): BodyLine[] {
+export function changeBody(shown: Change, usernames?: Readonly<Record<string, string>>): BodyLine[] {
+  const change = withMemberNames(shown, usernames);
   const out: Lines = [];
   switch (change.action) {
     case 'create':
@@ -242,4 +244,30 @@ export function changeBody(change: Change): BodyLine[] {
       return out;
     }
   }
+}
+
+/**
+ * The change as shown: the members of its kind's `userFields` (ids in the plan) written `name (id)`
+ * where the plan's `usernames` names them, so a reviewer reads the file's names. Display only: what
+ * is compared and sent stays the ids.
+ */
+function withMemberNames<C extends Change>(
+  change: C,
+  usernames: Readonly<Record<string, string>> | undefined,
+): C {
+  const fields = KINDS.find((kind) => kind.name === change.kind)?.userFields ?? [];
+  if (usernames === undefined || fields.length === 0) return change;
+  const named = (object: Attributes | null): Attributes | null => {
+    if (object === null) return null;
+    const copy: Attributes = { ...object };
+    for (const field of fields) {
+      const members = copy[field];
+      if (!Array.isArray(members)) continue;
+      copy[field] = members.map((id) =>
+        typeof id === 'string' && Object.hasOwn(usernames, id) ? `${usernames[id]} (${id})` : id,
+      );
+    }
+    return copy;
+  };
+  return { ...change, before: named(change.before), after: named(change.after) } as C;
 }

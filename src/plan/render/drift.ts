@@ -2,11 +2,12 @@
  * Drift reports: the same comparison as a plan, worded for a nightly job ("3 objects differ from
  * the configuration") rather than as actions to approve.
  */
-import { driftToJson } from '../../core/drift-document.js';
+import { driftCount, driftToJson } from '../../core/drift-document.js';
 import type { Change, Plan } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 import { DRIFT_MARKDOWN_MARKER, type MarkdownOptions, renderMarkdownPlan } from './markdown.js';
-import { DRIFT_IMPACT_TITLE, textImpactSection } from './security.js';
+import { readOnlyAsChange } from './read-only.js';
+import { DRIFT_IMPACT_TITLE, hasImpactSection, textImpactSection } from './security.js';
 import { address, partialLine, problemLine, SYMBOL, unmanagedLine, warningLine } from './summary.js';
 import { textTrustSection } from './trust.js';
 
@@ -24,7 +25,7 @@ const DESCRIBE: Record<Change['action'], (c: Change) => string> = {
 };
 
 export function driftHeadline(plan: Plan): string {
-  const n = plan.changes.length;
+  const n = driftCount(plan);
   if (n === 0) return 'No drift: the firewall matches the configuration.';
   return `Drift detected: ${n} ${n === 1 ? 'object differs' : 'objects differ'} from the configuration.`;
 }
@@ -40,16 +41,21 @@ export function renderTextDrift(
   if (partial !== undefined) out.push(`Warning: ${partial}`);
   for (const warning of plan.warnings) out.push(`Warning: ${warningLine(warning)}`);
   for (const line of textTrustSection(plan).filter((line) => line !== '')) out.push(line);
-  if (plan.changes.length > 0) {
+  if (hasImpactSection(plan)) {
     for (const line of textImpactSection(plan, (_klass, text) => text, DRIFT_IMPACT_TITLE)) out.push(line);
   }
   for (const change of plan.changes) {
     out.push(`  ${SYMBOL[change.action].padStart(3)} ${address(change)}: ${DESCRIBE[change.action](change)}`);
   }
+  for (const entry of plan.read_only ?? []) {
+    out.push(
+      `  ! ${address(entry)}: ${fields(readOnlyAsChange(entry))} ${entry.fields.length === 1 ? 'differs' : 'differ'} (read-only: wafctl cannot change it; review it by hand)`,
+    );
+  }
   for (const problem of plan.problems) out.push(`Error: ${problemLine(problem)}`);
   const unmanaged = unmanagedLine(plan);
   if (unmanaged) out.push(unmanaged);
-  if (plan.changes.length > 0) out.push(`Run \`${printable(planCommand)}\` for the full diff.`);
+  if (driftCount(plan) > 0) out.push(`Run \`${printable(planCommand)}\` for the full diff.`);
   return `${out.join('\n')}\n`;
 }
 

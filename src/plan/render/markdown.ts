@@ -11,7 +11,8 @@
 import { CHANGES_TRUST, type Change, type Plan, type SafetyWarning } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 import { type BodyLine, changeBody } from './body.js';
-import { impactEntries, impactSummary } from './security.js';
+import { readOnlyEntries, readOnlyHeadline } from './read-only.js';
+import { hasImpactSection, impactEntries, impactSummary } from './security.js';
 import {
   address,
   headline,
@@ -103,9 +104,13 @@ function diffLines(line: BodyLine): string[] {
 /** The plan's words for a change's `<summary>`: `will be destroyed (duplicate of 12)`. */
 const planWords = (change: Change): string => headline(change).slice(address(change).length + 1);
 
-function renderChange(change: Change, describe: (change: Change) => string): string {
+function renderChange(
+  change: Change,
+  describe: (change: Change) => string,
+  usernames?: Readonly<Record<string, string>>,
+): string {
   const lines: string[] = [];
-  for (const line of changeBody(change)) for (const shown of diffLines(line)) lines.push(shown);
+  for (const line of changeBody(change, usernames)) for (const shown of diffLines(line)) lines.push(shown);
   const content = lines.join('\n');
   const f = fence(content);
   const renamed = renamedFromText(change);
@@ -159,13 +164,22 @@ function frontLines(plan: Plan, impactTitle: string): string[] {
       lines.push(`- **${CHANGES_TRUST}** ${codeSpan(entry.subject)}: ${markdownText(entry.change)}`);
     if (entries.length > 0) lines.push('');
   }
-  if (plan.changes.length > 0) {
+  if (hasImpactSection(plan)) {
     lines.push(`#### ${markdownText(impactTitle)}`, '', markdownText(impactSummary(plan)), '');
     const entries = impactEntries(plan);
     for (const entry of entries) {
       lines.push(`- **${entry.class}** ${codeSpan(entry.address)}: ${markdownText(entry.reason)}`);
     }
     if (entries.length > 0) lines.push('');
+  }
+  const readOnly = readOnlyHeadline(plan);
+  if (readOnly !== undefined) {
+    lines.push(`> **Read-only:** ${markdownText(readOnly)}.`, '');
+    for (const entry of readOnlyEntries(plan)) {
+      const body = entry.lines.flatMap(diffLines).join('\n');
+      const f = fence(body);
+      lines.push(`${codeSpan(entry.address)}:`, '', `${f}diff`, body, f, '');
+    }
   }
   for (const problem of plan.problems)
     lines.push(`> **Error:** ${codeSpan(address(problem))}: ${markdownText(problem.message)}`, '');
@@ -227,7 +241,7 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownOptions = {}): s
 
   const describe = options.describe ?? planWords;
   const shownChanges = plan.changes.findIndex(
-    (change) => !budget.tryAdd(`${renderChange(change, describe)}\n`, detailsReserve),
+    (change) => !budget.tryAdd(`${renderChange(change, describe, plan.usernames)}\n`, detailsReserve),
   );
   if (shownChanges !== -1) budget.add(notShown(plan.changes.length - shownChanges, 'changes'));
   return budget.text();

@@ -3,7 +3,7 @@
  * reviewer reads after the summary, one line per classified change and reason. The classification
  * itself is the planner's (src/core/impact.ts); this only words it.
  */
-import { type Change, IMPACT_CLASSES, type ImpactClass, type Plan } from '../../core/model.js';
+import { IMPACT_CLASSES, type ImpactClass, type Plan } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 import { address } from './summary.js';
 
@@ -16,7 +16,6 @@ const WORDS: Record<ImpactClass, readonly [string, string]> = {
 
 export interface ImpactEntry {
   class: ImpactClass;
-  change: Change;
   /** `kind.key`, escaped. */
   address: string;
   /** Escaped. */
@@ -30,11 +29,18 @@ export interface ImpactEntry {
  */
 export function impactEntries(plan: Plan): ImpactEntry[] {
   const entries: ImpactEntry[] = [];
+  const objects = [...plan.changes, ...(plan.read_only ?? [])];
   for (const klass of IMPACT_CLASSES) {
-    for (const change of plan.changes) {
-      const reasons = change.impact.filter((impact) => impact.class === klass).map((impact) => impact.reason);
+    for (const object of objects) {
+      const reasons = object.impact.filter((impact) => impact.class === klass).map((impact) => impact.reason);
       if (reasons.length === 0) continue;
-      entries.push({ class: klass, change, address: address(change), reason: printable(reasons.join('; ')) });
+      // A read-only object's difference was made by hand, and stays until a person undoes it.
+      const readOnly = !('action' in object) ? ' (read-only: wafctl cannot change it)' : '';
+      entries.push({
+        class: klass,
+        address: address(object),
+        reason: `${printable(reasons.join('; '))}${readOnly}`,
+      });
     }
   }
   return entries;
@@ -56,8 +62,18 @@ export function impactSummary(plan: Plan): string {
   const parts = IMPACT_CLASSES.filter((c) => plan.summary.impact[c] > 0).map((c) =>
     changesWith(plan.summary.impact[c], c),
   );
+  for (const klass of IMPACT_CLASSES) {
+    const n = (plan.read_only ?? []).filter((entry) => entry.impact.some((i) => i.class === klass)).length;
+    if (n > 0)
+      parts.push(`${n} read-only ${n === 1 ? 'object' : 'objects'} ${WORDS[klass][n === 1 ? 0 : 1]}`);
+  }
   if (parts.length === 0) return 'none: no change weakens protection, broadens access or reduces audit.';
   return `${parts.join(', ')}.`;
+}
+
+/** Whether a plan has a Security impact section to show: a change, or a read-only object that differs. */
+export function hasImpactSection(plan: Plan): boolean {
+  return plan.changes.length > 0 || (plan.read_only?.length ?? 0) > 0;
 }
 
 /** The section's title in a drift report, whose impacts are those of what was changed by hand. */

@@ -3,7 +3,8 @@ import { styleText } from 'node:util';
 import type { Action, Change, ImpactClass, Plan } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 import { type BodyLine, changeBody } from './body.js';
-import { textImpactSection } from './security.js';
+import { readOnlyEntries, readOnlyHeadline } from './read-only.js';
+import { hasImpactSection, textImpactSection } from './security.js';
 import {
   actionsUsed,
   headline,
@@ -55,11 +56,14 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
   // What the plan was judged by, before the judgement.
   for (const line of textTrustSection(plan)) out.push(line);
 
-  if (plan.changes.length > 0) {
-    // The reviewer's first question, answered before the details (and in full: one line a reason).
+  // The reviewer's first question, answered before the details (and in full: one line a reason).
+  if (hasImpactSection(plan)) {
     for (const line of textImpactSection(plan, (klass, text) => paint(IMPACT_STYLE[klass], text))) {
       out.push(line);
     }
+    if (plan.changes.length === 0) out.push('');
+  }
+  if (plan.changes.length > 0) {
     out.push(
       '',
       'wafctl will perform the following actions:',
@@ -71,11 +75,12 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
     }
     out.push('');
     for (const change of plan.changes) {
-      for (const line of renderChange(change, paint)) out.push(line);
+      for (const line of renderChange(change, paint, plan.usernames)) out.push(line);
       out.push('');
     }
   }
 
+  for (const line of readOnlyLines(plan, paint)) out.push(line);
   for (const problem of plan.problems) {
     out.push(`${paint('red', 'Error:')} ${problemLine(problem)}`);
   }
@@ -91,7 +96,11 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
   return `${out.join('\n')}\n`;
 }
 
-function renderChange(change: Change, paint: (style: Style, text: string) => string): string[] {
+function renderChange(
+  change: Change,
+  paint: (style: Style, text: string) => string,
+  usernames?: Readonly<Record<string, string>>,
+): string[] {
   const symbol = paint(ACTION_STYLE[change.action], SYMBOL[change.action].padStart(3));
   const renamed = renamedFromText(change);
   const lines = [
@@ -99,8 +108,22 @@ function renderChange(change: Change, paint: (style: Style, text: string) => str
     ...(renamed === undefined ? [] : [`  # ${renamed}`]),
     `${symbol} ${change.kind} ${printable(JSON.stringify(change.key))} {`,
   ];
-  for (const line of changeBody(change)) lines.push(renderLine(line, paint));
+  for (const line of changeBody(change, usernames)) lines.push(renderLine(line, paint));
   lines.push('    }');
+  return lines;
+}
+
+/** The read-only objects that differ: a headline, then each one's expected and live values. */
+function readOnlyLines(plan: Plan, paint: (style: Style, text: string) => string): string[] {
+  const headline = readOnlyHeadline(plan);
+  if (headline === undefined) return [];
+  const lines = [`${paint('yellow', 'Read-only:')} ${headline}.`];
+  for (const entry of readOnlyEntries(plan)) {
+    lines.push(`  ${paint('yellow', '!')} ${entry.address} {`);
+    for (const line of entry.lines) lines.push(renderLine(line, paint));
+    lines.push('    }');
+  }
+  lines.push('');
   return lines;
 }
 
