@@ -15,6 +15,17 @@ import { E2E_TOKEN, startTestFirewall, type TestFirewall, writeConfig } from '..
 import { rulesYaml } from '../helpers/fixtures.js';
 import { instantClock } from '../helpers/io.js';
 
+/** A report schedule both firewalls hold. */
+const WEEKLY = {
+  name: 'weekly-shop',
+  hosts: ['shop.example.com'],
+  type: 'summary',
+  schedule: 'weekly',
+  send_to: ['secops@example.com'],
+  send_via: 'email',
+  timezone: 'Europe/Paris',
+};
+
 const SETTINGS = '/api/v1/settings/rules';
 const NOTE_404 = `Note: skipped network-rule settings: GET ${SETTINGS} answered 404 (the server does not have it); the configuration does not declare them.`;
 const NO_CHANGES = 'No changes. The firewall matches the configuration.\n';
@@ -88,15 +99,7 @@ beforeEach(async () => {
     user_ids: ['u-1001'],
     permissions: [],
   });
-  await firewall.api.schedules.create({
-    name: 'weekly-shop',
-    hosts: ['shop.example.com'],
-    type: 'summary',
-    schedule: 'weekly',
-    send_to: ['secops@example.com'],
-    send_via: 'email',
-    timezone: 'Europe/Paris',
-  });
+  await firewall.api.schedules.create(WEEKLY);
   await applyRule(firewall);
   proxy = await startProxy(firewall.url, { path: SETTINGS, status: 404 });
   env = { WAF_URL: proxy.url, WAF_TOKEN: E2E_TOKEN };
@@ -320,15 +323,7 @@ describe('compare A B: one firewall lacks a family', () => {
     try {
       // The other families hold the same objects on both: the only difference is one group.
       await applyRule(production);
-      await production.api.schedules.create({
-        name: 'weekly-shop',
-        hosts: ['shop.example.com'],
-        type: 'summary',
-        schedule: 'weekly',
-        send_to: ['secops@example.com'],
-        send_via: 'email',
-        timezone: 'Europe/Paris',
-      });
+      await production.api.schedules.create(WEEKLY);
       const dir = await config({ 'wafctl.yaml': PROJECT, 'config/empty.yaml': '{}\n' });
       const run = await runCli(['compare', 'staging', 'production', dir], {
         env: {
