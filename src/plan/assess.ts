@@ -27,7 +27,9 @@ export interface DeleteCounts {
 
 /**
  * The warning when a kind's pure deletes exceed `maxDeletePercent` of its existing in-scope objects
- * and at least `minExisting` exist (apply refuses it without --force), else undefined.
+ * and at least `minExisting` exist (apply refuses it without --force), else undefined. Deletes of
+ * duplicates (a declared object's extra copies, `duplicateOf`) are not counted: two applies at once
+ * leave such copies, and removing them loses nothing.
  */
 export function safetyWarning(
   kind: KindName,
@@ -35,8 +37,10 @@ export function safetyWarning(
   safety: SafetySettings,
 ): SafetyWarning | undefined {
   const { deletes, duplicates, existing } = counts;
-  if (deletes === 0 || existing < safety.minExisting) return undefined;
-  if (deletes * 100 <= safety.maxDeletePercent * existing) return undefined;
+  // A duplicate of a declared object is no loss: a copy with its key stays. Only the rest counts.
+  const lost = deletes - duplicates;
+  if (lost === 0 || existing < safety.minExisting) return undefined;
+  if (lost * 100 <= safety.maxDeletePercent * existing) return undefined;
   return { kind, deletes, duplicates, existing, maxDeletePercent: safety.maxDeletePercent };
 }
 

@@ -203,7 +203,9 @@ function refuseUnmatchedTargets(plan: Plan, selection: Selection): void {
  */
 function selectedWarning(warning: SafetyWarning, changes: readonly Change[]): SafetyWarning[] {
   const deletes = changes.filter((change) => change.kind === warning.kind && change.action === 'delete');
-  if (deletes.length === 0 || deletes.length * 100 <= warning.maxDeletePercent * warning.existing) return [];
   const duplicates = deletes.filter((change) => 'duplicateOf' in change && change.duplicateOf !== undefined);
+  // As the planner counts: duplicates of declared objects are no loss (assess.ts `safetyWarning`).
+  const lost = deletes.length - duplicates.length;
+  if (lost === 0 || lost * 100 <= warning.maxDeletePercent * warning.existing) return [];
   return [{ ...warning, deletes: deletes.length, duplicates: duplicates.length }];
 }

@@ -276,17 +276,28 @@ describe('planChanges', () => {
       expect(plan.summary).toMatchObject({ unchanged: 1, unmanaged: 1 });
     });
 
-    it('counts duplicate deletes toward the safety threshold, and says how many they are', () => {
+    it('does not count duplicate deletes toward the safety threshold, and says how many they are (issue 41)', () => {
       const remote = [
         ...Array.from({ length: 6 }, (_, i) => have(`k${i}`, `k${i}`, {})),
         ...Array.from({ length: 4 }, (_, i) => have(`d${i}`, 'k0', {})),
       ];
-      const plan = planChanges([
-        input([want('k0', {}), want('k1', {}), want('k2', {})], remote, { prune: true, match: {} }),
+      // 4 prunes of 10 existing (40%) are above the limit; the 4 duplicates ride along, not counted.
+      const pruning = planChanges([
+        input([want('k0', {}), want('k1', {})], remote, { prune: true, match: {} }),
       ]);
-      expect(plan.warnings).toEqual([
-        { kind: 'notification', deletes: 7, duplicates: 4, existing: 10, maxDeletePercent: 30 },
+      expect(pruning.warnings).toEqual([
+        { kind: 'notification', deletes: 8, duplicates: 4, existing: 10, maxDeletePercent: 30 },
       ]);
+      // Only duplicates (two applies at once left them): no loss, no warning.
+      const copies = planChanges([
+        input(
+          Array.from({ length: 6 }, (_, i) => want(`k${i}`, {})),
+          remote,
+          { prune: true, match: {} },
+        ),
+      ]);
+      expect(copies.summary.delete).toBe(4);
+      expect(copies.warnings).toEqual([]);
     });
   });
 

@@ -99,7 +99,7 @@ export function safetyRefusal(plan: Plan, force: boolean): WafctlError | undefin
   const what = plan.warnings
     .map(
       (w) =>
-        `${w.deletes} of ${w.existing} ${w.kind} objects${w.duplicates > 0 ? ` (${w.duplicates} of them duplicates)` : ''} (limit ${w.maxDeletePercent}%)`,
+        `${w.deletes - w.duplicates} of ${w.existing} ${w.kind} objects${w.duplicates > 0 ? ` (and ${w.duplicates} duplicates, not counted)` : ''} (limit ${w.maxDeletePercent}%)`,
     )
     .join(', ');
   return refusal(

@@ -15,6 +15,7 @@ import { readOnlyEntries, readOnlyHeadline } from './read-only.js';
 import { hasImpactSection, impactEntries, impactSummary } from './security.js';
 import {
   address,
+  duplicatesLines,
   headline,
   NO_CHANGES,
   noteLine,
@@ -184,6 +185,7 @@ function frontLines(plan: Plan, impactTitle: string): string[] {
   for (const problem of plan.problems)
     lines.push(`> **Error:** ${codeSpan(address(problem))}: ${markdownText(problem.message)}`, '');
   for (const note of plan.notes ?? []) lines.push(`> **Note:** ${markdownText(noteLine(note))}`, '');
+  for (const line of duplicatesLines(plan)) lines.push(`> **Note:** ${markdownText(line)}`, '');
   for (const suggestion of plan.rename_suggestions ?? []) {
     lines.push(`> **Hint:** ${suggestionLine(suggestion, codeSpan)}`, '');
   }

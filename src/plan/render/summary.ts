@@ -89,9 +89,29 @@ export function planLine(plan: Plan): string {
 export const NO_CHANGES = 'No changes. The firewall matches the configuration.';
 
 export function warningLine(w: SafetyWarning): string {
-  const percent = Math.round((w.deletes * 100) / w.existing);
-  const duplicates = w.duplicates > 0 ? `, ${w.duplicates} of them duplicates` : '';
-  return `the plan deletes ${w.deletes} of ${w.existing} existing ${w.kind} objects (${percent}%${duplicates}), above the safety limit of ${w.maxDeletePercent}%; apply refuses this without --force.`;
+  const lost = w.deletes - w.duplicates;
+  const percent = Math.round((lost * 100) / w.existing);
+  const duplicates =
+    w.duplicates > 0
+      ? ` (and ${w.duplicates} ${w.duplicates === 1 ? 'duplicate' : 'duplicates'}, not counted)`
+      : '';
+  return `the plan deletes ${lost} of ${w.existing} existing ${w.kind} objects (${percent}%)${duplicates}, above the safety limit of ${w.maxDeletePercent}%; apply refuses this without --force.`;
+}
+
+/**
+ * `Note: 20 application_rule objects are duplicates ...`: what a plan that deletes duplicates says
+ * of them, one line a kind, so a reviewer knows why the safety threshold let them through.
+ */
+export function duplicatesLines(plan: Pick<Plan, 'changes'>): string[] {
+  const byKind = new Map<string, number>();
+  for (const change of plan.changes) {
+    if (change.action !== 'delete' || change.duplicateOf === undefined) continue;
+    byKind.set(change.kind, (byKind.get(change.kind) ?? 0) + 1);
+  }
+  return [...byKind].map(
+    ([kind, n]) =>
+      `${n} ${kind} ${n === 1 ? 'object is a duplicate' : 'objects are duplicates'} of declared ones (two applies at once leave such copies): deleted, a copy with the same key stays; the safety threshold does not count ${n === 1 ? 'it' : 'them'}.`,
+  );
 }
 
 /**

@@ -7,6 +7,7 @@ import { readOnlyEntries, readOnlyHeadline } from './read-only.js';
 import { hasImpactSection, textImpactSection } from './security.js';
 import {
   actionsUsed,
+  duplicatesLines,
   headline,
   LEGEND,
   NO_CHANGES,
@@ -87,10 +88,19 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
   const notes = plan.notes ?? [];
   const suggestions = plan.rename_suggestions ?? [];
   for (const note of notes) out.push(`${paint('cyan', 'Note:')} ${noteLine(note)}`);
+  const duplicates = duplicatesLines(plan);
+  for (const line of duplicates) out.push(`${paint('cyan', 'Note:')} ${line}`);
   for (const suggestion of suggestions) out.push(`${paint('cyan', 'Hint:')} ${suggestionLine(suggestion)}`);
   const unmanaged = unmanagedLine(plan);
   if (unmanaged) out.push(unmanaged);
-  if (plan.problems.length > 0 || notes.length > 0 || suggestions.length > 0 || unmanaged) out.push('');
+  if (
+    plan.problems.length > 0 ||
+    notes.length > 0 ||
+    duplicates.length > 0 ||
+    suggestions.length > 0 ||
+    unmanaged
+  )
+    out.push('');
 
   out.push(plan.changes.length > 0 ? paint('bold', planLine(plan)) : NO_CHANGES);
   return `${out.join('\n')}\n`;

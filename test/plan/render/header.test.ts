@@ -79,13 +79,20 @@ describe('the safety warning', () => {
   });
 
   it('survives the least --max-chars even when every kind warns: the rest on one short line', () => {
-    // 999 duplicates of one declared object: the longest warnings (`999 of them duplicates`).
+    // 999 duplicates of one declared object, and 1000 prunes: the longest warnings (`and 999 duplicates`).
     const many = (kind: string) => ({
       kind,
       immutable: [],
       scope: { prune: true, match: {} },
       desired: [{ key: 'k', attributes: { name: 'k' }, protect: false, ignoreChanges: [] }],
-      remote: Array.from({ length: 1000 }, (_, i) => ({ id: `${i}`, key: 'k', attributes: { name: 'k' } })),
+      remote: [
+        ...Array.from({ length: 1000 }, (_, i) => ({ id: `${i}`, key: 'k', attributes: { name: 'k' } })),
+        ...Array.from({ length: 1000 }, (_, i) => ({
+          id: `p${i}`,
+          key: `p${i}`,
+          attributes: { name: `p${i}` },
+        })),
+      ],
     });
     const all = planChanges([wipe(), many('group'), many('notification'), many('schedule')]);
     expect(all.warnings).toHaveLength(4);

@@ -182,7 +182,7 @@ describe('renderTextPlan', () => {
     expect(lines.at(-1)).toBe('Plan: 0 to add, 0 to change, 9 to destroy.');
   });
 
-  it('says how many of the deletes above the safety limit are duplicates', () => {
+  it('says that duplicates are deleted and not counted by the safety threshold (issue 41)', () => {
     const remote = Array.from({ length: 10 }, (_, i) => ({
       id: `${i}`,
       key: 'n',
@@ -197,8 +197,9 @@ describe('renderTextPlan', () => {
         remote,
       },
     ]);
+    expect(plan.warnings).toEqual([]);
     expect(renderTextPlan(plan, { color: false })).toContain(
-      'Warning: the plan deletes 9 of 10 existing notification objects (90%, 9 of them duplicates), above the safety limit of 30%; apply refuses this without --force.',
+      'Note: 9 notification objects are duplicates of declared ones (two applies at once leave such copies): deleted, a copy with the same key stays; the safety threshold does not count them.',
     );
   });
 });
