@@ -16,7 +16,7 @@ import { boundedSafeParse } from './bounded-parse.js';
 import { containedProjectFile } from './containment.js';
 import { VARIABLE_NAME } from './env.js';
 import { problemsFromIssue } from './issues.js';
-import { MAX_FILE_BYTES, parseYamlFile } from './parse-yaml.js';
+import { MAX_FILE_BYTES, type ParsedDocument, parseYamlFile } from './parse-yaml.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
 import { formatPath } from './yaml-path.js';
 
@@ -235,7 +235,45 @@ export async function readProject(root: string, cwd: string): Promise<Project | 
     }),
   );
   if (environments.length === 0) return undefined;
+  const unread = unreadConfiguration(parsed.documents, environments, file);
+  if (unread.length > 0) throw new ConfigError(unread);
   return { root, file, environments };
+}
+
+/** Whether an environment path reads the project file: the root itself (`.`), or the file by name. */
+const readsProjectFile = (path: string): boolean => {
+  const normalized = normalize(path);
+  return normalized === '.' || normalized === PROJECT_FILE;
+};
+
+/**
+ * Configuration in the project file (`manage:`, `settings:`, objects) that no environment reads: an
+ * environment reads only its `paths`, so a `manage:` scoping groups here would be silently ignored,
+ * and every environment would plan without it (its prunes unscoped). Refused at each key.
+ */
+function unreadConfiguration(
+  documents: readonly ParsedDocument[],
+  environments: readonly EnvironmentSpec[],
+  file: string,
+): ConfigProblem[] {
+  if (environments.some((environment) => environment.paths.some(readsProjectFile))) return [];
+  const readers = environments.map((environment) => `${environment.name} (${environment.paths.join(', ')})`);
+  return documents.flatMap((document) => {
+    const data = document.data;
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) return [];
+    return Object.keys(data)
+      .filter((key) => key !== 'environments')
+      .map((key) => {
+        const { line, col } = document.locate([key]);
+        return {
+          file,
+          line,
+          col,
+          path: key,
+          message: `${key} here is read by no environment: each reads only its paths (${readers.join('; ')}); move it into a file of those paths, or list "." in their paths`,
+        };
+      });
+  });
 }
 
 /** Where an environment's path is, as the loader shows it (relative to the current directory). */

@@ -31,12 +31,11 @@ const PROJECT = `environments:
     url_env: WAF_URL_PROD
     token_env: WAF_TOKEN_PROD
     paths: [base, envs/production]
-manage:
-  groups: {prune: true}
 `;
 
 const CONFIG = {
   'wafctl.yaml': PROJECT,
+  'base/manage.yaml': 'manage:\n  groups: {prune: true}\n',
   'base/groups.yaml': 'groups:\n  - name: soc-${var.region:-global}\n  - name: ops\n',
   'envs/staging/groups.yaml': 'groups:\n  - name: ops\n    description: staging ops\n',
   'envs/production/groups.yaml': 'groups:\n  - name: ops\n    remove: true\n',
@@ -120,7 +119,8 @@ describe('the project file', () => {
   });
 
   it('the root project file still loads as configuration: its environments key is ignored', async () => {
-    await write({ ...CONFIG });
+    // Given as a PATH, the file is configuration (no environment is involved).
+    await write({ ...CONFIG, 'wafctl.yaml': `${PROJECT}manage:\n  groups: {prune: true}\n` });
     const config = await loadDesiredState(['wafctl.yaml'], { cwd: dir, env: {} });
     expect(config.state.manage.groups).toEqual({ prune: true, match: {} });
     // In any other file, environments is an unknown key.
@@ -140,8 +140,8 @@ describe('wafctl validate with environments', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [
-        'staging: Configuration is valid: 2 files, 2 groups, 0 application rules, 0 notifications, 0 schedules.',
-        'production: Configuration is valid: 2 files, 1 group, 0 application rules, 0 notifications, 0 schedules.',
+        'staging: Configuration is valid: 3 files, 2 groups, 0 application rules, 0 notifications, 0 schedules.',
+        'production: Configuration is valid: 3 files, 1 group, 0 application rules, 0 notifications, 0 schedules.',
         '',
       ].join('\n'),
     );
@@ -151,12 +151,12 @@ describe('wafctl validate with environments', () => {
     await write({ ...CONFIG, 'envs/production/groups.yaml': 'groups:\n  - name: nope\n    remove: true\n' });
     const one = await runCli(['validate', dir, '--env', 'staging'], { cwd: tmpdir() });
     expect(one.code).toBe(0);
-    expect(one.stdout).toMatch(/^staging: Configuration is valid: 2 files, 2 groups/);
+    expect(one.stdout).toMatch(/^staging: Configuration is valid: 3 files, 2 groups/);
     const all = await runCli(['validate', '--env', 'all', '--format', 'json'], { cwd: dir });
     expect(all.code).toBe(1);
     const json = JSON.parse(all.stdout);
     expect(Object.keys(json.environments)).toEqual(['staging', 'production']);
-    expect(json.environments.staging).toMatchObject({ valid: true, files: 2, groups: 2 });
+    expect(json.environments.staging).toMatchObject({ valid: true, files: 3, groups: 2 });
     expect(json.environments.production.valid).toBe(false);
     expect(json.environments.production.problems[0]).toMatchObject({
       file: 'envs/production/groups.yaml',
@@ -235,6 +235,30 @@ describe('commands that talk to an API, without --env', () => {
       expect((await firewall.stats()).total).toBe(0);
     } finally {
       await firewall.close();
+    }
+  });
+});
+
+describe('configuration in wafctl.yaml that no environment reads (issue 41)', () => {
+  it('is refused at each key, naming the environments and their paths', async () => {
+    await write({
+      ...CONFIG,
+      'wafctl.yaml': `${PROJECT}manage:\n  groups: {prune: true, match: {name: [e1-*]}}\n`,
+    });
+    expect(await projectProblems()).toEqual([
+      'wafctl.yaml:12:3 manage: manage here is read by no environment: each reads only its paths (staging (base, envs/staging); production (base, envs/production)); move it into a file of those paths, or list "." in their paths',
+      '1 problem in 1 file.',
+    ]);
+    const plan = await runCli(['validate', dir], { cwd: tmpdir() });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('manage here is read by no environment');
+  });
+
+  it('is read, and allowed, when an environment lists the root or the file', async () => {
+    for (const path of ['.', 'wafctl.yaml']) {
+      const project = `${PROJECT.replace('paths: [base, envs/staging]', `paths: [${path}, base, envs/staging]`)}manage:\n  groups: {prune: true}\n`;
+      await write({ ...CONFIG, 'wafctl.yaml': project });
+      expect((await readProject('.', dir))?.environments).toHaveLength(2);
     }
   });
 });
