@@ -11,6 +11,8 @@ export interface ClientContext {
   concurrency: number;
   /** The most rows one listing may hold (see limits.ts). */
   maxRows: number;
+  /** The most bytes of bodies one listing may read (see limits.ts). */
+  maxListingBytes: number;
 }
 
 /** One request whose envelope's `data` must match `data`. */
@@ -36,9 +38,16 @@ export function paginatedPages<T extends { id: string }>(
         path,
         query: { ...filters, paginate: true, page, page_size: pageSize },
       };
-      const { data, pagination } = readPage(spec, await ctx.http.send(spec), rows);
-      return { rows: data, pagination };
+      const { value, bytes } = await ctx.http.sendCounted(spec);
+      const { data, pagination } = readPage(spec, value, rows);
+      return { rows: data, pagination, bytes };
     },
-    { path, pageSize: ctx.pageSize, concurrency: ctx.concurrency, maxRows: ctx.maxRows },
+    {
+      path,
+      pageSize: ctx.pageSize,
+      concurrency: ctx.concurrency,
+      maxRows: ctx.maxRows,
+      maxBytes: ctx.maxListingBytes,
+    },
   );
 }

@@ -23,6 +23,7 @@
  * Every request passes `send`, which builds it once (`prepare` in request.ts): the last line of
  * defence for secrets, a request whose path, query or body holds one is refused before it exists.
  */
+import { Buffer } from 'node:buffer';
 import { FetchError, type FetchResponse, ofetch } from 'ofetch';
 import { WafctlError } from '../core/errors.js';
 import { redact } from '../core/secrets.js';
@@ -73,6 +74,8 @@ export interface RequestSpec extends RequestTarget {
 export interface Http {
   /** Resolves with the parsed JSON body of a 2xx answer. */
   send(spec: RequestSpec): Promise<unknown>;
+  /** The same, with the size of the body read (decoded bytes): what a listing's byte budget counts. */
+  sendCounted(spec: RequestSpec): Promise<{ value: unknown; bytes: number }>;
 }
 
 /** Failures where the request may never have reached the server, or the connection broke mid-way. */
@@ -308,7 +311,7 @@ export function createHttp(options: HttpOptions): Http {
     }
   }
 
-  async function attemptOnce(prepared: Prepared): Promise<unknown> {
+  async function attemptOnce(prepared: Prepared): Promise<{ value: unknown; bytes: number }> {
     const { target } = prepared;
     // Relative (ofetch prepends the base URL), then the absolute URL of each redirect followed.
     let request = prepared.request;
@@ -339,7 +342,7 @@ export function createHttp(options: HttpOptions): Http {
       const type = response.headers.get('content-type') ?? 'no content-type';
       throw new InvalidResponseError(target, `body is not JSON (${type})`);
     }
-    return parsed.value;
+    return { value: parsed.value, bytes: Buffer.byteLength(text, 'utf8') };
   }
 
   const onRetry =
@@ -348,14 +351,16 @@ export function createHttp(options: HttpOptions): Http {
       : ({ retryNumber, delayMs, error }: { retryNumber: number; delayMs: number; error: Error }) =>
           options.log?.(redact(`retry ${retryNumber} in ${delayMs} ms after: ${error.message}`));
 
+  const sendCounted = (spec: RequestSpec) => {
+    const prepared = prepare(spec);
+    // POST is never retried: a create whose answer was lost may have been applied, and sending it
+    // again would create a duplicate (application rules have no server-side unique key). After an
+    // ambiguous POST failure the applier re-reads by natural key instead.
+    if (spec.method === 'POST') return attemptOnce(prepared);
+    return withRetries(spec.method, () => attemptOnce(prepared), options.retry, clock, onRetry);
+  };
   return {
-    async send(spec) {
-      const prepared = prepare(spec);
-      // POST is never retried: a create whose answer was lost may have been applied, and sending it
-      // again would create a duplicate (application rules have no server-side unique key). After an
-      // ambiguous POST failure the applier re-reads by natural key instead.
-      if (spec.method === 'POST') return attemptOnce(prepared);
-      return withRetries(spec.method, () => attemptOnce(prepared), options.retry, clock, onRetry);
-    },
+    sendCounted,
+    send: async (spec) => (await sendCounted(spec)).value,
   };
 }

@@ -11,7 +11,12 @@ import type { ClientContext } from './context.js';
 import { type ListKind, parseFilterStrings, type RawFilters } from './filters.js';
 import { type GroupsApi, groupsApi } from './groups.js';
 import { createHttp } from './http.js';
-import { DEFAULT_MAX_ROWS, MAX_ROWS_ENV } from './limits.js';
+import {
+  DEFAULT_MAX_LISTING_BYTES,
+  DEFAULT_MAX_ROWS,
+  MAX_LISTING_BYTES_ENV,
+  MAX_ROWS_ENV,
+} from './limits.js';
 import {
   type NetworkRuleSettings,
   type NetworkRuleSettingsApi,
@@ -49,6 +54,8 @@ export interface ApiClientOptions {
   maxResponseBytes?: number;
   /** The most rows one paginated listing may hold. Default DEFAULT_MAX_ROWS (1,000,000). */
   maxRows?: number;
+  /** The most bytes of bodies one listing may read. Default DEFAULT_MAX_LISTING_BYTES (256 MiB). */
+  maxListingBytes?: number;
   /** One line per request, response and retry (method, path with query, status, duration). */
   log?: (line: string) => void;
   /** Time and randomness; tests replace `sleep` so that no test waits for real. */
@@ -121,6 +128,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     pageSize: positiveInteger('page size', options.pageSize, 1000),
     concurrency: positiveInteger('concurrency', options.concurrency, 8),
     maxRows: positiveInteger(`the row limit (${MAX_ROWS_ENV})`, options.maxRows, DEFAULT_MAX_ROWS),
+    maxListingBytes: positiveInteger(
+      `the listing byte limit (${MAX_LISTING_BYTES_ENV})`,
+      options.maxListingBytes,
+      DEFAULT_MAX_LISTING_BYTES,
+    ),
   };
   const client = {
     groups: groupsApi(ctx),
@@ -178,9 +190,11 @@ export {
 } from './filters.js';
 export type { GroupInput } from './groups.js';
 export {
+  DEFAULT_MAX_LISTING_BYTES,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_MAX_ROWS,
   limitsFromEnv,
+  MAX_LISTING_BYTES_ENV,
   MAX_RESPONSE_BYTES_ENV,
   MAX_ROWS_ENV,
   type ResponseLimits,

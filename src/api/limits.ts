@@ -21,12 +21,21 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 /** The most rows one paginated listing may hold (all of one family's objects, e.g. application rules). */
 export const DEFAULT_MAX_ROWS = 1_000_000;
 
+/**
+ * The most bytes of response bodies one paginated listing may read (256 MiB): about 250,000
+ * application rules. Rows count, but so does their size: invented rows of a few kilobytes each under
+ * a modest row count would otherwise reach gigabytes of memory before the row limit stops them.
+ */
+export const DEFAULT_MAX_LISTING_BYTES = 256 * 1024 * 1024;
+
 export const MAX_RESPONSE_BYTES_ENV = 'WAFCTL_MAX_RESPONSE_BYTES';
 export const MAX_ROWS_ENV = 'WAFCTL_MAX_ROWS';
+export const MAX_LISTING_BYTES_ENV = 'WAFCTL_MAX_LISTING_BYTES';
 
 export interface ResponseLimits {
   maxResponseBytes?: number;
   maxRows?: number;
+  maxListingBytes?: number;
 }
 
 /** Whether `value` is a usable limit: a positive safe integer. */
@@ -49,13 +58,18 @@ function readLimit(env: Readonly<Record<string, string | undefined>>, name: stri
   return value;
 }
 
-/** The limits set in the environment (`WAFCTL_MAX_RESPONSE_BYTES`, `WAFCTL_MAX_ROWS`); unset ones are left out. */
+/**
+ * The limits set in the environment (`WAFCTL_MAX_RESPONSE_BYTES`, `WAFCTL_MAX_ROWS`,
+ * `WAFCTL_MAX_LISTING_BYTES`); unset ones are left out.
+ */
 export function limitsFromEnv(env: Readonly<Record<string, string | undefined>>): ResponseLimits {
   const maxResponseBytes = readLimit(env, MAX_RESPONSE_BYTES_ENV);
   const maxRows = readLimit(env, MAX_ROWS_ENV);
+  const maxListingBytes = readLimit(env, MAX_LISTING_BYTES_ENV);
   return {
     ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
     ...(maxRows === undefined ? {} : { maxRows }),
+    ...(maxListingBytes === undefined ? {} : { maxListingBytes }),
   };
 }
 

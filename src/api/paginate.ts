@@ -12,11 +12,13 @@
 import pLimit from 'p-limit';
 import type { Pagination } from './envelope.js';
 import { ApiError, IncompleteListingError, ListingTooLargeError } from './errors.js';
-import { MAX_ROWS_ENV } from './limits.js';
+import { MAX_LISTING_BYTES_ENV, MAX_ROWS_ENV } from './limits.js';
 
 export interface Page<T> {
   rows: readonly T[];
   pagination: Pagination;
+  /** The size of the page's body, when the fetcher knows it: counted against `maxBytes`. */
+  bytes?: number;
 }
 
 export type PageFetcher<T> = (page: number, pageSize: number) => Promise<Page<T>>;
@@ -29,6 +31,8 @@ export interface PaginateOptions {
   concurrency: number;
   /** The most rows the listing may hold, whatever `total_count` says. */
   maxRows: number;
+  /** The most bytes of page bodies the listing may read (absent: unbounded, for tests of rows). */
+  maxBytes?: number;
 }
 
 /** The spec's message for a bad `page`/`page_size`; a server rejecting page 0 with it counts from 1. */
@@ -72,6 +76,22 @@ function tooLarge(options: PaginateOptions, received: number, totalCount: number
       ? `more than ${options.maxRows} rows, the limit (${MAX_ROWS_ENV} raises it)`
       : `received more than ${budget} rows, although the first page reported total_count ${totalCount}`;
   return new ListingTooLargeError(options.path, { received, limit: budget, reason });
+}
+
+/** Counts the bodies a listing reads, and stops it past `maxBytes` (before their rows are kept). */
+function byteCounter(options: PaginateOptions): { add(page: Page<unknown>, received: number): void } {
+  let total = 0;
+  return {
+    add(page, received) {
+      total += page.bytes ?? 0;
+      if (options.maxBytes === undefined || total <= options.maxBytes) return;
+      throw new ListingTooLargeError(options.path, {
+        received,
+        limit: options.maxRows,
+        reason: `its pages hold more than ${options.maxBytes} bytes, the limit (${MAX_LISTING_BYTES_ENV} raises it)`,
+      });
+    },
+  };
 }
 
 /** Rows not met before (a row may sit on two pages when the listing shifts while being read). */
@@ -125,6 +145,8 @@ export async function* paginate<T extends { id: string }>(
   const budget = rowBudget(totalCount, pageSize, options.maxRows);
   let received = first.rows.length;
   if (received > budget) throw tooLarge(options, received, totalCount, budget);
+  const bytes = byteCounter(options);
+  bytes.add(first, received);
   const seen = new Set<string>();
   let expected = totalCount;
   try {
@@ -134,6 +156,7 @@ export async function* paginate<T extends { id: string }>(
       const page = await pending;
       received += page.rows.length;
       if (received > budget) throw tooLarge(options, received, totalCount, budget);
+      bytes.add(page, received);
       // An empty page means the rows ran out: asking for the pages after it would only multiply
       // requests (by a bogus total_count, possibly millions); the count check below reports the gap.
       if (page.rows.length === 0) nextIndex = pageCount;

@@ -31,6 +31,8 @@ async function inventingServer(
   totalCount: number,
   totalPages: number,
   honestRows?: number,
+  /** Characters of filler in every row: rows few but large. */
+  padding = 0,
 ): Promise<Listing> {
   const pages: number[] = [];
   const server = createServer((req, res) => {
@@ -40,7 +42,11 @@ async function inventingServer(
     pages.push(page);
     const start = page * size;
     const end = honestRows === undefined ? start + size : Math.min(start + size, honestRows);
-    const rules = Array.from({ length: Math.max(0, end - start) }, (_, i) => ({ id: `r-${start + i}` }));
+    const pad = padding > 0 ? { message: 'x'.repeat(padding) } : {};
+    const rules = Array.from({ length: Math.max(0, end - start) }, (_, i) => ({
+      id: `r-${start + i}`,
+      ...pad,
+    }));
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
       JSON.stringify({
@@ -112,5 +118,26 @@ describe('a listing that never ends', () => {
 
   it('refuses a row limit that is no positive whole number', () => {
     expect(() => makeClient({ maxRows: 0 })).toThrow(expect.objectContaining({ code: 'USAGE' }));
+  });
+
+  it('stops before the bodies outgrow the byte budget (WAFCTL_MAX_LISTING_BYTES), rows few but large (issue 41)', async () => {
+    // 100,000 rows of 10 kB each is a gigabyte: within the row limit, far beyond the byte budget.
+    const server = await inventingServer(100_000, 10_000, undefined, 10_000);
+    const { client } = makeClient({
+      baseUrl: server.url,
+      pageSize: 10,
+      concurrency: 2,
+      maxListingBytes: 500_000,
+    });
+
+    const error = await client.rules.list().catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ListingTooLargeError);
+    expect((error as Error).message).toBe(
+      '[GET] /api/v1/rules: listing too large: its pages hold more than 500000 bytes, the limit (WAFCTL_MAX_LISTING_BYTES raises it); stopped reading',
+    );
+    // About 500 kB of 100 kB pages: a handful of requests, not ten thousand.
+    expect(server.pages.length).toBeLessThan(12);
+    expect(() => makeClient({ maxListingBytes: 0 })).toThrow(expect.objectContaining({ code: 'USAGE' }));
   });
 });

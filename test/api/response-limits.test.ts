@@ -168,10 +168,13 @@ describe('the response body cap', () => {
 
 describe('limits from the environment', () => {
   it('reads WAFCTL_MAX_RESPONSE_BYTES and WAFCTL_MAX_ROWS as positive whole numbers; unset or empty: defaults', () => {
-    expect(limitsFromEnv({ WAFCTL_MAX_RESPONSE_BYTES: '1048576', WAFCTL_MAX_ROWS: '5000' })).toEqual({
-      maxResponseBytes: 1_048_576,
-      maxRows: 5000,
-    });
+    expect(
+      limitsFromEnv({
+        WAFCTL_MAX_RESPONSE_BYTES: '1048576',
+        WAFCTL_MAX_ROWS: '5000',
+        WAFCTL_MAX_LISTING_BYTES: '9',
+      }),
+    ).toEqual({ maxResponseBytes: 1_048_576, maxRows: 5000, maxListingBytes: 9 });
     expect(limitsFromEnv({ WAFCTL_MAX_ROWS: '' })).toEqual({});
     expect(limitsFromEnv({})).toEqual({});
   });
@@ -179,7 +182,7 @@ describe('limits from the environment', () => {
   it.each(['0', '-1', '1e6', '10MB', ' 5', '1.5', '0x10', '99999999999999999999'])(
     'refuses %j, naming the variable',
     (value) => {
-      for (const name of ['WAFCTL_MAX_RESPONSE_BYTES', 'WAFCTL_MAX_ROWS']) {
+      for (const name of ['WAFCTL_MAX_RESPONSE_BYTES', 'WAFCTL_MAX_ROWS', 'WAFCTL_MAX_LISTING_BYTES']) {
         expect(() => limitsFromEnv({ [name]: value })).toThrow(
           expect.objectContaining({
             code: 'USAGE',
