@@ -1,10 +1,13 @@
 /* biome-ignore-all lint/suspicious/noTemplateCurlyInString: a `${...}` in a rule description is data that export must escape */
 /** `wafctl export`: the real CLI against a real emulator; the export must plan to "No changes." */
+
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { ApplicationRuleInput } from '../../src/api/index.js';
 import { EXPORT_MARKER } from '../../src/ops/export/document.js';
 import { runCli } from '../helpers/cli.js';
@@ -19,6 +22,26 @@ const rule = (rqHost: string, description: string | null, expression = '^/x'): A
   conditions: [{ operator: 'match', expressions: [{ expression }], targets: [{ target: 'path' }] }],
   actions: [{ firewall_action: 'block', firewall_name: 'waf-eu-1' }],
 });
+
+/** A loopback server in front of `target` whose answers to GET pass through `rewrite`: a lying proxy. */
+async function rewritingProxy(target: string, rewrite: (body: string) => string): Promise<string> {
+  const server = createServer((req, res) => {
+    const forward = async () => {
+      const answer = await fetch(`${target}${req.url}`, {
+        headers: { authorization: req.headers.authorization ?? '' },
+      });
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(rewrite(await answer.text()));
+    };
+    forward().catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
 
 /** One of everything the format can say, created through the API with sets in a shuffled order. */
 async function populate({ api }: TestFirewall): Promise<void> {
@@ -376,6 +399,38 @@ describe('wafctl export', () => {
     const plan = await runCli(['plan', dir, '--detailed-exitcode'], { env: firewall.env });
     expect(plan.stdout).toContain('No changes. The firewall matches the configuration.');
     expect(plan.code).toBe(0);
+  });
+
+  it('leaves out an object holding a NUL or a lone surrogate, naming it, instead of an internal error (issue 41)', async () => {
+    // The emulator refuses such names, as a well-behaved server would: a proxy puts them in its answers.
+    const [nul] = await firewall.api.applicationRules.create([
+      rule('shop.example.com', 'nul NUL_HERE inside'),
+      rule('shop.example.com', 'Keyed'),
+    ]);
+    const group = await firewall.api.groups.create({
+      name: 'half SURROGATE',
+      is_admin: false,
+      permissions: [],
+      user_ids: [],
+    });
+    const proxy = await rewritingProxy(firewall.url, (body) =>
+      body.replaceAll('NUL_HERE', '\\u0000').replaceAll('SURROGATE', '\\ud800'),
+    );
+    const dir = await tempDir();
+    const result = await runCli(['export', '--dir', dir, '--kind', 'application-rules,groups'], {
+      env: { ...firewall.env, WAF_URL: proxy },
+    });
+    expect(result.stderr).not.toContain('internal error');
+    expect(result.code).toBe(0);
+    const cannotHold = 'left out: the server holds a value the configuration format cannot hold';
+    expect(result.stderr).toContain(
+      `application_rule ${nul} (shop.example.com/nul \\u0000 inside) ${cannotHold}: description:`,
+    );
+    expect(result.stderr).toContain(`group ${group.id} `);
+    expect(result.stderr).toContain(`${cannotHold}: name:`);
+    const text = await readFile(join(dir, 'application-rules.yaml'), 'utf8');
+    expect(text).toContain('Keyed');
+    expect(text).not.toContain('inside');
   });
 
   it('exports an empty firewall as empty, pruned lists: a later object plans to be destroyed', async () => {

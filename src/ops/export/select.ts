@@ -7,6 +7,7 @@
  * it is written as a comment, and does not count as left out (the planner never prunes it).
  */
 import type * as z from 'zod';
+import { valueProblem } from '../../config/text-checks.js';
 import type { Attributes, KindName } from '../../core/model.js';
 import type { Kind, RemoteRecord } from '../../kinds/index.js';
 import type { ValueComment } from '../../kinds/kind.js';
@@ -74,6 +75,22 @@ function invalidValues(error: z.ZodError): string {
     .join('; ');
 }
 
+/** The first string (a key or a value, at any depth) a configuration file cannot hold, and why. */
+function unstorableValue(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') {
+    const problem = valueProblem(value);
+    return problem === undefined ? undefined : `${path === '' ? '' : `${path}: `}${problem}`;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, field] of Object.entries(value)) {
+    const at = path === '' ? key : `${path}.${key}`;
+    const found =
+      valueProblem(key) === undefined ? unstorableValue(field, at) : `${at}: a key ${valueProblem(key)}`;
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 export function selectExportable(kind: Kind, records: readonly RemoteRecord[]): SelectedObjects {
   const leftOut: LeftOut[] = [];
   const leave = (record: RemoteRecord, reason: string) =>
@@ -125,6 +142,12 @@ export function selectExportable(kind: Kind, records: readonly RemoteRecord[]): 
         record,
         `the server holds values the configuration format refuses: ${invalidValues(checked.error)}`,
       );
+      continue;
+    }
+    const unstorable = unstorableValue(object);
+    if (unstorable !== undefined) {
+      // A NUL or a lone surrogate: no YAML file (and so no configuration) can hold it.
+      leave(record, `the server holds a value the configuration format cannot hold: ${unstorable}`);
       continue;
     }
     for (const comment of record.comments ?? []) comments.push({ ...comment, index: objects.length });

@@ -56,6 +56,29 @@ describe('selectExportable', () => {
     ]);
   });
 
+  it('leaves out a rule holding a NUL or a lone surrogate, naming the field, instead of failing as a bug (issue 41)', () => {
+    const { objects, leftOut } = select([
+      rule('7', 'shop.example.com', 'nul \u0000 here'),
+      rule('8', 'shop.example.com', 'half \ud800'),
+      rule('9', 'shop.example.com', 'ok'),
+    ]);
+    expect(objects).toHaveLength(1);
+    expect(leftOut.map(({ id, reason }) => [id, reason])).toEqual([
+      [
+        '8',
+        expect.stringMatching(
+          /^the server holds a value the configuration format cannot hold: description: invalid string value: /,
+        ),
+      ],
+      [
+        '7',
+        expect.stringMatching(
+          /^the server holds a value the configuration format cannot hold: description: invalid string value: /,
+        ),
+      ],
+    ]);
+  });
+
   it('leaves out every rule of a shared key, naming the others', () => {
     const { objects, leftOut } = select([
       rule('1', 'h', 'same'),
