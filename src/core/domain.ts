@@ -4,6 +4,7 @@
  * emulator and the YAML validator can never disagree about what is valid.
  */
 import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 export const PERMISSIONS = [
   {
@@ -92,6 +93,39 @@ export function isAddressOrNetwork(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * An allowlist entry as compared and sent: the network it names, written one way, so that two
+ * spellings of one network are one entry. The address is the network's first (`10.1.2.3/16` is
+ * `10.1.0.0/16`), IPv6 in RFC 5952 text (`2001:DB8:0::/32` is `2001:db8::/32`), the prefix without
+ * leading zeros (`1.2.3.0/024` is `1.2.3.0/24`), and a single host has no prefix (`1.2.3.4/32` is
+ * `1.2.3.4`). A value that is no address or network is returned as it is, for validation to name.
+ */
+export function canonicalNetwork(value: string): string {
+  if (!isAddressOrNetwork(value)) return value;
+  try {
+    if (!value.includes('/')) return addressText(ipaddr.parse(value));
+    const [address, prefix] = ipaddr.parseCIDR(value);
+    const first =
+      address.kind() === 'ipv4'
+        ? ipaddr.IPv4.networkAddressFromCIDR(value)
+        : ipaddr.IPv6.networkAddressFromCIDR(value);
+    const host = prefix === (address.kind() === 'ipv4' ? 32 : 128);
+    return host ? addressText(first) : `${addressText(first)}/${prefix}`;
+  } catch {
+    // A form node:net accepts and ipaddr.js does not parse (none known): kept as written.
+    return value;
+  }
+}
+
+function addressText(address: ipaddr.IPv4 | ipaddr.IPv6): string {
+  return address.kind() === 'ipv6' ? (address as ipaddr.IPv6).toRFC5952String() : address.toString();
+}
+
+/** Whether an allowlist entry is every address (`0.0.0.0/0`, `::/0`): it opens the firewall to all. */
+export function isEveryAddress(value: string): boolean {
+  return /\/0+$/.test(value) && isAddressOrNetwork(value);
 }
 
 /** What a network rule's `expire_strategy` may be: the vendor's examples show `delete` and `disable`. */

@@ -14,7 +14,7 @@
 
 import * as z from 'zod';
 import type { ApiClient, NetworkRuleSettings, NetworkRuleSettingsUpdate } from '../api/index.js';
-import { EXPIRE_STRATEGIES, isAddressOrNetwork } from '../core/domain.js';
+import { canonicalNetwork, EXPIRE_STRATEGIES, isAddressOrNetwork, isEveryAddress } from '../core/domain.js';
 import { WafctlError } from '../core/errors.js';
 import { added, type ImpactRule, type ImpactSubject, listed } from '../core/impact.js';
 import type { Attributes } from '../core/model.js';
@@ -71,18 +71,23 @@ function attributesOf(desired: z.output<typeof networkRuleSettingsSchema>): Netw
     const { whitelist, ...rest } = desired.automation;
     attributes.automation = withoutUndefined({
       ...rest,
-      whitelist: whitelist === undefined ? undefined : [...whitelist].sort(),
+      whitelist: whitelist === undefined ? undefined : networks(whitelist),
     });
   }
   if (desired.expire_strategy !== undefined) attributes.expire_strategy = desired.expire_strategy;
   return attributes;
 }
 
+/** Allowlist entries as compared: each network written one way (`canonicalNetwork`), once, sorted. */
+function networks(entries: readonly string[]): string[] {
+  return [...new Set(entries.map(canonicalNetwork))].sort();
+}
+
 /** The whole remote settings, the whitelist sorted. */
 function remoteAttributes(settings: NetworkRuleSettings): NetworkRuleSettingsAttributes {
   const { default_duration_minutes, enable, update_firewall, whitelist } = settings.automation;
   return {
-    automation: { enable, default_duration_minutes, update_firewall, whitelist: [...whitelist].sort() },
+    automation: { enable, default_duration_minutes, update_firewall, whitelist: networks(whitelist) },
     expire_strategy: settings.expire_strategy,
   };
 }
@@ -128,11 +133,19 @@ const networkRuleSettingsImpact: readonly ImpactRule[] = [
     class: 'broadens_access',
     reasons: (s) => {
       if (s.before === undefined || automationOf(s.before).whitelist === undefined) return [];
-      return listed(
-        'whitelist address added',
-        'whitelist addresses added',
-        added(s, (a) => automationOf(a).whitelist ?? []),
-      );
+      const entries = added(s, (a) => automationOf(a).whitelist ?? []);
+      // Every address: no network rule blocks anyone any more, whatever else the list holds.
+      const everyone = entries
+        .filter(isEveryAddress)
+        .map((entry) => `whitelist opens to every address: ${entry}`);
+      return [
+        ...everyone,
+        ...listed(
+          'whitelist address added',
+          'whitelist addresses added',
+          entries.filter((e) => !isEveryAddress(e)),
+        ),
+      ];
     },
   },
   {

@@ -64,6 +64,27 @@ describe('network_rule_settings end to end', () => {
     expect(again.code).toBe(0);
   });
 
+  it('compares networks, not strings: other spellings of the live entries plan no changes', async () => {
+    const spelled = CONFIG.replace('[10.1.0.0/16, 10.0.0.1]', '[10.1.2.3/016, 10.0.0.1/32, 10.0.0.1]');
+    const dir = await writeConfig({ 'settings.yaml': spelled });
+    const plan = await cli(['plan', dir, '--detailed-exitcode']);
+    expect(plan.stderr).toBe('');
+    expect(plan.code).toBe(0);
+  });
+
+  it('sends an IPv6 network in canonical text, and plans no changes for its other spelling', async () => {
+    const dir = await writeConfig({
+      'settings.yaml': CONFIG.replace('10.0.0.1]', '10.0.0.1, 2001:DB8:0::/32, 0.0.0.0/0]'),
+    });
+    const plan = await cli(['plan', dir]);
+    expect(plan.stdout).toContain('whitelist opens to every address: 0.0.0.0/0');
+    expect(plan.stdout).toContain('whitelist address added: 2001:db8::/32');
+    expect((await cli(['apply', dir, '--auto-approve'])).code).toBe(0);
+    const live = await firewall.api.networkRuleSettings.get();
+    expect(live.automation.whitelist).toEqual(['0.0.0.0/0', '10.0.0.1', '10.1.0.0/16', '2001:db8::/32']);
+    expect((await cli(['plan', dir, '--detailed-exitcode'])).code).toBe(0);
+  });
+
   it('drift reports a hand change, and pull writes it back', async () => {
     const dir = await writeConfig({ 'settings.yaml': CONFIG });
     await firewall.api.networkRuleSettings.update({ automation: { enable: false, whitelist: ['10.0.0.1'] } });

@@ -1,6 +1,6 @@
 /** The network-rule settings descriptor: validation at file:line:col, and the plan's impact. */
 import { describe, expect, it } from 'vitest';
-import { isAddressOrNetwork } from '../../src/core/domain.js';
+import { canonicalNetwork, isAddressOrNetwork, isEveryAddress } from '../../src/core/domain.js';
 import { networkRuleSettingsKind } from '../../src/kinds/network-rule-settings.js';
 import { planChanges } from '../../src/plan/planner.js';
 import { runCli } from '../helpers/cli.js';
@@ -70,5 +70,35 @@ describe('network_rule_settings', () => {
     const desired = { automation: { ...LIVE.automation, enable: false, update_firewall: false } };
     const [change] = plan(LIVE, desired).changes;
     expect(change?.impact.map((i) => i.class)).toEqual(['weakens_protection', 'weakens_protection']);
+  });
+
+  it('writes each network one way: case, zeros, host bits and a host prefix do not make a new entry', () => {
+    const same: [string, string][] = [
+      ['2001:DB8::/32', '2001:db8::/32'],
+      ['2001:db8:0:0::/32', '2001:db8::/32'],
+      ['1.2.3.0/024', '1.2.3.0/24'],
+      ['10.1.2.3/16', '10.1.0.0/16'],
+      ['1.2.3.4/32', '1.2.3.4'],
+      ['1.2.3.4/032', '1.2.3.4'],
+      ['2001:DB8::1/128', '2001:db8::1'],
+      ['::/000', '::/0'],
+    ];
+    for (const [written, canonical] of same) expect(canonicalNetwork(written), written).toBe(canonical);
+    expect(canonicalNetwork('10.0.0.0/33')).toBe('10.0.0.0/33');
+    expect(isEveryAddress('0.0.0.0/0')).toBe(true);
+    expect(isEveryAddress('::/0')).toBe(true);
+    expect(isEveryAddress('10.0.0.0/8')).toBe(false);
+  });
+
+  it('opening the whitelist to every address has its own reason', () => {
+    const desired = {
+      automation: { ...LIVE.automation, whitelist: ['10.0.0.1', '0.0.0.0/0', '::/0', '10.2.0.0/16'] },
+    };
+    const [change] = plan(LIVE, desired).changes;
+    expect(change?.impact).toEqual([
+      { class: 'broadens_access', reason: 'whitelist opens to every address: 0.0.0.0/0' },
+      { class: 'broadens_access', reason: 'whitelist opens to every address: ::/0' },
+      { class: 'broadens_access', reason: 'whitelist address added: 10.2.0.0/16' },
+    ]);
   });
 });
