@@ -35,10 +35,19 @@ export class UserDirectory {
 
   /**
    * The id a member names: a known id as it is (ids win), else the id of the one user with that
-   * username; a problem's message otherwise (no such user, or a username two users share).
+   * username; a problem's message otherwise (no such user, or a username two users share). An id
+   * that is also another user's username resolves to the id, with a `note` that says which is which.
    */
-  resolve(member: string): { id: string } | { problem: string } {
-    if (this.ids.has(member)) return { id: member };
+  resolve(member: string): { id: string; note?: string } | { problem: string } {
+    if (this.ids.has(member)) {
+      const others = (this.byUsername.get(member) ?? []).filter((id) => id !== member);
+      if (others.length === 0) return { id: member };
+      const users = others.length === 1 ? `user ${others[0]}` : `users ${others.join(', ')}`;
+      return {
+        id: member,
+        note: `"${member}" is the id of user ${member} and also the username of ${users}: taken as the id (ids win); write ${others.join(' or ')} to name the other`,
+      };
+    }
     const named = this.byUsername.get(member) ?? [];
     if (named.length === 1) return { id: named[0] as string };
     if (named.length > 1) {

@@ -8,7 +8,7 @@
 
 import * as z from 'zod';
 import { type ApiClient, ApiError } from '../api/index.js';
-import { type DeclaredSources, formatLocation } from '../config/natural-keys.js';
+import { type DeclaredSources, formatLocation, type SourceLocation } from '../config/natural-keys.js';
 import { ConfigError, type ConfigProblem } from '../config/problems.js';
 import { declaredObjects, scopeOf } from '../config/schema.js';
 import { type LoadedConfig, sourcesOf } from '../config/validate-sources.js';
@@ -220,7 +220,7 @@ async function memberResolver(
   for (const kind of withMembers) {
     const byKey = new Map<string, Attributes>();
     for (const object of declaredObjects(config.state, kind)) {
-      const attributes = resolveMembers(config, kind, kind.attributes(object), directory, problems);
+      const attributes = resolveMembers(config, kind, kind.attributes(object), directory, problems, warn);
       byKey.set(kind.keyOf(attributes), attributes);
     }
     resolved.set(kind, byKey);
@@ -235,23 +235,26 @@ function resolveMembers(
   attributes: Attributes,
   directory: UserDirectory,
   problems: ConfigProblem[],
+  warn: ((line: string) => void) | undefined,
 ): Attributes {
   const out: Attributes = { ...attributes };
   const key = kind.keyOf(attributes);
+  const sources = sourcesOf(config, kind);
   for (const field of kind.userFields ?? []) {
     const members = attributes[field];
     if (!Array.isArray(members)) continue;
     const ids: string[] = [];
     for (const member of members as string[]) {
       const found = directory.resolve(member);
+      const at = () => sources.getListItem(key, field, member) ?? sources.get(key);
       if ('id' in found) {
         ids.push(found.id);
+        if (found.note !== undefined) warn?.(`${noteAt(at(), kind, key)}: ${found.note}`);
         continue;
       }
-      const sources = sourcesOf(config, kind);
-      const at = sources.getListItem(key, field, member) ?? sources.get(key);
+      const where = at();
       problems.push(
-        at === undefined
+        where === undefined
           ? {
               file: config.files[0] ?? '',
               line: 0,
@@ -259,12 +262,17 @@ function resolveMembers(
               path: '',
               message: `${kind.noun} "${key}": ${found.problem}`,
             }
-          : { file: at.file, line: at.line, col: at.col, path: at.path, message: found.problem },
+          : { file: where.file, line: where.line, col: where.col, path: where.path, message: found.problem },
       );
     }
     out[field] = sortedSet(ids);
   }
   return out;
+}
+
+/** Where a note about a declared object points: its file:line:col and path, else its address. */
+function noteAt(at: SourceLocation | undefined, kind: Kind, key: string): string {
+  return at === undefined ? `${kind.noun} "${key}"` : `${formatLocation(at)} ${at.path}`;
 }
 
 /** The planner's options from the configuration's settings. */

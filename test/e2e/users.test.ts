@@ -104,6 +104,32 @@ describe('group members by username', () => {
     expect(await firewall.api.groups.list()).toHaveLength(1); // the built-in admins only
   });
 
+  it("an id that is also another user's username resolves to the id, and says which is which", async () => {
+    const clash = await startTestFirewall({
+      seed: {
+        users: [
+          { id: 'u-1', username: 'alice' },
+          { id: 'u-2', username: 'u-1' },
+        ],
+      },
+    });
+    try {
+      const dir = await config('groups:\n  - name: soc\n    users:\n      - u-1\n');
+      const plan = await runCli(['plan', dir, '--format', 'json'], { env: clash.env });
+      expect(plan.code).toBe(0);
+      expect(JSON.parse(plan.stdout).changes[0].after.users).toEqual(['u-1']);
+      expect(plan.stderr).toContain(
+        'groups.yaml:4:9 groups[0].users[0]: "u-1" is the id of user u-1 and also the username of user u-2: taken as the id (ids win); write u-2 to name the other',
+      );
+      const plain = await runCli(['plan', await config('groups:\n  - name: soc\n    users: [alice]\n')], {
+        env: clash.env,
+      });
+      expect(plain.stderr).toBe('');
+    } finally {
+      await clash.close();
+    }
+  });
+
   it('export writes usernames, and the export plans to no changes', async () => {
     await firewall.api.groups.create({ name: 'soc', permissions: [], user_ids: ['u-1003', 'u-1001'] });
     const exported = await runCli(['export'], { env: firewall.env });
