@@ -46,6 +46,8 @@ export interface ApiErrorDetails extends RequestTarget {
   details?: readonly string[];
   /** From `Retry-After`, in milliseconds, when the server sent a usable value. */
   retryAfterMs?: number;
+  /** Where the refused token came from (HttpOptions.credential), on a 401 or 403 only. */
+  credential?: string;
 }
 
 const MAX_SHOWN_DETAILS = 5;
@@ -58,6 +60,7 @@ export class ApiError extends WafctlError {
   readonly serverMessage: string | undefined;
   readonly details: readonly string[];
   readonly retryAfterMs: number | undefined;
+  readonly credential: string | undefined;
 
   constructor(info: ApiErrorDetails) {
     const reason = info.serverMessage ?? STATUS_CODES[info.status] ?? 'HTTP error';
@@ -76,6 +79,7 @@ export class ApiError extends WafctlError {
     this.serverMessage = info.serverMessage === undefined ? undefined : redact(info.serverMessage);
     this.details = details.map(redact);
     this.retryAfterMs = info.retryAfterMs;
+    this.credential = info.credential;
   }
 }
 

@@ -56,6 +56,11 @@ export interface HttpOptions {
   log?: ((line: string) => void) | undefined;
   /** The largest decoded body read, in bytes; default DEFAULT_MAX_RESPONSE_BYTES. */
   maxResponseBytes?: number | undefined;
+  /**
+   * Where the token came from, as the user set it (`WAF_TOKEN`, an environment's `token_env`
+   * variable): a 401 or 403 error carries it, so that its hint names what to check. Never the token.
+   */
+  credential?: string | undefined;
 }
 
 export interface RequestSpec extends RequestTarget {
@@ -185,7 +190,13 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-function toApiError(target: RequestTarget, status: number, text: string, retryAfterMs?: number): ApiError {
+function toApiError(
+  target: RequestTarget,
+  status: number,
+  text: string,
+  retryAfterMs: number | undefined,
+  credential: string | undefined,
+): ApiError {
   const parsed = parseJson(text);
   const body = parsed.ok && typeof parsed.value === 'object' && parsed.value !== null ? parsed.value : {};
   const message = Reflect.get(body, 'message');
@@ -196,6 +207,7 @@ function toApiError(target: RequestTarget, status: number, text: string, retryAf
     ...(typeof message === 'string' && message !== '' ? { serverMessage: message } : {}),
     ...(Array.isArray(errors) ? { details: errors.filter((e): e is string => typeof e === 'string') } : {}),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    ...(credential !== undefined && (status === 401 || status === 403) ? { credential } : {}),
   });
 }
 
@@ -334,7 +346,7 @@ export function createHttp(options: HttpOptions): Http {
     const { response, text } = answer;
     if (response.status < 200 || response.status > 299) {
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'), clock.now());
-      throw toApiError(target, response.status, text, retryAfter);
+      throw toApiError(target, response.status, text, retryAfter, options.credential);
     }
     if (text.trim() === '') throw new InvalidResponseError(target, 'empty body');
     const parsed = parseJson(text);

@@ -58,6 +58,8 @@ export interface ApiClientOptions {
   maxListingBytes?: number;
   /** One line per request, response and retry (method, path with query, status, duration). */
   log?: (line: string) => void;
+  /** Where the token came from (`WAF_TOKEN`, ...), carried by a 401 or 403 error for its hint. */
+  credential?: string;
   /** Time and randomness; tests replace `sleep` so that no test waits for real. */
   clock?: Partial<Clock>;
 }
@@ -124,6 +126,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       clock: { ...SYSTEM_CLOCK, ...options.clock },
       log: options.log,
       maxResponseBytes: options.maxResponseBytes, // checked by createHttp
+      credential: options.credential,
     }),
     pageSize: positiveInteger('page size', options.pageSize, 1000),
     concurrency: positiveInteger('concurrency', options.concurrency, 8),

@@ -30,6 +30,11 @@ type Environment = Io['env'];
 export interface Connection {
   baseUrl: string;
   token: string;
+  /**
+   * Where the token came from, as the user set it, for the hint of a refused request: `WAF_TOKEN`,
+   * `--token-file FILE`, an environment's `token_env` variable, or the sign-in's user name variable.
+   */
+  credential: string;
   /** Whole-response deadline of each request attempt, in seconds. */
   timeoutSeconds: number;
   /** Stops the embedded emulator, if any. Safe to call more than once. */
@@ -76,9 +81,16 @@ export async function openConnection(
     const warning = shortSecretWarning(what, kind, secret);
     if (warning !== undefined) options.warn?.(`Warning: ${warning}.`);
   };
+  const { source } = credential;
   if (credential.kind === 'token') {
     warn('the API token', 'token', credential.token);
-    return { baseUrl: url, token: credential.token, timeoutSeconds, close: async () => {} };
+    return {
+      baseUrl: url,
+      token: credential.token,
+      credential: source,
+      timeoutSeconds,
+      close: async () => {},
+    };
   }
   warn('the sign-in password', 'password', credential.password);
   // Imported here: the client (and zod) is loaded only by commands that talk to the API.
@@ -86,7 +98,7 @@ export async function openConnection(
   const { username, password } = credential;
   const { log, clock } = options;
   const token = await signIn({ baseUrl: url, username, password, timeoutSeconds, log, clock });
-  return { baseUrl: url, token, timeoutSeconds, close: async () => {} };
+  return { baseUrl: url, token, credential: source, timeoutSeconds, close: async () => {} };
 }
 
 /**
@@ -102,7 +114,11 @@ function resolveTimeout(flags: ConnectionFlags, env: Environment): number {
   return read.seconds;
 }
 
-type Credential = { kind: 'token'; token: string } | { kind: 'signin'; username: string; password: string };
+/** `source` says where it was set (Connection.credential). */
+type Credential = { source: string } & (
+  | { kind: 'token'; token: string }
+  | { kind: 'signin'; username: string; password: string }
+);
 
 /** An environment value, or undefined when unset or empty (an empty value means "not set"). */
 function envValue(env: Environment, name: string): string | undefined {
@@ -127,7 +143,8 @@ async function resolveCredential(
     if (username !== undefined || passwordSource !== undefined) {
       log?.('sign-in settings ignored: a token is given (WAF_TOKEN or --token-file), and a token wins');
     }
-    return { kind: 'token', token: await readToken(flags.tokenFile, env, cwd) };
+    const source = flags.tokenFile === undefined ? 'WAF_TOKEN' : `--token-file ${flags.tokenFile}`;
+    return { kind: 'token', token: await readToken(flags.tokenFile, env, cwd), source };
   }
   if (username === undefined && passwordSource === undefined) {
     throw connectionError(
@@ -149,8 +166,11 @@ async function resolveCredential(
       ? (envValue(env, 'WAF_SIGNIN_PASSWORD') ?? '')
       : await readSecretFile(flags.passwordFile, 'password', cwd);
   registerSecret(password);
-  return { kind: 'signin', username, password };
+  return { kind: 'signin', username, password, source: SIGNIN_SOURCE('WAF_SIGNIN_USERNAME') };
 }
+
+/** What to check when a signed-in request is refused: the user, and the groups that give it rights. */
+const SIGNIN_SOURCE = (variable: string) => `the groups of the user named by ${variable}`;
 
 /**
  * An environment's credential (`--env`): the token in the variable its `token_env` names, else a
@@ -169,12 +189,14 @@ function environmentCredential(environment: EnvironmentConnection, env: Environm
   };
   if (spec.token_env !== undefined) {
     const token = checkedToken(read(spec.token_env, 'token_env', 'the API token'), spec.token_env);
-    return { kind: 'token', token };
+    return { kind: 'token', token, source: `${spec.token_env} (token_env of environment ${name})` };
   }
   const password = read(spec.signin_password_env ?? '', 'signin_password_env', 'the sign-in password');
   registerSecret(password);
-  const username = read(spec.signin_username_env ?? '', 'signin_username_env', 'the sign-in user name');
-  return { kind: 'signin', username, password };
+  const usernameVariable = spec.signin_username_env ?? '';
+  const username = read(usernameVariable, 'signin_username_env', 'the sign-in user name');
+  const source = SIGNIN_SOURCE(`${usernameVariable} (signin_username_env of environment ${name})`);
+  return { kind: 'signin', username, password, source };
 }
 
 /** A token or password file, trimmed (an editor's or `echo`'s newline is not part of it). */
@@ -230,6 +252,7 @@ async function openEmbedded(statePath: string | undefined): Promise<Omit<Connect
   return {
     baseUrl: emulator.url,
     token,
+    credential: "the embedded emulator's administrator token",
     close: async () => {
       if (closed) return;
       closed = true;
@@ -271,6 +294,7 @@ export async function openApiClient(
       ...limitsFromEnv(io.env), // WAFCTL_MAX_RESPONSE_BYTES, WAFCTL_MAX_ROWS (src/api/limits.ts)
       baseUrl: connection.baseUrl,
       token: connection.token,
+      credential: connection.credential,
       timeoutSeconds: connection.timeoutSeconds,
       ...(clock === undefined ? {} : { clock }),
       ...(log === undefined ? {} : { log }),

@@ -21,6 +21,26 @@ export function debugEnabled(io: Io): boolean {
 }
 
 /**
+ * What to check when the server refuses the credential: where it came from (the variable or file the
+ * connection read it from, ApiError.credential), else every place a token may come from.
+ */
+function refusedHint(error: WafctlError): string | undefined {
+  // Not `instanceof ApiError`: that would load the client (and zod) at start-up.
+  const status = Reflect.get(error, 'status');
+  if (error.code !== 'API_ERROR' || (status !== 401 && status !== 403)) return undefined;
+  const credential = Reflect.get(error, 'credential');
+  const check =
+    typeof credential === 'string'
+      ? credential
+      : 'WAF_TOKEN or --token-file (or the groups of WAF_SIGNIN_USERNAME when signing in)';
+  const refused =
+    status === 401
+      ? 'the server did not accept the token'
+      : 'the server refused the token, or it lacks the privilege for this request';
+  return `Hint: ${refused}; check ${check}.`;
+}
+
+/**
  * Prints the error and returns the exit code the process should end with. `prefix` goes after
  * `Error: ` (`production: `, when several environments ran).
  */
@@ -31,13 +51,8 @@ export function reportError(io: Io, error: unknown, prefix = ''): number {
   }
   if (error instanceof WafctlError) {
     writeErr(io, `Error: ${prefix}${printableLines(error.message)}`);
-    // Not `instanceof ApiError`: that would load the client (and zod) at start-up.
-    if (error.code === 'API_ERROR' && Reflect.get(error, 'status') === 403) {
-      writeErr(
-        io,
-        'Hint: the server refused the token, or it lacks the privilege for this request; check WAF_TOKEN or --token-file (or the groups of WAF_SIGNIN_USERNAME when signing in).',
-      );
-    }
+    const hint = refusedHint(error);
+    if (hint !== undefined) writeErr(io, hint);
   } else {
     const message = error instanceof Error ? error.message : String(error);
     writeErr(io, `Error: ${prefix}internal error: ${printableLines(message)}`);

@@ -40,6 +40,25 @@ describe('reportError', () => {
     );
   });
 
+  it('names where the refused token came from, when the error carries it; a 401 says it was not accepted', () => {
+    const error = (status: number) =>
+      Object.assign(new WafctlError('API_ERROR', `[GET] /api/v1/groups: ${status}`), {
+        status,
+        credential: '--token-file prod.token',
+      });
+    report(error(401));
+    report(error(403));
+    expect(
+      run
+        .stderr()
+        .split('\n')
+        .filter((line) => line.startsWith('Hint:')),
+    ).toEqual([
+      'Hint: the server did not accept the token; check --token-file prod.token.',
+      'Hint: the server refused the token, or it lacks the privilege for this request; check --token-file prod.token.',
+    ]);
+  });
+
   it('never prints a registered secret, even inside a message', () => {
     registerSecret('s3cr3t-token-value');
     report(new WafctlError('API_ERROR', 'server echoed s3cr3t-token-value'));

@@ -231,6 +231,18 @@ describe('refusals, before any request', () => {
     expect(result.code).toBe(1);
     expect(result.stdout + result.stderr).not.toContain(token);
   });
+
+  it("a refused token's hint names the token_env variable it came from, not WAF_TOKEN (issue 41)", async () => {
+    const result = await runCli(['plan', dir, '--env', 'staging'], {
+      env: { ...env, TOKEN_STAGING: 'environment-token-2b9e1d', WAF_TOKEN: E2E_TOKEN },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(': 403 ');
+    expect(result.stderr).toContain(
+      'Hint: the server refused the token, or it lacks the privilege for this request; check TOKEN_STAGING (token_env of environment staging).\n',
+    );
+    expect(result.stderr).not.toContain('WAF_TOKEN');
+  });
 });
 
 describe('plan and drift with several environments', () => {
@@ -537,6 +549,19 @@ describe('an environment that signs in', () => {
       });
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toBe('Error: sign-in as carol failed: Invalid username or password\n');
+      // Signed in, but without the privilege: the hint names the variable that chose the user.
+      const superusers = (await signed.api.groups.list()).find((g) => g.name === 'superusers');
+      await signed.api.groups.update(superusers?.id ?? '', {
+        name: 'superusers',
+        is_admin: false,
+        permissions: [],
+        user_ids: ['u-1'],
+      });
+      const refused = await runCli(['plan', dir, '--env', 'signed'], { env: signInEnv });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        'check the groups of the user named by SIGNIN_USER (signin_username_env of environment signed).',
+      );
     } finally {
       await signed.close();
     }
