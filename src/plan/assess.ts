@@ -27,18 +27,20 @@ export interface DeleteCounts {
 
 /**
  * The warning when a kind's pure deletes exceed `maxDeletePercent` of its existing in-scope objects
- * and at least `minExisting` exist (apply refuses it without --force), else undefined. Deletes of
- * duplicates (a declared object's extra copies, `duplicateOf`) are not counted: two applies at once
- * leave such copies, and removing them loses nothing.
+ * and at least `minExisting` exist (apply refuses it without --force), else undefined. Duplicates (a
+ * declared object's extra copies, `duplicateOf`) are counted neither among the deletes nor among the
+ * existing objects: two applies at once leave such copies, removing them loses nothing, and copies
+ * must not make a real loss look smaller. The warning's `existing` is the objects without them.
  */
 export function safetyWarning(
   kind: KindName,
   counts: DeleteCounts,
   safety: SafetySettings,
 ): SafetyWarning | undefined {
-  const { deletes, duplicates, existing } = counts;
+  const { deletes, duplicates } = counts;
   // A duplicate of a declared object is no loss: a copy with its key stays. Only the rest counts.
   const lost = deletes - duplicates;
+  const existing = counts.existing - duplicates;
   if (lost === 0 || existing < safety.minExisting) return undefined;
   if (lost * 100 <= safety.maxDeletePercent * existing) return undefined;
   return { kind, deletes, duplicates, existing, maxDeletePercent: safety.maxDeletePercent };

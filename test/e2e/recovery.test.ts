@@ -109,7 +109,7 @@ describe('an apply interrupted by a signal', () => {
 });
 
 describe('duplicates', () => {
-  it('count toward the safety threshold, which says so; --force heals them', async () => {
+  it('count neither as deletes nor as existing objects: a real loss beside them is still refused', async () => {
     const dir = await writeConfig({ 'rules.yaml': BEFORE });
     expect((await runCli(['apply', dir, '--auto-approve'], { env: firewall.env })).code).toBe(0);
     // What a run killed between its creates and its deletes, 21 times over, would leave.
@@ -123,15 +123,23 @@ describe('duplicates', () => {
         actions: [{ firewall_action: 'block', firewall_name: 'waf-eu-1' }],
       })),
     );
+    // 5 of the 21 rules pruned: both copies of each are lost (10), beside 16 duplicates of declared
+    // rules. 10 of the 26 other live rules is 38%, refused; against all 42 it would have been 24%.
+    const left = KEPT.slice(5);
+    await writeFile(
+      join(dir, 'rules.yaml'),
+      `manage:\n  application_rules:\n    prune: true\n${rules([['a', '^/a-old'], ...left])}`,
+    );
 
     const refused = await runCli(['apply', dir, '--auto-approve'], { env: firewall.env });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
-      'Error: refusing to delete 21 of 42 application_rule objects (21 of them duplicates) (limit 30%)',
+      'Error: refusing to delete 10 of 26 application_rule objects (and 16 duplicates, not counted) (limit 30%)',
     );
+    expect(await firewall.api.applicationRules.list()).toHaveLength(42);
     const forced = await runCli(['apply', dir, '--auto-approve', '--force'], { env: firewall.env });
-    expect(forced.stdout).toContain('Apply complete! Resources: 0 added, 0 changed, 21 destroyed.');
-    expect(await liveKeys()).toEqual(['a', ...KEPT.map(([description]) => description)].sort());
+    expect(forced.stdout).toContain('Apply complete! Resources: 0 added, 0 changed, 26 destroyed.');
+    expect(await liveKeys()).toEqual(['a', ...left.map(([description]) => description)].sort());
   });
 });
 

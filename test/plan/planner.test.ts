@@ -278,20 +278,25 @@ describe('planChanges', () => {
 
     it('does not count duplicate deletes toward the safety threshold, and says how many they are (issue 41)', () => {
       const remote = [
-        ...Array.from({ length: 6 }, (_, i) => have(`k${i}`, `k${i}`, {})),
+        ...Array.from({ length: 12 }, (_, i) => have(`k${i}`, `k${i}`, {})),
         ...Array.from({ length: 4 }, (_, i) => have(`d${i}`, 'k0', {})),
       ];
-      // 4 prunes of 10 existing (40%) are above the limit; the 4 duplicates ride along, not counted.
+      // 4 prunes of the 12 objects that are not duplicates (33%) are above the limit; the 4
+      // duplicates ride along, counted neither as deletes nor as existing (4 of 16 would be 25%).
       const pruning = planChanges([
-        input([want('k0', {}), want('k1', {})], remote, { prune: true, match: {} }),
+        input(
+          Array.from({ length: 8 }, (_, i) => want(`k${i}`, {})),
+          remote,
+          { prune: true, match: {} },
+        ),
       ]);
       expect(pruning.warnings).toEqual([
-        { kind: 'notification', deletes: 8, duplicates: 4, existing: 10, maxDeletePercent: 30 },
+        { kind: 'notification', deletes: 8, duplicates: 4, existing: 12, maxDeletePercent: 30 },
       ]);
       // Only duplicates (two applies at once left them): no loss, no warning.
       const copies = planChanges([
         input(
-          Array.from({ length: 6 }, (_, i) => want(`k${i}`, {})),
+          Array.from({ length: 12 }, (_, i) => want(`k${i}`, {})),
           remote,
           { prune: true, match: {} },
         ),
