@@ -416,9 +416,9 @@ export const applicationRulesKind = defineKind({
     bulkDelete: true,
     deletesFirst: false,
     async create({ api, username }, objects) {
-      const ids = await api.applicationRules.create(objects.map((object) => toInput(object, username)));
-      // The answer's ids come in no stated order: only a rule sent alone is known to be its id.
-      return objects.length === 1 && ids.length === 1 ? ids : undefined;
+      // Every id the answer gives, in no stated order, and unchecked: the applier proves each one by
+      // re-reading it (`current`), so an old, made-up or repeated id never counts as a new rule.
+      return api.applicationRules.create(objects.map((object) => toInput(object, username)));
     },
     async update({ api }, changes) {
       // Every change of one call carries the same changed fields (conditions and actions never:
@@ -434,13 +434,15 @@ export const applicationRulesKind = defineKind({
       await api.applicationRules.delete(ids);
     },
     async idsByKey({ api }, objects) {
-      // A filtered re-read: only the hosts of these rules.
+      // A filtered re-read: only the hosts of these rules. Every id with the key, old ones included:
+      // the applier tells them apart and checks conditions and actions with `current`.
       const hosts = [...new Set(objects.map((o) => String(o.rq_host)))];
       const rows = await api.applicationRules.list({ rq_host_list: hosts });
       const records = rows.map((r) => ({ id: r.id, key: applicationRuleKey(r.rq_host, r.description) }));
       return indexIds(records, new Set(objects.map(keyOfAttributes)));
     },
     async current({ api }, ids) {
+      // Also what proves a create: a row of an id the answer gave, normalised as fetchAll does.
       const rows = await api.applicationRules.list({ id_list: [...ids] });
       return attributesById(await recordsOf(api, [rows], REREAD_CONCURRENCY), ids);
     },

@@ -143,8 +143,9 @@ export interface Writer<A extends Attributes = Attributes> {
    * or id per call, so that a failure is always the failure of that one object.
    */
   /**
-   * Returns the new objects' ids in the order sent, when the API's answer says which is which
-   * (undefined when it does not: a bulk create answers with ids in no stated order).
+   * Returns the ids the API's answer gives the new objects, in any order (undefined: it gave none).
+   * They are a claim: the applier proves each by re-reading it with `current`, and matches it to an
+   * object sent by key and content; an id that is not new or not borne out makes the answer ambiguous.
    */
   create(ctx: WriteContext, objects: readonly A[]): Promise<readonly string[] | undefined>;
   /** With `bulkUpdate`, every change of one call has the same `after`. */
@@ -153,8 +154,8 @@ export interface Writer<A extends Attributes = Attributes> {
   /** Re-read after an ambiguous create: the live ids of each of these keys. */
   idsByKey(ctx: WriteContext, objects: readonly A[]): Promise<Map<string, string[]>>;
   /**
-   * Re-read after an ambiguous update or a failed delete: the attributes (normalised as fetchAll
-   * does) of those of these ids that exist.
+   * The attributes (normalised as fetchAll does) of those of these ids that exist: the re-read that
+   * proves a create, and the one after an ambiguous update or a failed delete.
    */
   current(ctx: WriteContext, ids: readonly string[]): Promise<Map<string, A>>;
 }

@@ -43,15 +43,22 @@ describe('apply --format json', () => {
       ['application_rule.blog.example.com/Block login', 'create', 'done'],
       ['application_rule.shop.example.com/Block admin', 'create', 'done'],
     ]);
-    // A group's id comes back with its create; two rules created in one bulk call get ids in no
-    // stated order, so theirs are not claimed.
+    // Every create's id is the one the re-read that proved it found: two rules created in one bulk
+    // call (whose answer lists ids in no stated order) included.
     const [group] = await firewall.api.groups.list().then((groups) => groups.filter((g) => g.name === 'soc'));
-    expect(report.results.map((result) => result.id)).toEqual([group?.id, null, null]);
-    // Two creates of rules in one bulk call, one group: what the emulator counted as writes.
+    const rules = await firewall.api.applicationRules.list();
+    const ruleId = (description: string) => rules.find((r) => r.description === description)?.id;
+    expect(report.results.map((result) => result.id)).toEqual([
+      group?.id,
+      ruleId('Block login'),
+      ruleId('Block admin'),
+    ]);
+    // Two creates of rules in one bulk call, one group: what the emulator counted as writes, and one
+    // re-read per create call, proving what it created.
     const writes = Object.entries((await firewall.stats()).by_route)
       .filter(([route]) => !route.startsWith('GET '))
       .reduce((n, [, count]) => n + count, 0);
-    expect(report.requests).toBe(writes);
+    expect(report.requests).toBe(writes + 2);
     expect(applied.stderr).toContain('Plan: 3 to add, 0 to change, 0 to destroy.');
     expect(applied.stderr).toContain('Apply complete! Resources: 3 added, 0 changed, 0 destroyed.');
 

@@ -14,6 +14,7 @@ import type { ApiClient } from '../../api/index.js';
 import type { Change, Plan } from '../../core/model.js';
 import { KINDS } from '../../kinds/index.js';
 import type { Kind, WriteContext, Writer } from '../../kinds/kind.js';
+import { createLedger } from './create-proof.js';
 import {
   type ApplyReport,
   type CallEvent,
@@ -112,6 +113,18 @@ function counted(writer: Writer, count: () => void): Writer {
   };
 }
 
+/** The ids of live objects a change names: the object it changes, and a duplicate's survivor. */
+function remoteIds(change: Change): string[] {
+  switch (change.action) {
+    case 'create':
+      return [];
+    case 'delete':
+      return change.duplicateOf === undefined ? [change.id] : [change.id, change.duplicateOf];
+    default:
+      return [change.id];
+  }
+}
+
 interface KindRun {
   ctx: WriteContext;
   limit: ReturnType<typeof pLimit>;
@@ -130,13 +143,15 @@ async function applyKind(kind: Kind, changes: readonly Change[], run: KindRun): 
   const recovery: RecoveryContext = {
     writer,
     ctx: run.ctx,
-    keyOf: (item) => kind.keyOf(item.attributes),
+    keyOf: (attributes) => kind.keyOf(attributes),
+    noun: kind.noun,
     signal,
   };
   // Completing a replacement whose new half exists is not new work: it runs even once interrupted.
   const completion: RecoveryContext = { ...recovery, signal: undefined };
-  // Ids that held these keys when planned are never taken for a new object by a re-read.
-  const preexisting = new Set(changes.flatMap((c) => (c.action === 'create' ? [] : [c.id])));
+  // The plan's ids of this kind were live before any create: never a new object, whatever an answer
+  // or a re-read by key says. The ledger also catches an id given twice in this run.
+  const ledger = createLedger(changes.flatMap(remoteIds));
 
   /** Sends `calls` (each a list of objects for one call) under the shared limit; records outcomes. */
   const runCalls = async <I extends { change: Change }>(
@@ -165,7 +180,7 @@ async function applyKind(kind: Kind, changes: readonly Change[], run: KindRun): 
 
   const createAll = (items: readonly CreateItem[]) =>
     runCalls('create', chunks(items, writer.bulkCreate ? batchSize : 1), (chunk) =>
-      createWithRecovery(recovery, chunk, preexisting),
+      createWithRecovery(recovery, chunk, ledger),
     );
   const updateAll = () =>
     runCalls('update', work.updateGroups, (items) => updateWithRecovery(recovery, items));
@@ -192,11 +207,13 @@ async function applyKind(kind: Kind, changes: readonly Change[], run: KindRun): 
     }
     return ready;
   };
+  // A replacement's create is done only once a re-read proved the new object live (recovery.ts).
   const replacedOlds = (settled: Outcomes) =>
     once(
       work.replacements,
       settled,
-      () => 'kept: its replacement could not be created, so deleting it would leave nothing in its place',
+      () =>
+        'kept: its replacement could not be created and proven live by a re-read, so deleting it would leave nothing in its place',
     );
   // Until the survivor matches the configuration, a duplicate may be the copy that does.
   const duplicates = (settled: Outcomes) =>

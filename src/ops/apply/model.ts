@@ -8,8 +8,9 @@ export type Outcome =
       status: 'done';
       id?: string;
       /**
-       * An answer was ambiguous (no answer, a 5xx, an unreadable 2xx, a 303), and the work was then
-       * verified: found done by re-reading, or found missing and sent again with a clean answer.
+       * An answer was ambiguous (no answer, a 5xx, an unreadable 2xx, a 303, a create's ids that a
+       * re-read did not bear out), and the work was then verified: found done by re-reading, or found
+       * missing and sent again with a clean answer.
        */
       ambiguous?: true;
     }
@@ -49,8 +50,9 @@ export interface ApplyReport {
   /** Objects the plan refused (duplicates, protected): nothing was sent for them. */
   refused: PlanProblem[];
   /**
-   * API calls the apply made: write calls, and re-reads after an ambiguous answer (one per call of the
-   * family's writer; a call the client retried on its own after a transient failure counts once).
+   * API calls the apply made: write calls, the re-read that proves each create call, and re-reads
+   * after an ambiguous answer (one per call of the family's writer; a call the client retried on its
+   * own after a transient failure counts once).
    * Reading the firewall to plan is not counted. Set by the applier.
    */
   requests?: number;

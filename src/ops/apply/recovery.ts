@@ -4,10 +4,14 @@
  * the documented JSON (a proxy's HTML page, a cut-off body, `"status": "error"`).
  *
  * A create (POST) answered ambiguously is never simply sent again: the objects are re-read by
- * natural key first, and only those still missing are created again. A delete that failed is
- * re-read by id: what is gone is deleted, whatever the error said. An update answered ambiguously is
- * re-read too: what already holds the planned values is done, the rest is sent again (a PUT is
- * idempotent). Outcomes settled this way are marked `ambiguous`, so the report can say so.
+ * natural key first, and only those still missing are created again. A create answered without an
+ * error is not taken at its word either: it is done only once a re-read by the ids it gave shows
+ * each object with its key and planned content (create-proof.ts); an answer whose ids are not new
+ * (an old object's, a repeat) or that the re-read does not bear out is ambiguous, and so is handled
+ * the same way. A delete that failed is re-read by id: what is gone is deleted, whatever the error
+ * said. An update answered ambiguously is re-read too: what already holds the planned values is
+ * done, the rest is sent again (a PUT is idempotent). Outcomes settled this way are marked
+ * `ambiguous`, so the report can say so.
  *
  * A 2xx that does not confirm every object sent (`rule_ids: []` to a bulk delete) is such an
  * ambiguous answer too (the client's UnconfirmedWriteError, an InvalidResponseError): the objects are
@@ -21,10 +25,19 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, ApiNetworkError, InvalidResponseError, RedirectError } from '../../api/index.js';
-import { sameJson } from '../../core/canonical.js';
 import type { Attributes } from '../../core/model.js';
 import { changedView } from '../../core/plan-document.js';
 import type { WriteContext, Writer } from '../../kinds/kind.js';
+import {
+  type CreateLedger,
+  holds,
+  idList,
+  notNew,
+  type ProofContext,
+  proveByIds,
+  proveByKey,
+  UnprovenCreateError,
+} from './create-proof.js';
 import { type FailedRequest, INTERRUPTED, type Outcome } from './model.js';
 import type { CreateItem, DeleteItem, UpdateItem } from './order.js';
 
@@ -107,7 +120,10 @@ async function waitIfRateLimited(error: unknown, signal: AbortSignal | undefined
 export interface RecoveryContext {
   writer: Writer;
   ctx: WriteContext;
-  keyOf: (item: CreateItem) => string;
+  /** The natural key of an object's attributes, planned or live. */
+  keyOf: (attributes: Attributes) => string;
+  /** The family's noun, for messages: `application rule`. */
+  noun: string;
   /** Once aborted, no write call is started, retries included; what is left ends `interrupted`. */
   signal?: AbortSignal | undefined;
 }
@@ -154,69 +170,146 @@ async function rereadById<I>(
   });
 }
 
+const doneWith = (id: string, ambiguous: boolean): Outcome => ({
+  status: 'done',
+  id,
+  ...(ambiguous ? { ambiguous: true } : {}),
+});
+
+type Sent = { ok: true; ids: readonly string[] | undefined } | { ok: false; error: unknown };
+
+async function sendCreate({ writer, ctx }: RecoveryContext, items: readonly CreateItem[]): Promise<Sent> {
+  try {
+    return {
+      ok: true,
+      ids: await writer.create(
+        ctx,
+        items.map((item) => item.attributes),
+      ),
+    };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+interface CreateState {
+  remaining: readonly CreateItem[];
+  outcomes: Map<CreateItem, Outcome>;
+}
+
+/**
+ * After an answer without an error: what a re-read by the ids it gave proves is done (verified, after
+ * an earlier ambiguous attempt); the others are returned with why, to be re-read by key. An answer
+ * whose ids are not new proves nothing and is not re-read by id. When the re-read fails, every object
+ * is settled as failed and undefined is returned.
+ */
+async function proveAnswer(
+  proof: ProofContext,
+  noun: string,
+  { remaining, outcomes }: CreateState,
+  ids: readonly string[] | undefined,
+  wasAmbiguous: boolean,
+): Promise<{ left: CreateItem[]; why: UnprovenCreateError } | undefined> {
+  const problem = notNew(ids, remaining.length, proof.ledger, noun);
+  if (problem !== undefined || ids === undefined) {
+    return { left: [...remaining], why: new UnprovenCreateError(problem) };
+  }
+  let proven: Map<CreateItem, string>;
+  try {
+    proven = await proveByIds(proof, remaining, ids);
+  } catch (readError) {
+    // Not sent again: the answer may well be true, and a second create would double the objects.
+    const text = `the create was answered with id ${idList(ids)}, but re-reading to prove it failed: ${message(readError)}`;
+    settle(outcomes, remaining, failed(readError, text));
+    return undefined;
+  }
+  for (const [item, id] of proven) outcomes.set(item, doneWith(id, wasAmbiguous));
+  const provenIds = new Set(proven.values());
+  const unmatched = ids.filter((id) => !provenIds.has(id));
+  const why = `the answer gave id ${idList(unmatched)}, but no ${noun} with the planned key and content has it`;
+  return { left: remaining.filter((item) => !proven.has(item)), why: new UnprovenCreateError(why) };
+}
+
+/**
+ * After an ambiguous answer, re-reads `remaining` by natural key: what a live object with the
+ * planned content proves is done (verified); the others are returned, to be sent again. When the
+ * re-read fails, every one of them is settled as failed with both messages, and undefined is returned.
+ */
+async function rereadByKey(
+  proof: ProofContext,
+  error: unknown,
+  { remaining, outcomes }: CreateState,
+): Promise<CreateItem[] | undefined> {
+  let proven: Map<CreateItem, string>;
+  try {
+    proven = await proveByKey(proof, remaining);
+  } catch (readError) {
+    settle(outcomes, remaining, rereadFailed(error, readError));
+    return undefined;
+  }
+  for (const [item, id] of proven) outcomes.set(item, doneWith(id, true));
+  return remaining.filter((item) => !proven.has(item));
+}
+
+/** The outcome of objects no attempt could create, or prove created. */
+function createFailed(error: unknown, attempts: number, noun: string): Outcome {
+  if (!(error instanceof UnprovenCreateError)) return failed(error);
+  const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+  return failed(
+    error,
+    `${error.message}; re-reading by key found no new ${noun} with the planned content (${tries})`,
+  );
+}
+
 /** Creates `items` in one call, recovering from ambiguous failures; one outcome per item. */
 export async function createWithRecovery(
   recovery: RecoveryContext,
   items: readonly CreateItem[],
-  /** Ids that already had these keys when planned (replaced or duplicate objects): not new objects. */
-  preexisting: ReadonlySet<string>,
+  /** The ids this kind's creates have seen: old objects', and those answered or proven so far. */
+  ledger: CreateLedger,
 ): Promise<Map<CreateItem, Outcome>> {
-  const { writer, ctx, keyOf, signal } = recovery;
+  const { signal, noun } = recovery;
+  const proof: ProofContext = { ...recovery, ledger };
   const outcomes = new Map<CreateItem, Outcome>();
   let remaining = [...items];
   let lastError: unknown;
   let wasAmbiguous = false;
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS && remaining.length > 0; attempt++) {
+  let attempts = 0;
+  while (attempts < MAX_ATTEMPTS && remaining.length > 0) {
     if (signal?.aborted) return settle(outcomes, remaining, INTERRUPTED);
-    try {
-      const ids = await writer.create(
-        ctx,
-        remaining.map((item) => item.attributes),
-      );
-      remaining.forEach((item, i) => {
-        const id = ids?.[i];
-        const done = wasAmbiguous ? VERIFIED : DONE;
-        outcomes.set(
-          item,
-          id === undefined ? done : { status: 'done', id, ...(wasAmbiguous ? { ambiguous: true } : {}) },
-        );
-      });
-      return outcomes;
-    } catch (error) {
-      lastError = error;
-      if (await waitIfRateLimited(error, signal)) continue;
-      if (!ambiguous(error)) {
+    attempts += 1;
+    const sent = await sendCreate(recovery, remaining);
+    if (sent.ok) {
+      const answer = await proveAnswer(proof, noun, { remaining, outcomes }, sent.ids, wasAmbiguous);
+      if (answer === undefined || answer.left.length === 0) return outcomes;
+      remaining = answer.left;
+      lastError = answer.why;
+    } else {
+      lastError = sent.error;
+      if (await waitIfRateLimited(sent.error, signal)) continue;
+      if (!ambiguous(sent.error)) {
         // A refused batch names no culprit (400), or is too large (413): halve it until the invalid
         // objects fail on their own, so that one bad rule does not take a hundred good ones down.
-        const refusedWhole = error instanceof ApiError && (error.status === 400 || error.status === 413);
+        const refusedWhole =
+          sent.error instanceof ApiError && (sent.error.status === 400 || sent.error.status === 413);
         if (remaining.length > 1 && refusedWhole) {
-          return inHalves(remaining, outcomes, (part) => createWithRecovery(recovery, part, preexisting));
+          return inHalves(remaining, outcomes, (part) => createWithRecovery(recovery, part, ledger));
         }
         break;
       }
-      wasAmbiguous = true;
-      let live: Map<string, string[]>;
-      try {
-        live = await writer.idsByKey(
-          ctx,
-          remaining.map((item) => item.attributes),
-        );
-      } catch (readError) {
-        return settle(outcomes, remaining, rereadFailed(error, readError));
-      }
-      remaining = remaining.filter((item) => {
-        const created = (live.get(keyOf(item)) ?? []).find((id) => !preexisting.has(id));
-        if (created !== undefined) outcomes.set(item, { status: 'done', id: created, ambiguous: true });
-        return created === undefined;
-      });
     }
+    // The server may hold some of them: re-read by key, and send again only what is missing.
+    wasAmbiguous = true;
+    const left = await rereadByKey(proof, lastError, { remaining, outcomes });
+    if (left === undefined) return outcomes;
+    remaining = left;
   }
-  return settle(outcomes, remaining, failed(lastError));
+  return settle(outcomes, remaining, createFailed(lastError, attempts, noun));
 }
 
 /** Deletes `items` in one call; whatever is gone afterwards counts as deleted. */
 export async function deleteWithRecovery(
-  recovery: Omit<RecoveryContext, 'keyOf'>,
+  recovery: Omit<RecoveryContext, 'keyOf' | 'noun'>,
   items: readonly DeleteItem[],
 ): Promise<Map<DeleteItem, Outcome>> {
   const { writer, ctx, signal } = recovery;
@@ -263,17 +356,13 @@ export async function deleteWithRecovery(
   return settle(outcomes, remaining, failed(lastError));
 }
 
-/** Whether the live object already holds every planned value of an update (its changed fields). */
-const holds = (live: Attributes | undefined, after: Attributes): boolean =>
-  live !== undefined && Object.entries(after).every(([field, value]) => sameJson(live[field], value));
-
 /**
  * Updates `items` in one call. A PUT is idempotent, but after an ambiguous answer the objects are
  * re-read first, so that an update that was carried out is reported done (and verified) even when
  * every answer is unreadable, and only the others are sent again.
  */
 export async function updateWithRecovery(
-  recovery: Omit<RecoveryContext, 'keyOf'>,
+  recovery: Omit<RecoveryContext, 'keyOf' | 'noun'>,
   items: readonly UpdateItem[],
 ): Promise<Map<UpdateItem, Outcome>> {
   const { writer, ctx, signal } = recovery;

@@ -22,10 +22,12 @@ export const APPLY_REPORT_SCHEMA_FILE = 'apply-report.schema.json';
 
 /**
  * The outcome of one operation, as a stable string:
- * - `done`: the API confirmed it;
- * - `done_verified`: an answer was ambiguous (no answer, a 5xx, an unreadable 2xx, a 303), and the
- *   work was then verified: found done by re-reading, or found missing and sent again successfully;
- * - `failed`: the API refused it, or the answer was lost and the re-read failed too (`error` says);
+ * - `done`: the API confirmed it (a create: and a re-read by the ids it gave proved it);
+ * - `done_verified`: an answer was ambiguous (no answer, a 5xx, an unreadable 2xx, a 303, a create's
+ *   ids that are not new or that a re-read did not bear out), and the work was then verified: found
+ *   done by re-reading, or found missing and sent again successfully;
+ * - `failed`: the API refused it, the answer was lost and the re-read failed too, or no attempt could
+ *   be proven (`error` says);
  * - `skipped`: not sent, because of another operation's failure (`reason` says);
  * - `interrupted`: not started, the apply was interrupted (SIGINT/SIGTERM) before its turn;
  * - `not_started`: nothing was sent, because the apply as a whole was not carried out: refused at
@@ -67,8 +69,7 @@ const resultSchema = z.strictObject({
   operation: z.enum(['create', 'update', 'delete']),
   /**
    * The id of the object operated on: the existing object's for an update or a delete; for a create,
-   * the new object's when the API's answer said which (every family but a bulk create of several
-   * application rules, whose ids come in no stated order) or a re-read found it, else null.
+   * the new object's as the re-read that proved it found it, else (not done) null.
    */
   id: z.string().nullable(),
   /** For the create half of a replacement: the id of the object it replaces. */

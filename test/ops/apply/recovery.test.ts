@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, ApiNetworkError, InvalidResponseError, RedirectError } from '../../../src/api/index.js';
 import type { Attributes, Change, ChangeOf } from '../../../src/core/model.js';
 import type { WriteContext, Writer } from '../../../src/kinds/kind.js';
+import { createLedger } from '../../../src/ops/apply/create-proof.js';
 import type { CreateItem, DeleteItem, UpdateItem } from '../../../src/ops/apply/order.js';
 import {
   createWithRecovery,
@@ -46,6 +47,7 @@ function fakeWriter(script: Array<{ when: 'before' | 'after'; error: Error }>) {
       const ids = objects.map((o) => {
         const id = String(nextId++);
         live.set(String(o.key), id);
+        attributes.set(id, o);
         return id;
       });
       fail('after');
@@ -65,7 +67,7 @@ function fakeWriter(script: Array<{ when: 'before' | 'after'; error: Error }>) {
       fail('after');
     },
     async idsByKey(_ctx, objects) {
-      calls.push('reread');
+      calls.push('reread by key');
       return new Map(
         objects
           .filter((o) => live.has(String(o.key)))
@@ -86,37 +88,45 @@ const item = (key: string): CreateItem => ({ change: { key } as Change, attribut
 /** An update of every field of `after` (what the fake writers read). */
 const updateChange = (id: string, after: Attributes): ChangeOf<'update'> =>
   ({ id, before: {}, after, fields: Object.keys(after) }) as ChangeOf<'update'>;
-const recovery = (writer: Writer) => ({ writer, ctx, keyOf: (i: CreateItem) => String(i.attributes.key) });
+const recovery = (writer: Writer) => ({
+  writer,
+  ctx,
+  keyOf: (attributes: Attributes) => String(attributes.key),
+  noun: 'object',
+});
+const ledger = (preexisting: string[] = []) => createLedger(preexisting);
 const statuses = (outcomes: Map<unknown, { status: string }>) => [...outcomes.values()].map((o) => o.status);
 
 describe('createWithRecovery', () => {
   it('does not create again what an ambiguous failure had already created', async () => {
     const { writer, live, calls } = fakeWriter([{ when: 'after', error: reset() }]);
-    const outcomes = await createWithRecovery(recovery(writer), [item('a'), item('b')], new Set());
+    const outcomes = await createWithRecovery(recovery(writer), [item('a'), item('b')], ledger());
     expect(statuses(outcomes)).toEqual(['done', 'done']);
-    expect(calls).toEqual(['create 2', 'reread']);
+    // Found by key, then proven by id: the key's ids, and their content.
+    expect(calls).toEqual(['create 2', 'reread by key', 'reread']);
     expect(live.size).toBe(2);
   });
 
   it('creates, once, what an ambiguous failure had not created', async () => {
     const { writer, live, calls } = fakeWriter([{ when: 'before', error: refused(503) }]);
-    const outcomes = await createWithRecovery(recovery(writer), [item('a')], new Set());
+    const outcomes = await createWithRecovery(recovery(writer), [item('a')], ledger());
     expect(statuses(outcomes)).toEqual(['done']);
-    expect(calls).toEqual(['create 1', 'reread', 'create 1']);
+    // Missing by key, so sent again; the clean answer is then proven by re-reading its id.
+    expect(calls).toEqual(['create 1', 'reread by key', 'create 1', 'reread']);
     expect(live.size).toBe(1);
   });
 
   it('does not count the old half of a replacement, which has the same key, as created', async () => {
     const { writer, live, calls } = fakeWriter([{ when: 'before', error: reset() }]);
     live.set('a', 'old-1');
-    const outcomes = await createWithRecovery(recovery(writer), [item('a')], new Set(['old-1']));
+    const outcomes = await createWithRecovery(recovery(writer), [item('a')], ledger(['old-1']));
     expect(statuses(outcomes)).toEqual(['done']);
-    expect(calls).toEqual(['create 1', 'reread', 'create 1']);
+    expect(calls).toEqual(['create 1', 'reread by key', 'create 1', 'reread']);
   });
 
   it('fails with the API message, without re-reading, when the server refused', async () => {
     const { writer, calls } = fakeWriter([{ when: 'before', error: refused(400) }]);
-    const outcomes = await createWithRecovery(recovery(writer), [item('a')], new Set());
+    const outcomes = await createWithRecovery(recovery(writer), [item('a')], ledger());
     expect([...outcomes.values()]).toEqual([
       { status: 'failed', message: '[POST] /x: 400 Error creating rules', request: request(400) },
     ]);
@@ -131,7 +141,7 @@ describe('createWithRecovery', () => {
       return create(c, objects);
     };
     const items = ['a', 'b', 'bad', 'c', 'd'].map(item);
-    const outcomes = await createWithRecovery(recovery(writer), items, new Set());
+    const outcomes = await createWithRecovery(recovery(writer), items, ledger());
     expect(statuses(outcomes)).toEqual(['done', 'done', 'failed', 'done', 'done']);
     expect([...live.keys()].sort()).toEqual(['a', 'b', 'c', 'd']);
   });
@@ -140,7 +150,7 @@ describe('createWithRecovery', () => {
     const { writer, calls } = fakeWriter(
       Array.from({ length: 5 }, () => ({ when: 'before' as const, error: reset() })),
     );
-    const outcomes = await createWithRecovery(recovery(writer), [item('a')], new Set());
+    const outcomes = await createWithRecovery(recovery(writer), [item('a')], ledger());
     expect(statuses(outcomes)).toEqual(['failed']);
     expect(calls.filter((c) => c.startsWith('create'))).toHaveLength(3);
   });
@@ -245,9 +255,9 @@ describe('ambiguous answers', () => {
     ],
   ])('%s to a create is re-read, never blindly sent again', async (_name, error) => {
     const { writer, live, calls } = fakeWriter([{ when: 'after', error: error() }]);
-    const outcomes = await createWithRecovery(recovery(writer), [item('a')], new Set());
+    const outcomes = await createWithRecovery(recovery(writer), [item('a')], ledger());
     expect([...outcomes.values()]).toEqual([{ status: 'done', id: '1', ambiguous: true }]);
-    expect(calls).toEqual(['create 1', 'reread']);
+    expect(calls).toEqual(['create 1', 'reread by key', 'reread']);
     expect(live.size).toBe(1);
   });
 
@@ -257,7 +267,7 @@ describe('ambiguous answers', () => {
       { problem: 'other-origin', status: 307, from: 'http://h/x', to: 'http://evil/x' },
     );
     const { writer, calls } = fakeWriter([{ when: 'before', error: redirect }]);
-    expect(statuses(await createWithRecovery(recovery(writer), [item('a')], new Set()))).toEqual(['failed']);
+    expect(statuses(await createWithRecovery(recovery(writer), [item('a')], ledger()))).toEqual(['failed']);
     expect(calls).toEqual(['create 1']);
   });
 });
@@ -267,7 +277,7 @@ describe('interruption', () => {
     const { writer, calls } = fakeWriter([]);
     const signal = AbortSignal.abort();
     const context = { ...recovery(writer), signal };
-    expect(statuses(await createWithRecovery(context, [item('a'), item('b')], new Set()))).toEqual([
+    expect(statuses(await createWithRecovery(context, [item('a'), item('b')], ledger()))).toEqual([
       'interrupted',
       'interrupted',
     ]);
@@ -291,10 +301,10 @@ describe('interruption', () => {
     const outcomes = await createWithRecovery(
       { ...recovery(writer), signal: controller.signal },
       [item('a')],
-      new Set(),
+      ledger(),
     );
     expect(statuses(outcomes)).toEqual(['interrupted']);
-    expect(calls).toEqual(['create 1', 'reread']);
+    expect(calls).toEqual(['create 1', 'reread by key']);
   });
 
   it("cuts a 429's Retry-After wait short", async () => {
@@ -304,7 +314,7 @@ describe('interruption', () => {
     const pending = createWithRecovery(
       { ...recovery(writer), signal: controller.signal },
       [item('a')],
-      new Set(),
+      ledger(),
     );
     // Aborted once the call has failed and the wait begun; without the signal this waits 30 s and times out.
     setImmediate(() => controller.abort());
@@ -345,7 +355,7 @@ describe('a batch refused as too large (413)', () => {
     const { writer, live, sizes } = capped(2);
     const items = ['a', 'b', 'c', 'd', 'e'].map(item);
 
-    const outcomes = await createWithRecovery(recovery(writer), items, new Set());
+    const outcomes = await createWithRecovery(recovery(writer), items, ledger());
 
     expect(statuses(outcomes)).toEqual(['done', 'done', 'done', 'done', 'done']);
     expect([...live.keys()].sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
@@ -354,7 +364,7 @@ describe('a batch refused as too large (413)', () => {
 
   it('a single object refused as too large fails with the API message', async () => {
     const { writer } = capped(0);
-    const outcomes = await createWithRecovery(recovery(writer), [item('a'), item('b')], new Set());
+    const outcomes = await createWithRecovery(recovery(writer), [item('a'), item('b')], ledger());
     expect([...outcomes.values()]).toEqual([
       { status: 'failed', message: '[POST] /x: 413 Error creating rules', request: request(413) },
       { status: 'failed', message: '[POST] /x: 413 Error creating rules', request: request(413) },
