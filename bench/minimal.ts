@@ -67,6 +67,8 @@ export function applyMinimal(
       return sum([
         [1, 'rule page (empty)'],
         [batches(n), `bulk POST(s) of ${DEFAULT_BATCH_SIZE}`],
+        // A create's answer is a claim: one re-read by the ids it gave proves each POST (issue 41).
+        [batches(n), 're-read(s) by id, proving each POST'],
       ]);
     case 'apply-update':
       return sum([...ruleReads(n, shape), [1, 'bulk PUT (identical attrs, all ids)']]);

@@ -141,7 +141,8 @@ export function targets(results: readonly ScenarioResult[]): Target[] {
   const applies = results.filter((r) => r.name.startsWith('apply-'));
   if (applies.length === 3) {
     const requests = applies.reduce((sum, r) => sum + (r.wafctl.requests ?? 0), 0);
-    out.push({ what: 'apply x3: <= 30 requests together', measured: fmt(requests), met: requests <= 30 });
+    // 30 until issue 41 added the re-read that proves each create call (10 at the default size).
+    out.push({ what: 'apply x3: <= 40 requests together', measured: fmt(requests), met: requests <= 40 });
   }
   for (const r of applies) {
     out.push({
