@@ -5,7 +5,8 @@
  *
  * A secret is redacted in every form in which a server, a log or our own JSON output may carry it:
  * raw, JSON-escaped (once, twice, and with `/` written `\/`), URL-encoded (upper- and lower-case
- * hex, and form encoding), and base64 (standard and URL alphabets, padded or not, alone or inside a
+ * hex, and form encoding), any of its characters percent-encoded or `\u`-escaped (every one, or
+ * some), and base64 (standard and URL alphabets, padded or not, alone or inside a
  * larger blob such as a Basic authorization header). The forms are computed once, at registration.
  *
  * Every registered secret is redacted, however short: a 6-character password printed in a log is
@@ -25,6 +26,8 @@ let anyForm: RegExp | undefined;
 /** The same, and the marker, for replacing in one pass (global: used only through `replace`). */
 let everyForm: RegExp | undefined;
 const registered = new Set<string>();
+/** One `encodedPattern` per registered secret. */
+let encodedPatterns: readonly string[] = [];
 
 /**
  * Base64 forms (derived text, not the secret written another way) shorter than this are not
@@ -88,6 +91,30 @@ function exactForms(secret: string): string[] {
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** `n` in `width` hex digits, as a pattern that takes either case (`%2f` and `%2F`). */
+const hexPattern = (n: number, width: number): string =>
+  [...n.toString(16).padStart(width, '0')]
+    .map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d))
+    .join('');
+
+/**
+ * The secret with any of its characters written as itself, percent-encoded (its UTF-8 bytes, in
+ * either case: `%61`) or `\u`-escaped (its UTF-16 units: `\u0061`), in any mix: how a server that
+ * encodes every character, or only some, may echo it. No list of forms could hold every mix.
+ */
+function encodedPattern(secret: string): string {
+  return [...secret]
+    .map((char) => {
+      const percent = [...Buffer.from(char, 'utf8')].map((byte) => `%${hexPattern(byte, 2)}`).join('');
+      const units = Array.from(
+        { length: char.length },
+        (_, i) => `\\\\u${hexPattern(char.charCodeAt(i), 4)}`,
+      );
+      return `(?:${escapeRegExp(char)}|${percent}|${units.join('')})`;
+    })
+    .join('');
+}
+
 /**
  * Registers a secret for `redact`. An empty or blank value is no secret: it would match all text
  * or all layout (and is refused as a credential anyway, see `isBearerToken`).
@@ -101,16 +128,13 @@ export function registerSecret(value: string | undefined): void {
   // Longest first, so that a form holding a shorter one (the padded base64 holds the unpadded one
   // and its first alignment) is replaced whole, not cut into `[REDACTED]==`.
   forms = [...all].sort((a, b) => b.length - a.length);
-  anyForm = new RegExp(forms.map(escapeRegExp).join('|'));
+  encodedPatterns = [...encodedPatterns, encodedPattern(value)];
+  // The literal forms first, longest first, then the encoded mixes.
+  anyForm = new RegExp([...forms.map(escapeRegExp), ...encodedPatterns].join('|'));
   // The marker itself is matched too (and kept): text redacted once is redacted again on its way
   // out, and a short secret found inside "[REDACTED]" must not cut the marker up.
-  everyForm = new RegExp(
-    [...forms, REDACTED]
-      .sort((a, b) => b.length - a.length)
-      .map(escapeRegExp)
-      .join('|'),
-    'g',
-  );
+  const literal = [...forms, REDACTED].sort((a, b) => b.length - a.length).map(escapeRegExp);
+  everyForm = new RegExp([...literal, ...encodedPatterns].join('|'), 'g');
 }
 
 /**
@@ -121,6 +145,7 @@ export function forgetSecrets(): void {
   registered.clear();
   warnedShort.clear();
   forms = [];
+  encodedPatterns = [];
   anyForm = undefined;
   everyForm = undefined;
 }

@@ -40,6 +40,28 @@ describe('redact', () => {
     expect(redact(text)).toBe(`a ${REDACTED} b ${REDACTED} c ${REDACTED}`);
   });
 
+  it('redacts a secret echoed with its characters percent-encoded or \\u-escaped, every one or some (issue 41)', () => {
+    const token = 'echo-Tok/9\u00e9"x1';
+    registerSecret(token);
+    const bytes = [...Buffer.from(token, 'utf8')];
+    const percent = bytes.map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+    const unicode = [...token].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const forms = {
+      'percent-encoded, lower-case hex': percent,
+      'percent-encoded, upper-case hex': percent.toUpperCase(),
+      '\\u-escaped, lower-case hex': unicode,
+      '\\u-escaped, upper-case hex': unicode
+        .replace(/[a-f]/g, (d) => d.toUpperCase())
+        .replaceAll('\\U', '\\u'),
+      mixed: 'echo-%54ok\\u002f9%C3%A9"x\\u0031',
+    };
+    for (const [name, form] of Object.entries(forms)) {
+      expect(redact(`before ${form} after`), name).toBe(`before ${REDACTED} after`);
+    }
+    // One character short of the secret, in any form, is not it.
+    expect(redact(`${percent.slice(0, -3)} and ${unicode.slice(0, -6)}`)).not.toContain(REDACTED);
+  });
+
   it('leaves text without secrets untouched, and registers neither undefined, nor empty, nor blank values', () => {
     registerSecret(undefined);
     registerSecret('');
