@@ -5,9 +5,15 @@
  * replacements (src/ops/apply/order.ts says what stopping means); the command then prints its report
  * and exits 130 (SIGINT) or 143 (SIGTERM), the codes a shell gives a process killed by them. A
  * second signal exits at once.
+ *
+ * Node runs a signal's handler only when no JavaScript is running, so long CPU work pauses between
+ * its pieces: loading configuration pauses between files (config/load.ts, `loadHooks`), where the
+ * default handler stops the run, and stops there itself once `Io.interrupted` is aborted.
  */
-import { EXIT_CODES, type InterruptSignal, type Io } from './io.js';
+import type { LoadOptions } from '../config/load.js';
+import { EXIT_CODES, Interrupted, type InterruptSignal, type Io } from './io.js';
 import { writeErr } from './output.js';
+import { debugEnabled } from './report-error.js';
 
 type SignalHandler = (signal: InterruptSignal) => void;
 
@@ -19,13 +25,18 @@ type SignalHandler = (signal: InterruptSignal) => void;
  */
 export function layeredSignals(io: Io): { io: Io; dispose(): void } {
   const layers: SignalHandler[] = [];
+  const interrupted = new AbortController();
   const stopAtOnce: SignalHandler = (signal) => {
     writeErr(io, `\nInterrupted (${signal}): stopped; the firewall was not changed.`);
     io.exit(EXIT_CODES[signal]);
   };
-  const dispose = io.onSignal((signal) => (layers.at(-1) ?? stopAtOnce)(signal));
+  const dispose = io.onSignal((signal) => {
+    interrupted.abort(new Interrupted(signal)); // the first signal's reason stays
+    (layers.at(-1) ?? stopAtOnce)(signal);
+  });
   const layered: Io = {
     ...io,
+    interrupted: interrupted.signal,
     onSignal(handler) {
       layers.push(handler);
       return () => {
@@ -35,6 +46,17 @@ export function layeredSignals(io: Io): { io: Io; dispose(): void } {
     },
   };
   return { io: layered, dispose };
+}
+
+/**
+ * What a configuration load takes from the run: its interrupt, checked between files, and with
+ * WAFCTL_DEBUG=1 a debug line as each file is validated (a test signals a run in that phase).
+ */
+export function loadHooks(io: Io): Pick<LoadOptions, 'signal' | 'log'> {
+  return {
+    signal: io.interrupted,
+    log: debugEnabled(io) ? (line) => writeErr(io, `load: ${line}`) : undefined,
+  };
 }
 
 export interface Interruption {

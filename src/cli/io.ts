@@ -32,6 +32,25 @@ export interface Io {
   onSignal(handler: (signal: InterruptSignal) => void): () => void;
   /** Ends the process at once with `code` (a second interrupt: nothing may run after it). */
   exit(code: number): never;
+  /**
+   * Aborted at the run's first SIGINT or SIGTERM, whichever handler handles it (`layeredSignals`
+   * sets it), with an `Interrupted` reason: long CPU work (loading configuration) checks it between
+   * its pieces and stops. Absent outside a run.
+   */
+  readonly interrupted?: AbortSignal | undefined;
 }
 
 export const EXIT_CODES: Readonly<Record<InterruptSignal, number>> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * Why `Io.interrupted` was aborted. Work that stops for it throws it; the run then ends with the
+ * signal's exit code and prints nothing more: the signal's handler has said what happened.
+ */
+export class Interrupted extends Error {
+  readonly exitCode: number;
+  constructor(readonly signal: InterruptSignal) {
+    super(`interrupted (${signal})`);
+    this.name = 'Interrupted';
+    this.exitCode = EXIT_CODES[signal];
+  }
+}

@@ -5,7 +5,7 @@
 import { CommanderError } from 'commander';
 import { exitCodeFor, WafctlError } from '../core/errors.js';
 import { printable } from '../core/text.js';
-import type { Io } from './io.js';
+import { Interrupted, type Io } from './io.js';
 import { writeErr } from './output.js';
 
 /**
@@ -49,6 +49,8 @@ export function reportError(io: Io, error: unknown, prefix = ''): number {
     // Commander has already printed its usage message (or the help/version text).
     return error.exitCode;
   }
+  // Work stopped for a signal, whose handler has already said so (cli/interrupt.ts).
+  if (error instanceof Interrupted) return error.exitCode;
   if (error instanceof WafctlError) {
     writeErr(io, `Error: ${prefix}${printableLines(error.message)}`);
     const hint = refusedHint(error);

@@ -26,6 +26,7 @@ import type { LoadedConfig } from '../config/validate-sources.js';
 import { usageError, type WafctlError } from '../core/errors.js';
 import { CHANGES_TRUST, type FailOnClass, type PlanTrust } from '../core/model.js';
 import { registerSecret } from '../core/secrets.js';
+import { loadHooks } from './interrupt.js';
 import type { Io } from './io.js';
 import { writeErr } from './output.js';
 import { atRunEnd, oncePerRun } from './run-scope.js';
@@ -140,7 +141,12 @@ export async function loadWorkspaceConfig(
   workspace: Workspace,
   target: LoadTarget,
 ): Promise<WorkspaceConfig> {
-  const base: LoadOptions = { cwd: io.cwd, env: io.env, credentials: workspace.credentials };
+  const base: LoadOptions = {
+    cwd: io.cwd,
+    env: io.env,
+    credentials: workspace.credentials,
+    ...loadHooks(io),
+  };
   const { trusted } = workspace;
   if (trusted === undefined) {
     const config = await loadTarget(workspace.project, target, base);
@@ -213,6 +219,7 @@ export async function policyInForce(
     env: io.env,
     credentials: workspace.credentials,
     policyOnly: true,
+    ...loadHooks(io),
   };
   const own = await loadTarget(workspace.project, target, options);
   const { trusted } = workspace;
@@ -239,6 +246,7 @@ async function trustedPolicy(
     credentials: workspace.credentials,
     policyOnly: true,
     skipMissing: true,
+    ...loadHooks(io),
   };
   const name = target.environment?.name;
   if (name === undefined)

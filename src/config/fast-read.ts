@@ -12,7 +12,10 @@
  * - text that is not text (control characters, lone surrogates: `characterProblem`), and double-quoted
  *   scalars whose escapes make such characters (`"\0"`, `"\uD800"`);
  * - anything js-yaml refuses: syntax errors, duplicate keys, nesting deeper than MAX_NESTING (yaml's
- *   reader then says where, from its lexer, before building anything);
+ *   reader then says where, from its lexer, before building anything). js-yaml finds a duplicate as
+ *   it adds the key to the mapping's object (`hasOwnProperty`: one lookup a key, linear);
+ * - a mapping of more than MAX_MAPPING_KEYS keys, declined before anything is built from the events
+ *   (yaml's reader refuses it, at the mapping);
  * - a node it cannot place as yaml does (`Positions` below): an empty value inside a flow collection,
  *   a mapping written inside a flow sequence without braces, a block mapping that starts with `?`.
  * Plain scalars are resolved by yaml's own core-schema tags, tried in yaml's order, so `0o17`,
@@ -39,7 +42,7 @@ import {
   type ScalarStyle,
 } from 'js-yaml';
 import { Document, isScalar, LineCounter, Pair, Scalar, Schema, YAMLMap, YAMLSeq } from 'yaml';
-import { MAX_FILE_BYTES, type ParsedDocument, SCHEMA_OPTIONS } from './parse-yaml.js';
+import { MAX_FILE_BYTES, MAX_MAPPING_KEYS, type ParsedDocument, SCHEMA_OPTIONS } from './parse-yaml.js';
 import { characterProblem, MAX_NESTING, valueProblem } from './text-checks.js';
 import type { YamlPath } from './yaml-path.js';
 
@@ -326,6 +329,8 @@ interface Frame {
   flow: boolean;
   /** Mappings: whether the next node is a key. */
   atKey: boolean;
+  /** Mappings: the keys read so far. */
+  keys: number;
   /** The collection's node number. */
   node: number;
 }
@@ -346,11 +351,12 @@ function positionsOf(text: string, events: readonly Event[]): Positions[] | unde
   const stack: Frame[] = [];
   let depth = 0;
   const push = (type: Frame['type'], flow: boolean, node: number): void => {
-    const frame = stack[depth] ?? { type, flow, atKey: true, node };
+    const frame = stack[depth] ?? { type, flow, atKey: true, keys: 0, node };
     stack[depth++] = frame;
     frame.type = type;
     frame.flow = flow;
     frame.atKey = true;
+    frame.keys = 0;
     frame.node = node;
   };
   const add = (kind: number, start: number, extent: number): number => {
@@ -388,6 +394,7 @@ function positionsOf(text: string, events: readonly Event[]): Positions[] | unde
     const parent = depth > 0 ? stack[depth - 1] : undefined;
     if (parent === undefined) return undefined;
     const isKey = parent.type === 'mapping' && parent.atKey;
+    if (isKey && ++parent.keys > MAX_MAPPING_KEYS) return undefined; // yaml's reader refuses it
     if (parent.type === 'mapping') parent.atKey = !parent.atKey;
     if (event.type === EVENT_ID.SCALAR) {
       if (!scalarTaken(text, event, isKey, parent.type === 'document')) return undefined;

@@ -38,13 +38,14 @@ import { type Environment, withEnvironmentVars } from './env.js';
 import { MAX_FILE_BYTES, tooLargeProblem } from './parse-yaml.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
 import { type EnvironmentSpec, environmentPath, PROJECT_FILE, type Project, projectRoot } from './project.js';
+import { runStepsPausing } from './steps.js';
 import { decodeUtf8 } from './text-checks.js';
 import {
   type LoadedConfig,
   type SourceFile,
   type ValidateOptions,
-  validateLayers,
-  validateSources,
+  validatingLayers,
+  validatingSources,
 } from './validate-sources.js';
 
 const YAML_FILE = /\.ya?ml$/i;
@@ -59,6 +60,26 @@ export interface LoadOptions extends Pick<ValidateOptions, 'credentials' | 'allo
    * trusted ref's policy, where a path the pull request adds does not exist yet.
    */
   skipMissing?: boolean | undefined;
+  /**
+   * The run's interrupt (SIGINT/SIGTERM): checked before each file is read, and between files while
+   * they are validated; once aborted, the load throws its reason. See `betweenFiles`.
+   */
+  signal?: AbortSignal | undefined;
+  /** Debug lines: one before each file's step of the validation (`validating FILE`; WAFCTL_DEBUG=1). */
+  log?: ((line: string) => void) | undefined;
+}
+
+/**
+ * Between two files of a validation, which is synchronous (validate-sources.ts, in steps): the
+ * event loop runs, so a SIGINT/SIGTERM received meanwhile reaches its handler (one that stops the
+ * run at once does so here), then the load stops if the run was interrupted. Validation thus
+ * answers a signal within one file's work, which the file size limit and the per-mapping key limit
+ * keep to seconds.
+ */
+async function betweenFiles(options: LoadOptions, step: string): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  options.signal?.throwIfAborted();
+  options.log?.(step);
 }
 
 /** What of the load options validation takes. */
@@ -238,9 +259,11 @@ async function readSources(
   files: readonly ExpandedFile[],
   project: string,
   problems: ConfigProblem[],
+  signal: AbortSignal | undefined,
 ): Promise<SourceFile[]> {
   const sources: SourceFile[] = [];
   for (const file of files) {
+    signal?.throwIfAborted();
     try {
       const read = await readConfigFile(file);
       if ('problem' in read) problems.push(read.problem);
@@ -269,8 +292,10 @@ export async function loadDesiredState(
   const root = await projectRoot(given, cwd);
   const { files, problems } = await expandPaths(given, cwd, root, options.skipMissing);
   const project = resolve(cwd, root, PROJECT_FILE);
-  const sources = await readSources(files, project, problems);
-  const result = validateSources(sources, validateOptions(options));
+  const sources = await readSources(files, project, problems, options.signal);
+  const result = await runStepsPausing(validatingSources(sources, validateOptions(options)), (step) =>
+    betweenFiles(options, step),
+  );
   if (!result.ok || problems.length > 0) {
     throw new ConfigError(
       [...problems, ...(result.ok ? [] : result.problems)],
@@ -311,10 +336,12 @@ export async function loadEnvironment(
       seen.add(file.absolute);
       allFiles.push(file.display);
     }
-    layers.push({ path: display, sources: await readSources(files, projectFile, problems) });
+    layers.push({ path: display, sources: await readSources(files, projectFile, problems, options.signal) });
   }
   const env = withEnvironmentVars(options.env, { name: environment.name, vars: environment.vars });
-  const result = validateLayers(layers, validateOptions(options, env));
+  const result = await runStepsPausing(validatingLayers(layers, validateOptions(options, env)), (step) =>
+    betweenFiles(options, step),
+  );
   if (!result.ok || problems.length > 0) {
     throw new ConfigError(
       [...problems, ...(result.ok ? [] : result.problems)],

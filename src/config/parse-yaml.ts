@@ -1,9 +1,21 @@
 /**
  * One file's text -> its YAML documents, with positions, after variable substitution. Everything
  * that is not plain data is refused here, before any schema sees it: syntax errors, duplicate keys,
- * tags, complex keys, unknown aliases and alias bombs.
+ * mappings of more than MAX_MAPPING_KEYS keys, tags, complex keys, unknown aliases and alias bombs.
+ *
+ * Duplicate keys are found here, not by yaml: its check (`uniqueKeys`) compares each key with every
+ * key before it in its mapping, so a mapping of 300,000 keys took minutes. `checkKeys` makes one
+ * pass with a Map per mapping, as many lookups as there are keys, and says what yaml said.
  */
-import { type Document, isScalar, isSeq, LineCounter, parseAllDocuments, type SchemaOptions } from 'yaml';
+import {
+  type Document,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  type SchemaOptions,
+} from 'yaml';
 import {
   type Environment,
   NO_VARIABLES,
@@ -16,9 +28,9 @@ import { characterProblem, lineAndColumn, nestingProblem, valueProblem } from '.
 import {
   aliasesOf,
   complexKeys,
-  duplicateKeyAt,
   forEachStringValue,
   formatPath,
+  keyString,
   nodeAt,
   offsetOf,
   type YamlPath,
@@ -28,6 +40,19 @@ import {
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 /** yaml's expansion budget (uses x anchor size): plenty for shared conditions, fatal for alias bombs. */
 export const MAX_ALIAS_COUNT = 100;
+/**
+ * Keys one mapping may hold. wafctl's mappings are objects of a few dozen fields and small maps
+ * (`vars`, `environments`); a larger one is refused at its start and the document is read no
+ * further. It bounds what still grows faster than a mapping: each problem about a key looks the key
+ * up among its mapping's keys (an unknown field, a position), and pull's editing parse checks
+ * uniqueness as yaml does. The fast reader declines such a mapping (fast-read.ts).
+ */
+export const MAX_MAPPING_KEYS = 1000;
+/**
+ * Distinct keys written twice in one document, past which it is read no further (every duplicate
+ * is still reported): each problem found under it would be compared with every one of them.
+ */
+export const MAX_AMBIGUOUS_KEYS = 100;
 
 /** How wafctl files are read: YAML 1.2 core types only, even under `%YAML 1.1`. */
 export const SCHEMA_OPTIONS = {
@@ -119,16 +144,92 @@ function unreadableProblem(file: string, text: string): ConfigProblem | undefine
   return { file, ...lineAndColumn(text, found.offset), path: '', message: found.message };
 }
 
+/** yaml's reading, without its duplicate-key check (quadratic: `checkKeys` does it in one pass). */
 function parseDocuments(text: string, lineCounter?: LineCounter): Document[] {
   const parsed = parseAllDocuments(text, {
     lineCounter,
     prettyErrors: false,
-    uniqueKeys: true,
+    uniqueKeys: false,
     ...SCHEMA_OPTIONS,
     logLevel: 'silent',
   });
   return Array.isArray(parsed) ? parsed : [];
 }
+
+/** A key written again in its mapping (`offset`), as yaml's `uniqueKeys` finds it. */
+export interface DuplicateKey {
+  offset: number;
+  /** The key as the data names it (`keyString`). */
+  key: string;
+  /** Where the first key of that name is in the mapping. */
+  firstOffset: number;
+  /** The mapping's path and the key. */
+  path: YamlPath;
+}
+
+export interface KeyCheck {
+  duplicates: DuplicateKey[];
+  /** Duplicates inside a mapping that is itself a key (`? {a: 1, a: 2}`), refused anyway. */
+  inKeys: number[];
+  /** Mappings of more than the cap: where they start, and their paths. Their keys are not checked. */
+  tooLarge: { offset: number; path: YamlPath }[];
+  /** Set and Map lookups made: two per key (test/config/key-bounds.test.ts counts them). */
+  lookups: number;
+}
+
+/**
+ * Duplicate keys and oversized mappings of a document, in one pass: a Map per mapping. A key is a
+ * duplicate when its scalar value equals an earlier key's (`===`: `1` and `0x1` are, `1` and `"1"`
+ * are not, as with yaml's `uniqueKeys`); its first occurrence is the first key of the same name
+ * (`keyString`). Paths follow values; an alias is not followed (its anchor is checked where it is
+ * written). `maxKeys`: the cap, a parameter for the test that counts the lookups of a larger mapping.
+ */
+export function checkKeys(doc: Document, maxKeys = MAX_MAPPING_KEYS): KeyCheck {
+  const found: KeyCheck = { duplicates: [], inKeys: [], tooLarge: [], lookups: 0 };
+  const walk = (node: unknown, path: YamlPath, inKey: boolean): void => {
+    if (isSeq(node)) {
+      node.items.forEach((item, index) => {
+        walk(item, [...path, index], inKey);
+      });
+      return;
+    }
+    if (!isMap(node)) return;
+    if (node.items.length > maxKeys) {
+      if (!inKey) found.tooLarge.push({ offset: offsetOf(node), path });
+      return;
+    }
+    const values = new Set<unknown>();
+    const firsts = new Map<string, number>();
+    // In document order: each key, then what is under it.
+    for (const pair of node.items) {
+      const key = pair.key;
+      const name = keyString(key) ?? '';
+      // A collection or alias as a key is never equal to another key (and is refused anyway).
+      if (isScalar(key)) {
+        found.lookups += 2;
+        const first = firsts.get(name);
+        if (first === undefined) firsts.set(name, offsetOf(key));
+        // NaN is no duplicate of NaN (`===`), although a Set would say so.
+        if (!values.has(key.value) || Number.isNaN(key.value)) values.add(key.value);
+        else if (inKey) found.inKeys.push(offsetOf(key));
+        else
+          found.duplicates.push({
+            offset: offsetOf(key),
+            key: name,
+            firstOffset: first as number,
+            path: [...path, name],
+          });
+      }
+      walk(key, path, true);
+      walk(pair.value, [...path, name], inKey);
+    }
+  };
+  walk(doc.contents, [], false);
+  return found;
+}
+
+/** The problem of a mapping over MAX_MAPPING_KEYS. */
+export const TOO_MANY_KEYS = `a mapping holds more than ${MAX_MAPPING_KEYS} keys: wafctl configurations never need that many`;
 
 /**
  * The names a file declares in top-level `variables:` lists (any of its documents), read before
@@ -139,7 +240,10 @@ export function declaredVariablesIn(text: string): string[] {
   if (!text.includes('variables') || unreadableProblem('', text) !== undefined) return [];
   const names: string[] = [];
   for (const doc of parseDocuments(text)) {
-    const list = doc.errors.length === 0 ? doc.get('variables') : undefined;
+    const check = doc.errors.length === 0 ? checkKeys(doc) : undefined;
+    const readable =
+      check !== undefined && check.duplicates.length + check.inKeys.length + check.tooLarge.length === 0;
+    const list = readable ? doc.get('variables') : undefined;
     if (!isSeq(list)) continue;
     for (const item of list.items) {
       if (isScalar(item) && typeof item.value === 'string' && VARIABLE_NAME.test(item.value))
@@ -187,19 +291,23 @@ export function parseYamlFile(
     const before = problems.length;
     // A key written twice leaves the rest of the document readable: it is read on (the later value
     // counts, and `ambiguous` says where), so the checks after the schema still run on it.
+    const keys = checkKeys(doc);
     const ambiguous: YamlPath[] = [];
-    for (const error of doc.errors) {
-      const duplicate = error.code === 'DUPLICATE_KEY' ? duplicateKeyAt(doc, error.pos[0]) : undefined;
-      if (duplicate) {
-        const first = lineCounter.linePos(duplicate.firstOffset);
-        at(
-          error.pos[0],
-          [],
-          `duplicate key "${duplicate.key}" (first at ${file}:${first.line}:${first.col})`,
-        );
-        ambiguous.push(duplicate.path);
-      } else at(error.pos[0], [], `${INVALID_YAML}${yamlMessage(error.message)}`);
+    const seen = new Set<string>();
+    for (const duplicate of keys.duplicates) {
+      const first = lineCounter.linePos(duplicate.firstOffset);
+      at(
+        duplicate.offset,
+        [],
+        `duplicate key "${duplicate.key}" (first at ${file}:${first.line}:${first.col})`,
+      );
+      const shown = formatPath(duplicate.path);
+      if (!seen.has(shown)) ambiguous.push(duplicate.path);
+      seen.add(shown);
     }
+    for (const offset of keys.inKeys) at(offset, [], `${INVALID_YAML}Map keys must be unique`);
+    for (const { offset, path } of keys.tooLarge) at(offset, path, TOO_MANY_KEYS);
+    for (const error of doc.errors) at(error.pos[0], [], `${INVALID_YAML}${yamlMessage(error.message)}`);
     for (const warning of doc.warnings) {
       if (warning.code === 'TAG_RESOLVE_FAILED') {
         const tag = yamlMessage(text.slice(warning.pos[0], warning.pos[1]));
@@ -214,7 +322,7 @@ export function parseYamlFile(
       if (!resolved)
         at(offsetOf(alias), [], `unknown alias *${alias.source}: no anchor &${alias.source} before it`);
     }
-    if (problems.length > before + ambiguous.length) continue;
+    if (problems.length > before + keys.duplicates.length || ambiguous.length > MAX_AMBIGUOUS_KEYS) continue;
     if (isEmptyDocument(doc)) continue;
     const reportedPaths = new Set<string>();
     // Escapes make in values what raw text cannot hold (`"\0"`, `"\uD800"`).

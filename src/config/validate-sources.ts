@@ -39,6 +39,7 @@ import {
   manageSchemaFor,
   settingsSchema,
 } from './schema.js';
+import { runSteps, type Steps } from './steps.js';
 import { formatPath } from './yaml-path.js';
 
 export interface SourceFile {
@@ -454,9 +455,17 @@ export function declaredVariables(
   /** Read the declarations even when no file substitutes (a trusted ref's allow-list is used elsewhere). */
   always = false,
 ): ReadonlySet<string> {
+  return runSteps(declaringVariables(sources, always));
+}
+
+/** `declaredVariables` in steps (steps.ts): a file at a time. */
+function* declaringVariables(sources: readonly SourceFile[], always: boolean): Steps<ReadonlySet<string>> {
   const names = new Set<string>();
   if (!always && !sources.some((source) => source.text.includes('${'))) return names;
-  for (const source of sources) for (const name of declaredVariablesIn(source.text)) names.add(name);
+  for (const source of sources) {
+    yield `reading the variables of ${printable(source.file)}`;
+    for (const name of declaredVariablesIn(source.text)) names.add(name);
+  }
   return names;
 }
 
@@ -507,9 +516,9 @@ function policyView(parsed: ReadFile): ReadFile {
  * (`fast-read.ts`), yaml otherwise, substituting with the load's variables; the project file without
  * its `environments`; only the policy when `policyOnly`.
  */
-function fileReader(sources: readonly SourceFile[], options: ValidateOptions) {
+function* fileReader(sources: readonly SourceFile[], options: ValidateOptions) {
   const always = options.policyOnly === true || options.allowList !== undefined;
-  const declared = declaredVariables(sources, always);
+  const declared = yield* declaringVariables(sources, always);
   const rules: VariableRules = {
     declared: options.allowList ?? declared,
     credentials: options.credentials,
@@ -537,8 +546,16 @@ interface LoadVariables {
  * Whichever reader read a file places that file's problems.
  */
 export function validateSources(sources: readonly SourceFile[], options: ValidateOptions): ValidationResult {
-  const { read, variables } = fileReader(sources, options);
-  return validateParsed(sources, read, options, variables);
+  return runSteps(validatingSources(sources, options));
+}
+
+/** `validateSources` in steps (steps.ts): the loader pauses between files, to answer a signal. */
+export function* validatingSources(
+  sources: readonly SourceFile[],
+  options: ValidateOptions,
+): Steps<ValidationResult> {
+  const { read, variables } = yield* fileReader(sources, options);
+  return yield* validateParsed(sources, read, options, variables);
 }
 
 /**
@@ -550,21 +567,34 @@ export function validateLayers(
   layers: readonly { path: string; sources: readonly SourceFile[] }[],
   options: ValidateOptions,
 ): ValidationResult {
+  return runSteps(validatingLayers(layers, options));
+}
+
+/** `validateLayers` in steps (steps.ts). */
+export function* validatingLayers(
+  layers: readonly { path: string; sources: readonly SourceFile[] }[],
+  options: ValidateOptions,
+): Steps<ValidationResult> {
   const sources = layers.flatMap((layer) => layer.sources);
-  const { read: readFile, variables } = fileReader(sources, options);
+  const { read: readFile, variables } = yield* fileReader(sources, options);
   const readOne = (source: SourceFile): ReadFile & { source: SourceFile } => ({
     ...readFile(source),
     source,
   });
-  const read: Layer<ReadFile & { source: SourceFile }>[] = layers.map((layer) => ({
-    path: layer.path,
-    files: layer.sources.map(readOne),
-  }));
+  const read: Layer<ReadFile & { source: SourceFile }>[] = [];
+  for (const layer of layers) {
+    const files: (ReadFile & { source: SourceFile })[] = [];
+    for (const source of layer.sources) {
+      yield `reading ${printable(source.file)}`;
+      files.push(readOne(source));
+    }
+    read.push({ path: layer.path, files });
+  }
   const overlaid = overlayLayers(read, options.kinds ?? KINDS);
   const bySource = new Map(
     overlaid.layers.flatMap((layer) => layer.files.map((file) => [file.source, file])),
   );
-  return validateParsed(
+  return yield* validateParsed(
     sources,
     (source) => bySource.get(source) ?? readOne(source),
     options,
@@ -577,13 +607,13 @@ export function validateLayers(
  * One file at a time: read, validate, declare; a fast-read document then lets go of its object
  * lists (the validated output is kept), so a large configuration is never held twice.
  */
-function validateParsed(
+function* validateParsed(
   sources: readonly SourceFile[],
   read: (source: SourceFile) => ReadFile,
   options: ValidateOptions,
   variables: LoadVariables,
   found: readonly ConfigProblem[] = [],
-): ValidationResult {
+): Steps<ValidationResult> {
   const files = sources.map((source) => source.file);
   const problems: ConfigProblem[] = [...found];
   const family = familyOf(options.kinds ?? KINDS);
@@ -591,6 +621,7 @@ function validateParsed(
   const valid: { document: ParsedDocument; output: ValidDocument }[] = [];
   const skipped: string[] = [];
   for (const source of sources) {
+    yield `validating ${printable(source.file)}`;
     const parsed = read(source);
     const notConfiguration = notConfigurationProblem(source, parsed, family);
     if (notConfiguration !== undefined) {

@@ -108,36 +108,6 @@ export function complexKeys(doc: Document): Pair[] {
 }
 
 /**
- * For a duplicate-key error at `offset`: the key's text, the offset of its first occurrence, and the
- * path of the key (its mapping's path and the key).
- */
-export function duplicateKeyAt(
-  doc: Document,
-  offset: number,
-): { key: string; firstOffset: number; path: YamlPath } | undefined {
-  let result: { key: string; firstOffset: number; path: YamlPath } | undefined;
-  const walk = (node: unknown, path: YamlPath): void => {
-    if (result) return;
-    if (isMap(node)) {
-      const duplicate = node.items.find((pair) => offsetOf(pair.key) === offset);
-      const key = duplicate && keyString(duplicate.key);
-      const first = key === undefined ? undefined : node.items.find((pair) => keyString(pair.key) === key);
-      if (key !== undefined && first) {
-        result = { key, firstOffset: offsetOf(first.key), path: [...path, key] };
-        return;
-      }
-      for (const pair of node.items) walk(pair.value, [...path, keyString(pair.key) ?? '']);
-    } else if (isSeq(node)) {
-      node.items.forEach((item, index) => {
-        walk(item, [...path, index]);
-      });
-    }
-  };
-  walk(doc.contents, []);
-  return result;
-}
-
-/**
  * The alias nodes of a document in source order, and whether each names an anchor defined before it.
  * One pre-order pass (the order the yaml library resolves anchors in): asking the library per alias
  * would walk the whole document once per alias.

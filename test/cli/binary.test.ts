@@ -70,7 +70,7 @@ describe('the wafctl binary', () => {
       run.child.kill(signal);
       const result = await run.result;
       expect(result.code).toBe(code);
-      expect(result.stderr.split('\n').filter((line) => !/^(-->|<--) /.test(line))).toEqual([
+      expect(result.stderr.split('\n').filter((line) => !/^(-->|<--|load:) /.test(line))).toEqual([
         '',
         `Interrupted (${signal}): stopped; the firewall was not changed.`,
         '',
