@@ -1,10 +1,12 @@
 /**
- * The state file's lock: when a holder counts as gone (its pid reused by this very process, a zombie,
- * another process under the same pid, another boot), and a full disk at takeover.
+ * The state file's lock: the kernel's flock held while it is taken, the record of an owner that held
+ * it, the lock without `flock`; when a record's holder counts as gone (its pid reused by this very
+ * process, a zombie, another process under the same pid, another boot), and a full disk at takeover.
+ * Processes on one state file, in pid namespaces too: lock-processes.test.ts.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -53,18 +55,22 @@ async function writeLock(holder: Record<string, unknown>): Promise<void> {
   await writeFile(`${statePath}.lock`, JSON.stringify(lock));
 }
 
-async function take(processes?: ProcessTable): Promise<{ lock: StateLock; notices: string[] }> {
+async function take(
+  processes?: ProcessTable,
+  flockCommand?: string,
+): Promise<{ lock: StateLock; notices: string[] }> {
   const notices: string[] = [];
   const lock = await acquireLock(statePath, {
     notice: (message) => notices.push(message),
     ...(processes === undefined ? {} : { processes }),
+    ...(flockCommand === undefined ? {} : { flockCommand }),
   });
   locks.push(lock);
   return { lock, notices };
 }
 
-async function refusal(processes: ProcessTable): Promise<string> {
-  const error = await take(processes).then(
+async function refusal(processes: ProcessTable, flockCommand?: string): Promise<string> {
+  const error = await take(processes, flockCommand).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -92,8 +98,9 @@ describe('parseProcStat', () => {
     expect(mine?.state).toMatch(/^[RS]$/);
     await take();
     const written = JSON.parse(await readFile(`${statePath}.lock`, 'utf8'));
-    expect(written).toMatchObject({ pid: process.pid, start_ticks: mine?.startTicks });
+    expect(written).toMatchObject({ pid: process.pid, start_ticks: mine?.startTicks, kernel_lock: true });
     expect(written.boot_id).toBe(systemProcesses.bootId());
+    expect(written.pid_ns).toMatch(/^pid:\[\d+\]$/);
   });
 });
 
@@ -197,5 +204,108 @@ describe('a full disk', () => {
       `emulator state file ${statePath} is in use by pid ${process.pid} on host ${hostname()} (started ${holder.started})`,
     );
     expect(await readdir(dir)).toEqual(['state.json.lock']);
+  });
+});
+
+/** Whether util-linux `flock` runs here (Linux); the kernel lock needs it. */
+const haveFlock = spawnSync('flock', ['--version']).status === 0;
+
+/** `flock --nonblock PATH true` from another process: 0 when PATH is free, 1 when it is locked. */
+const flockNow = (path: string) => spawnSync('flock', ['--nonblock', path, 'true']).status;
+
+describe.skipIf(!haveFlock)('the kernel lock (needs util-linux flock, absent here)', () => {
+  it('is held from acquisition to release: another flock fails meanwhile; the file goes at release', async () => {
+    const { lock, notices } = await take();
+    expect(lock.kernel).toBe(true);
+    expect(notices).toEqual([]);
+    expect(flockNow(lock.path)).toBe(1);
+    await lock.release();
+    expect(existsSync(lock.path)).toBe(false);
+    expect((await take()).lock.kernel).toBe(true);
+  });
+
+  it('starts racing for a fresh file: exactly one wins, the others are refused naming it', async () => {
+    for (let round = 0; round < 3; round++) {
+      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => take()));
+      const won = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value.lock] : []));
+      expect(won).toHaveLength(1);
+      for (const outcome of outcomes) {
+        if (outcome.status === 'rejected')
+          expect(String(outcome.reason)).toContain(`is in use by pid ${process.pid}`);
+      }
+      await won[0]?.release();
+    }
+  });
+
+  it('a record left by an owner that held it on this kernel is taken over at once, whatever its pid says', async () => {
+    // Pid 77 runs, started when the record says: by its pid alone the record would be honoured.
+    await writeLock({ pid: 77, start_ticks: 500, boot_id: 'boot-now', kernel_lock: true, pid_ns: 'pid:[1]' });
+    const { lock, notices } = await take(fakeHost({ 77: statLine(77, 'S', 500) }));
+    expect(notices).toEqual([tookOver(77, 'which has ended (the kernel released its lock)')]);
+    expect(JSON.parse(await readFile(lock.path, 'utf8'))).toMatchObject({ pid: 4242, kernel_lock: true });
+  });
+
+  it('a record from another host is honoured, saying how to clear it (its kernel lock may not reach here)', async () => {
+    const record = { pid: 1, hostname: 'elsewhere.example', boot_id: 'boot-there', kernel_lock: true };
+    await writeLock(record);
+    const before = await readFile(`${statePath}.lock`, 'utf8');
+    expect(await refusal(fakeHost({}))).toBe(
+      `emulator state file ${statePath} is in use by pid 1 on host elsewhere.example (started 2020-01-01T00:00:00.000Z); ` +
+        `a lock taken on another host cannot be checked from here: delete ${statePath}.lock if no emulator there uses the state file`,
+    );
+    expect(await readFile(`${statePath}.lock`, 'utf8')).toBe(before);
+  });
+
+  it('names a live owner in another pid namespace as such', async () => {
+    const { lock } = await take();
+    const holder = JSON.parse(await readFile(lock.path, 'utf8'));
+    const elsewhere: ProcessTable = { ...systemProcesses, pid: 4242, pidNamespace: () => 'pid:[1]' };
+    expect(await refusal(elsewhere)).toBe(
+      `emulator state file ${statePath} is in use by pid ${process.pid} of another pid namespace on host ${hostname()} (started ${holder.started})`,
+    );
+  });
+
+  it('a lock file locked by another program, with no record: refused, saying so', async () => {
+    const other = spawn('flock', [`${statePath}.lock`, 'sleep', '30'], { stdio: 'ignore' });
+    try {
+      await eventually(async () => existsSync(`${statePath}.lock`) && flockNow(`${statePath}.lock`) === 1);
+      expect(await refusal(systemProcesses)).toBe(
+        `emulator state file ${statePath} is in use: its lock file ${statePath}.lock is locked by a process that does not name itself; is another program locking it?`,
+      );
+    } finally {
+      other.kill('SIGKILL');
+    }
+  });
+});
+
+describe('without the kernel lock: the record alone, with a note', () => {
+  const note = (reason: string) =>
+    process.platform === 'linux'
+      ? [
+          `no kernel lock on ${statePath}.lock (${reason}): only the pid it records keeps a second emulator ` +
+            `off ${statePath}, and that does not see one in another pid namespace (another container)`,
+        ]
+      : [];
+
+  it('no flock command: the record keeps a second emulator off; no empty file is left behind', async () => {
+    const missing = join(dir, 'no-such-flock');
+    const { lock, notices } = await take(undefined, missing);
+    expect(lock.kernel).toBe(false);
+    expect(notices).toEqual(note(`${missing}: not found`));
+    expect(JSON.parse(await readFile(lock.path, 'utf8'))).not.toHaveProperty('kernel_lock');
+    expect(await readdir(dir)).toEqual(['state.json.lock']);
+    expect(await refusal(systemProcesses, missing)).toContain(`is in use by pid ${process.pid}`);
+    await lock.release();
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('a flock that cannot lock the file (a file system without locks): the note quotes it', async () => {
+    const failing = join(dir, 'flock');
+    await writeFile(failing, '#!/bin/sh\necho "flock: 3: No locks available" >&2\nexit 71\n');
+    await chmod(failing, 0o755);
+    const { lock, notices } = await take(undefined, failing);
+    expect(lock.kernel).toBe(false);
+    expect(notices).toEqual(note('flock: 3: No locks available'));
+    expect((await readdir(dir)).sort()).toEqual(['flock', 'state.json.lock']);
   });
 });
