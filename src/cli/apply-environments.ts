@@ -31,7 +31,7 @@ import {
 import { renderTextPlan } from '../plan/render/text.js';
 import type { Selection } from '../plan/targets.js';
 import { type ApplyFlags, applyChanges, askToApply, freshPlan, gateOptions, now } from './apply.js';
-import { applyOutput } from './apply-output.js';
+import type { ApplyOutput, EnvironmentReports } from './apply-output.js';
 import { type ApiSession, openApiClient } from './connection.js';
 import { interruptOnSignals } from './interrupt.js';
 import type { Io } from './io.js';
@@ -41,6 +41,14 @@ import { loadSelected, withTrust } from './planning.js';
 import { progressReporter } from './progress.js';
 
 type Settled<T> = { value: T; error?: undefined } | { value?: undefined; error: unknown };
+
+/** The reports of environments none of which was planned: `null` each, with the errors of those that failed. */
+function notPlanned(outcomes: readonly (Settled<unknown> & { name: string })[]): EnvironmentReports {
+  return {
+    documents: outcomes.map(({ name }) => [name, null] as const),
+    errors: outcomes.flatMap(({ name, error }) => (error === undefined ? [] : [[name, error] as const])),
+  };
+}
 
 /** What `work` gave for one environment, or the error it threw. */
 async function settle<T>(name: string, work: () => Promise<T>): Promise<Settled<T> & { name: string }> {
@@ -65,10 +73,12 @@ export async function applyEnvironments(
   paths: readonly string[],
   names: readonly string[],
   flags: ApplyFlags,
-  { interactive, selection }: { interactive: boolean; selection: Selection | undefined },
+  {
+    interactive,
+    selection,
+    output,
+  }: { interactive: boolean; selection: Selection | undefined; output: ApplyOutput },
 ): Promise<number> {
-  const output = applyOutput(io, flags);
-
   const roots = paths.length > 0 ? paths : ['.'];
   const loaded = await Promise.all(
     names.map((name) => settle(name, () => loadSelected(io, roots, { ...flags, env: [name] }, 'apply'))),
@@ -76,6 +86,7 @@ export async function applyEnvironments(
   if (loaded.some(({ error }) => error !== undefined)) {
     const code = reportFailures(io, loaded);
     writeErr(io, 'Nothing was read from any firewall, and nothing was applied.');
+    if (output.wanted) await output.reportEnvironments(notPlanned(loaded));
     return code;
   }
   const environments = loaded.flatMap(({ name, value }) => (value === undefined ? [] : [{ name, ...value }]));
@@ -108,11 +119,12 @@ export async function applyEnvironments(
         unappliedReportDocument(plan, 'no changes', { exitCode, durationMs: 0 }),
     ) => {
       if (!output.wanted) return exitCode;
-      await output.reportEnvironments(
-        planned.map(
+      await output.reportEnvironments({
+        documents: planned.map(
           ({ name, value }) => [name, value === undefined ? null : document(value.plan, name)] as const,
         ),
-      );
+        errors: planned.flatMap(({ name, error }) => (error === undefined ? [] : [[name, error] as const])),
+      });
       return exitCode;
     };
     const color = colorEnabled(io, flags.color);

@@ -1,16 +1,28 @@
 /**
  * Where apply writes: the plan, progress and text report for people, and the JSON apply report for
  * machines (`--format json`: on stdout, and then everything for people goes to stderr; `--report
- * FILE`: written there, whatever the format). The report is written whenever a plan was made: applied,
- * refused at the gate, declined, or with nothing to do (src/ops/apply/report-document.ts).
+ * FILE`: written there, whatever the format). Exactly one report is written in every run that wants
+ * one: applied, refused at the gate, declined, with nothing to do (src/ops/apply/report-document.ts),
+ * and also when the run stops before it has a plan: a usage, configuration or connection error, a
+ * failed read, a signal (`stopped`, `stopOnSignal`).
  */
-import type { ApplyReportJson } from '../ops/apply/report-document.js';
-import type { Io } from './io.js';
-import { writeErr, writeOut, writeTextFile } from './output.js';
+import {
+  type ApplyReportJson,
+  renderJsonApplyReports,
+  stoppedReportDocument,
+} from '../ops/apply/report-document.js';
+import { EXIT_CODES, type Io } from './io.js';
+import { writeErr, writeOut, writeTextFile, writeTextFileNow } from './output.js';
 
 export interface ApplyOutputFlags {
   format: 'text' | 'json';
   report?: string | undefined;
+}
+
+/** Environments by name, with their reports (`null`: not planned) and the errors of those that failed. */
+export interface EnvironmentReports {
+  documents: readonly (readonly [string, ApplyReportJson | null])[];
+  errors?: readonly (readonly [string, unknown])[];
 }
 
 export interface ApplyOutput {
@@ -21,25 +33,58 @@ export interface ApplyOutput {
   /** One environment's report. */
   report(document: ApplyReportJson): Promise<void>;
   /** Several environments' reports, in order (`null` for one that could not be planned). */
-  reportEnvironments(documents: readonly (readonly [string, ApplyReportJson | null])[]): Promise<void>;
+  reportEnvironments(reports: EnvironmentReports): Promise<void>;
+  /** The report of a run that `error` stopped before it had a plan, unless a report was written. */
+  stopped(error: unknown, exitCode: number): Promise<void>;
+  /**
+   * Until a report is written, a SIGINT or SIGTERM writes the stopped report (at once), says so and
+   * exits, as the default handler does (interrupt.ts); later layers (the prompt, the apply's own
+   * interrupt) take the signal while they listen, and writing a report stops it listening. Returns
+   * the function that stops listening (safe to call twice).
+   */
+  stopOnSignal(): () => void;
   /** Whether a report is wanted at all (else building one is skipped). */
   readonly wanted: boolean;
 }
 
 export function applyOutput(io: Io, flags: ApplyOutputFlags): ApplyOutput {
   const json = flags.format === 'json';
+  const wanted = json || flags.report !== undefined;
+  let written = false;
+  let stopListening: (() => void) | undefined;
   const write = async (text: string) => {
+    written = true;
+    stopListening?.(); // a report is out: a signal now stops the run as it would without one
     if (json) writeOut(io, text);
     if (flags.report !== undefined) await writeTextFile(io, flags.report, text);
   };
+  /** The report of a run stopped before it had a plan (loaded with apply.ts, so a signal need not wait). */
+  const stoppedText = (error: unknown, exitCode: number) =>
+    `${JSON.stringify(stoppedReportDocument(error, { exitCode, durationMs: 0 }), null, 2)}\n`;
   return {
     show: (text) => (json ? writeErr(io, text) : writeOut(io, text)),
     prompt: json ? io.stderr : io.stdout,
-    wanted: json || flags.report !== undefined,
+    wanted,
     report: (document) => write(`${JSON.stringify(document, null, 2)}\n`),
-    async reportEnvironments(documents) {
-      const { renderJsonApplyReports } = await import('../ops/apply/report-document.js');
-      await write(renderJsonApplyReports(documents));
+    reportEnvironments: ({ documents, errors }) => write(renderJsonApplyReports(documents, errors)),
+    async stopped(error, exitCode) {
+      if (wanted && !written) await write(stoppedText(error, exitCode));
+    },
+    stopOnSignal() {
+      if (!wanted || written) return () => {};
+      const stop = io.onSignal((signal) => {
+        const code = EXIT_CODES[signal];
+        written = true;
+        const why = new Error(`interrupted (${signal}) before the apply: the firewall was not changed`);
+        const text = stoppedText(why, code);
+        if (json) writeOut(io, text);
+        const failure = flags.report === undefined ? undefined : writeTextFileNow(io, flags.report, text);
+        if (failure !== undefined) writeErr(io, `Error: ${failure}`);
+        writeErr(io, `\nInterrupted (${signal}): stopped; the firewall was not changed.`);
+        io.exit(code);
+      });
+      stopListening = stop;
+      return stop;
     },
   };
 }

@@ -12,6 +12,7 @@ import { CHANGES_TRUST, type FailOnClass, IMPACT_CLASSES, type Plan } from '../c
 import type { GateOptions } from '../ops/apply/gate.js';
 import type { ApplyReport, CallEvent } from '../ops/apply/model.js';
 import type { Selection } from '../plan/targets.js';
+import type { ApplyOutput } from './apply-output.js';
 import { EXIT_CODES, type InterruptSignal, type Io } from './io.js';
 import {
   addConnectionOptions,
@@ -92,7 +93,26 @@ export function applyCommand(io: Io, done: (code: number) => void): Command {
   );
 }
 
+/**
+ * Runs the apply; whatever stops it before a report is written (a usage, configuration or connection
+ * error, a failed read, a signal) still gives the one report `--format json` and `--report` promise.
+ */
 async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number> {
+  const { applyOutput } = await import('./apply-output.js');
+  const output = applyOutput(io, flags);
+  const stopListening = output.stopOnSignal();
+  try {
+    return await applyWith(paths, flags, io, output);
+  } catch (error) {
+    const { exitCodeOf } = await import('./report-error.js');
+    await output.stopped(error, exitCodeOf(error));
+    throw error;
+  } finally {
+    stopListening();
+  }
+}
+
+async function applyWith(paths: string[], flags: ApplyFlags, io: Io, output: ApplyOutput): Promise<number> {
   // A saved plan was approved when it was reviewed; a fresh one needs a person at a terminal.
   const interactive = flags.plan === undefined && !flags.autoApprove;
   if (interactive && !io.stdin.isTTY) {
@@ -115,8 +135,6 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
   const { progressReporter } = await import('./progress.js');
   const { interruptOnSignals } = await import('./interrupt.js');
   const { applyReportDocument, unappliedReportDocument } = await import('../ops/apply/report-document.js');
-  const { applyOutput } = await import('./apply-output.js');
-  const output = applyOutput(io, flags);
 
   // Checked before any request; a saved plan already holds only the changes it was made with.
   const selection = await selectionOf(flags);
@@ -133,7 +151,7 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
       );
     }
     const { applyEnvironments } = await import('./apply-environments.js');
-    return applyEnvironments(io, paths, several, flags, { interactive, selection });
+    return applyEnvironments(io, paths, several, flags, { interactive, selection, output });
   }
 
   // Configuration problems and unreadable saved plans are reported before any network call, and so

@@ -4,6 +4,7 @@
  * `neutralizeWorkflowCommands`, so a name or value from a pull request cannot become a GitHub Actions
  * workflow command in a CI log.
  */
+import { writeFileSync } from 'node:fs';
 import { lstat, realpath, stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { usageError, WafctlError } from '../core/errors.js';
@@ -99,5 +100,19 @@ export async function writeTextFile(
       `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
       error,
     );
+  }
+}
+
+/**
+ * `writeTextFile` at once, not atomic: for a signal's handler, which exits right after. A failure is
+ * returned as one line to print, not thrown: the handler still has to stop the process.
+ */
+export function writeTextFileNow(io: Io, path: string, text: string): string | undefined {
+  if (containsSecret(text)) return `refusing to write ${path}: it would contain the API token.`;
+  try {
+    writeFileSync(resolve(io.cwd, path), text);
+    return undefined;
+  } catch (error) {
+    return `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
   }
 }

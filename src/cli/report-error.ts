@@ -40,6 +40,12 @@ function refusedHint(error: WafctlError): string | undefined {
   return `Hint: ${refused}; check ${check}.`;
 }
 
+/** The exit code a run that `error` stopped ends with (what `reportError` returns). */
+export function exitCodeOf(error: unknown): number {
+  if (error instanceof CommanderError || error instanceof Interrupted) return error.exitCode;
+  return exitCodeFor(error);
+}
+
 /**
  * Prints the error and returns the exit code the process should end with. `prefix` goes after
  * `Error: ` (`production: `, when several environments ran).
@@ -62,5 +68,5 @@ export function reportError(io: Io, error: unknown, prefix = ''): number {
       writeErr(io, 'This is a bug in wafctl; run again with WAFCTL_DEBUG=1 for details.');
   }
   if (debugEnabled(io) && error instanceof Error && error.stack) writeErr(io, printableLines(error.stack));
-  return exitCodeFor(error);
+  return exitCodeOf(error);
 }

@@ -6,9 +6,12 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyReportDocumentSchema } from '../../src/ops/apply/report-document.js';
-import { runCli } from '../helpers/cli.js';
-import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
+import {
+  applyReportDocumentSchema,
+  applyReportEnvironmentsSchema,
+} from '../../src/ops/apply/report-document.js';
+import { runCli, startCli } from '../helpers/cli.js';
+import { startTestFirewall, type TestFirewall, unreachableUrl, writeConfig } from '../helpers/firewall.js';
 import { rulesAndGroupFiles } from '../helpers/fixtures.js';
 
 let firewall: TestFirewall;
@@ -97,5 +100,94 @@ describe('apply --report FILE', () => {
     expect(text.stdout).toContain('Apply complete! Resources: 3 added, 0 changed, 0 destroyed.');
     const report = parse(await readFile(join(dir, 'report.json'), 'utf8'));
     expect(report.summary).toMatchObject({ operations: 3, done: 3 });
+  });
+});
+
+describe('a run stopped before it had a plan still prints one report (issue 41)', () => {
+  /** The document a stopped run prints: nothing done, every count 0, and the error. */
+  const expectStopped = (stdout: string, code: number | null) => {
+    const report = parse(stdout);
+    expect(report).toMatchObject({
+      exit_code: code,
+      succeeded: false,
+      requests: 0,
+      results: [],
+      refused: [],
+    });
+    expect(report.summary.operations).toBe(0);
+    expect(report.error?.message).toBeTruthy();
+    return report;
+  };
+
+  it('a configuration problem: the report says where, on stdout and in --report FILE', async () => {
+    await writeFile(join(dir, 'broken.yaml'), 'groups:\n  - name: soc\n    bogus: 1\n');
+    const out = join(dir, 'report.json');
+    const run = await runCli(['apply', dir, '--auto-approve', '--format', 'json', '--report', out], {
+      env: firewall.env,
+    });
+    expect(run.code).toBe(1);
+    const report = expectStopped(run.stdout, 1);
+    expect(report.error?.message).toMatch(/broken\.yaml:3:5 .*unknown field "bogus"/);
+    expect(run.stderr).toContain('unknown field "bogus"');
+    expect(JSON.parse(await readFile(out, 'utf8'))).toEqual(report);
+  });
+
+  it('an unreachable firewall and a refused read: the error, and the request it names', async () => {
+    const unreachable = await runCli(['apply', dir, '--auto-approve', '--format', 'json'], {
+      env: { ...firewall.env, WAF_URL: await unreachableUrl() },
+    });
+    expect(unreachable.code).not.toBe(0);
+    expect(expectStopped(unreachable.stdout, unreachable.code).error?.message).toMatch(/^\[GET\] \/api\/v1\/\w+: cannot reach/);
+
+    const refused = await runCli(['apply', dir, '--auto-approve', '--format', 'json'], {
+      env: { ...firewall.env, WAF_TOKEN: 'not-the-token-of-anyone' },
+    });
+    expect(refused.code).toBe(1);
+    expect(expectStopped(refused.stdout, 1).error).toMatchObject({ method: 'GET', status: 403 });
+  });
+
+  it('a usage error: no terminal to ask on', async () => {
+    const run = await runCli(['apply', dir, '--format', 'json'], { env: firewall.env });
+    expect(run.code).not.toBe(0);
+    expect(expectStopped(run.stdout, run.code).error?.message).toContain('no terminal to ask on');
+  });
+
+  it('SIGTERM while the firewall is read: the report, one line, exit 143, nothing applied', async () => {
+    const slow = await startTestFirewall({ seed: { rules: [] }, latencyMs: 60_000 });
+    try {
+      const run = startCli(['apply', dir, '--auto-approve', '--format', 'json'], {
+        env: { ...slow.env, WAFCTL_DEBUG: '1' },
+      });
+      await run.stderrMatches(/--> GET /);
+      run.child.kill('SIGTERM');
+      const result = await run.result;
+      expect(result.code).toBe(143);
+      expect(expectStopped(result.stdout, 143).error?.message).toBe(
+        'interrupted (SIGTERM) before the apply: the firewall was not changed',
+      );
+      expect(result.stderr).toContain('Interrupted (SIGTERM): stopped; the firewall was not changed.');
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('several environments, one with a configuration problem: every one null, with its error', async () => {
+    const project = await writeConfig({
+      'wafctl.yaml': `environments:\n  staging:\n    url: ${firewall.url}\n    token_env: T\n    paths: [good]\n  production:\n    url: ${firewall.url}\n    token_env: T\n    paths: [bad]\n`,
+      'good/groups.yaml': 'groups:\n  - name: soc\n',
+      'bad/groups.yaml': 'groups:\n  - name: soc\n    bogus: 1\n',
+    });
+    try {
+      const run = await runCli(['apply', project, '--env', 'all', '--auto-approve', '--format', 'json'], {
+        env: { T: firewall.env.WAF_TOKEN ?? '' },
+      });
+      expect(run.code).toBe(1);
+      const report = applyReportEnvironmentsSchema.parse(JSON.parse(run.stdout));
+      expect(report.environments).toEqual({ staging: null, production: null });
+      expect(Object.keys(report.errors ?? {})).toEqual(['production']);
+      expect(report.errors?.production?.message).toContain('unknown field "bogus"');
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
   });
 });

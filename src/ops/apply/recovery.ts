@@ -70,7 +70,7 @@ function failedRequest(error: unknown): { request?: FailedRequest } {
 }
 
 /** `error` as a failed outcome: its message, and the request it names. */
-const failed = (error: unknown, text = message(error)): Outcome => ({
+export const failed = (error: unknown, text = message(error)): Outcome => ({
   status: 'failed',
   message: text,
   ...failedRequest(error),

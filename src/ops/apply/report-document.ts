@@ -16,6 +16,7 @@ import { redact } from '../../core/secrets.js';
 import { KIND_NAMES } from '../../kinds/index.js';
 import { address } from '../../plan/render/summary.js';
 import type { ApplyReport, Operation, OperationResult, Outcome } from './model.js';
+import { failed } from './recovery.js';
 
 export const APPLY_REPORT_FORMAT_VERSION = 1 as const;
 export const APPLY_REPORT_SCHEMA_FILE = 'apply-report.schema.json';
@@ -118,6 +119,11 @@ export const applyReportDocumentSchema = z.strictObject({
   results: z.array(resultSchema),
   /** Objects the plan could not include (duplicates, protected objects): nothing was sent for them. */
   refused: z.array(refusedSchema),
+  /**
+   * What stopped the run before a plan was applied or refused: a usage, configuration or connection
+   * error, a failed read of the firewall, an interrupt. `results` is then empty: nothing was sent.
+   */
+  error: errorSchema.optional(),
 });
 
 /** One environment's apply report, as JSON. */
@@ -225,6 +231,16 @@ export function applyReportDocument(report: ApplyReport, meta: ApplyReportMeta):
   return applyReportDocumentSchema.parse(document);
 }
 
+/**
+ * The report of a run that stopped before it had a plan to apply (`error` says why: the message the
+ * run printed, and the request it names): nothing was sent, every count is 0.
+ */
+export function stoppedReportDocument(error: unknown, meta: ApplyReportMeta): ApplyReportJson {
+  const { error: json } = outcomeJson(failed(error));
+  const document = applyReportDocument({ results: [], refused: [], requests: 0 }, { ...meta, requests: 0 });
+  return applyReportDocumentSchema.parse({ ...document, succeeded: false, error: json });
+}
+
 /** The operations of a change: a replacement is a create and a delete. */
 const OPERATIONS: Record<Change['action'], readonly Operation[]> = {
   create: ['create'],
@@ -274,22 +290,35 @@ export function renderJsonApplyReport(report: ApplyReport, meta: ApplyReportMeta
  */
 export const applyReportEnvironmentsSchema = z.strictObject({
   format_version: z.literal(APPLY_REPORT_FORMAT_VERSION),
-  /** null for an environment that could not be planned (its error is on stderr). */
+  /**
+   * null for an environment that could not be planned: its own error is in `errors` (and on stderr),
+   * or another environment's configuration problem stopped the run before any was planned.
+   */
   environments: z.record(z.string(), applyReportDocumentSchema.nullable()),
+  /** The error of each environment that could not be loaded or planned, by name. */
+  errors: z.record(z.string(), errorSchema).optional(),
 });
 
 export type ApplyReportEnvironmentsJson = z.output<typeof applyReportEnvironmentsSchema>;
 
 export function applyReportEnvironments(
   environments: readonly (readonly [name: string, document: ApplyReportJson | null])[],
+  /** The errors of the environments that could not be loaded or planned. */
+  errors: readonly (readonly [name: string, error: unknown])[] = [],
 ): ApplyReportEnvironmentsJson {
-  return { format_version: APPLY_REPORT_FORMAT_VERSION, environments: Object.fromEntries(environments) };
+  const byName = errors.map(([name, error]) => [name, outcomeJson(failed(error)).error] as const);
+  return applyReportEnvironmentsSchema.parse({
+    format_version: APPLY_REPORT_FORMAT_VERSION,
+    environments: Object.fromEntries(environments),
+    ...(byName.length === 0 ? {} : { errors: Object.fromEntries(byName) }),
+  });
 }
 
 export function renderJsonApplyReports(
   environments: readonly (readonly [name: string, document: ApplyReportJson | null])[],
+  errors: readonly (readonly [name: string, error: unknown])[] = [],
 ): string {
-  return `${JSON.stringify(applyReportEnvironments(environments), null, 2)}\n`;
+  return `${JSON.stringify(applyReportEnvironments(environments, errors), null, 2)}\n`;
 }
 
 /** What `apply --format json` and `apply --report FILE` write: one environment's document, or several. */
