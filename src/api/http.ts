@@ -305,7 +305,7 @@ export function createHttp(options: HttpOptions): Http {
       if (REDIRECT_STATUSES.has(response.status) && response.headers.has('location')) {
         await response.body?.cancel().catch(() => {});
       } else {
-        text = await readCapped(response, maxResponseBytes, target);
+        text = await readCapped(response, maxResponseBytes, target, deadline.signal);
       }
       log(`<-- ${response.status} ${label} (${clock.now() - startedAt} ms)`);
       return { response, text };

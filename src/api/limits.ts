@@ -78,20 +78,37 @@ export function limitsFromEnv(env: Readonly<Record<string, string | undefined>>)
  * stops and the stream is cancelled (which drops the connection), so no more than `limit` bytes
  * (plus one chunk) are ever held.
  */
-export async function readCapped(response: Response, limit: number, target: RequestTarget): Promise<string> {
+export async function readCapped(
+  response: Response,
+  limit: number,
+  target: RequestTarget,
+  /** The request's deadline: once aborted, the read stops with its reason. */
+  signal?: AbortSignal,
+): Promise<string> {
   if (response.body === null) return '';
   const reader = response.body.getReader();
+  // Aborting the fetch should error its body, but a read has been seen to stay pending after it
+  // (nodejs/undici#4089; once here, under load): the deadline cancels the reader itself too, which
+  // ends a pending read, and the loop then throws the deadline's reason.
+  const cancel = () => void reader.cancel(signal?.reason).catch(() => {});
+  signal?.addEventListener('abort', cancel, { once: true });
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw new ResponseTooLargeError(target, limit);
+  try {
+    for (;;) {
+      signal?.throwIfAborted();
+      const { done, value } = await reader.read();
+      signal?.throwIfAborted();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => {});
+        throw new ResponseTooLargeError(target, limit);
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    signal?.removeEventListener('abort', cancel);
   }
   // As Response.text() decodes: UTF-8, a byte-order mark dropped, invalid bytes replaced.
   return new TextDecoder().decode(Buffer.concat(chunks, size));

@@ -15,6 +15,7 @@ import {
   limitsFromEnv,
   ResponseTooLargeError,
 } from '../../src/api/index.js';
+import { readCapped } from '../../src/api/limits.js';
 import { group, makeClient, ok, TOKEN } from './helpers.js';
 
 const servers: Server[] = [];
@@ -192,4 +193,25 @@ describe('limits from the environment', () => {
       }
     },
   );
+});
+
+describe('readCapped and the deadline', () => {
+  it('ends a pending read when the deadline aborts, even if the body stream never errors', async () => {
+    // A body that never sends another byte and ignores the fetch's abort (nodejs/undici#4089).
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"status":"ok"'));
+      },
+    });
+    const deadline = new AbortController();
+    const reading = readCapped(
+      new Response(body),
+      1024,
+      { method: 'GET', path: '/api/v1/groups' },
+      deadline.signal,
+    );
+    const reason = new DOMException('The operation timed out.', 'TimeoutError');
+    setImmediate(() => deadline.abort(reason));
+    await expect(reading).rejects.toBe(reason);
+  });
 });
