@@ -90,6 +90,16 @@ async function lyingProxy(lie: CreateLie): Promise<{ env: Record<string, string>
   return { env: { WAF_URL: url, WAF_TOKEN: E2E_TOKEN }, posts: () => posts };
 }
 
+/** A proxy that sends the first create on, then answers every later one with the first's ids. */
+async function repeatingFirstAnswer() {
+  const given: string[] = [];
+  const proxy = await lyingProxy(async (forward) => {
+    if (given.length === 0) given.push(...(await forward()));
+    return given;
+  });
+  return { proxy, given };
+}
+
 const BLOCK_ADMIN: RuleSpec = { description: 'Block admin', expression: '^/admin' };
 const KEPT: RuleSpec = { description: 'Kept', expression: '^/kept' };
 const BEFORE = rulesYaml([BLOCK_ADMIN, KEPT]);
@@ -245,11 +255,7 @@ describe('a replacement whose create is answered with ids that prove nothing, cr
         KEPT,
       ]),
     );
-    const given: string[] = [];
-    const proxy = await lyingProxy(async (forward) => {
-      if (given.length === 0) given.push(...(await forward()));
-      return given;
-    });
+    const { proxy, given } = await repeatingFirstAnswer();
 
     const applied = await applyThrough(proxy.env, dir, ['--batch-size', '1', '--parallelism', '1']);
 
@@ -295,11 +301,7 @@ describe('plain creates answered with ids that prove nothing, creating nothing',
 
   it('(c) one new id given for two rules: the rule it names is done, the other failed', async () => {
     const { dir } = await setUp(CREATES);
-    const given: string[] = [];
-    const proxy = await lyingProxy(async (forward) => {
-      if (given.length === 0) given.push(...(await forward()));
-      return given;
-    });
+    const { proxy, given } = await repeatingFirstAnswer();
 
     const applied = await applyThrough(proxy.env, dir, ['--batch-size', '1', '--parallelism', '1']);
 

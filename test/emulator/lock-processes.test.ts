@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseProcStat, systemProcesses } from '../../src/emulator/lock.js';
 import { CLI_PATH, type CliResult, spawnCli } from '../helpers/cli.js';
 import { MULTIPART, makeTempDir, ruleInput, type WireApplicationRule } from './helpers.js';
-import { type Served, serve } from './serve-cli.js';
+import { cleanEnv, type Served, serve } from './serve-cli.js';
 import { eventually } from './state-helpers.js';
 
 const TOKEN = 'lock-processes-admin-token';
@@ -45,39 +45,11 @@ afterEach(async () => {
   await cleanup();
 });
 
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  delete env.WAF_EMULATOR_ADMIN_TOKEN;
-  return env;
-}
-
 /** `wafctl emulator ARGS` in a new pid namespace, once it has printed its URL. */
-function serveInNewPidNamespace(): Promise<Served> {
-  const child = spawn(
-    UNSHARE[0] ?? '',
-    [...UNSHARE.slice(1), process.execPath, CLI_PATH, 'emulator', ...args],
-    {
-      env: cleanEnv(),
-      stdio: 'pipe',
-    },
-  );
-  running.push(child);
-  let stdout = '';
-  let stderr = '';
-  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      const newline = stdout.indexOf('\n');
-      if (newline >= 0) resolve({ child, url: stdout.slice(0, newline), exit, stderr: () => stderr });
-    });
-    void exit.then((code) =>
-      reject(new Error(`emulator exited (${code}) before printing its URL: ${stderr}`)),
-    );
-  });
+async function serveInNewPidNamespace(): Promise<Served> {
+  const served = await serve(args, {}, UNSHARE);
+  running.push(served.child);
+  return served;
 }
 
 /** `wafctl emulator ARGS` in a new pid namespace, run to its end. */

@@ -9,15 +9,24 @@ export interface Served {
   stderr: () => string;
 }
 
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+/** This process's environment for the emulator: no admin token unless `extra` gives one. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
   if (extra.WAF_EMULATOR_ADMIN_TOKEN === undefined) delete env.WAF_EMULATOR_ADMIN_TOKEN;
   return env;
 }
 
-/** Starts `wafctl emulator ARGS` and resolves once it has printed its URL line. */
-export function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [CLI_PATH, 'emulator', ...args], {
+/**
+ * Starts `wafctl emulator ARGS` and resolves once it has printed its URL line. `prefix`: a command
+ * that runs it (`unshare --pid --fork ...`), before `node`.
+ */
+export function serve(
+  args: string[],
+  env: Record<string, string> = {},
+  prefix: readonly string[] = [],
+): Promise<Served> {
+  const [command = process.execPath, ...rest] = [...prefix, process.execPath, CLI_PATH, 'emulator', ...args];
+  const child = spawn(command, rest, {
     env: cleanEnv(env),
     stdio: 'pipe',
   });
