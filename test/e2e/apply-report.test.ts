@@ -137,7 +137,9 @@ describe('a run stopped before it had a plan still prints one report (issue 41)'
       env: { ...firewall.env, WAF_URL: await unreachableUrl() },
     });
     expect(unreachable.code).not.toBe(0);
-    expect(expectStopped(unreachable.stdout, unreachable.code).error?.message).toMatch(/^\[GET\] \/api\/v1\/\w+: cannot reach/);
+    expect(expectStopped(unreachable.stdout, unreachable.code).error?.message).toMatch(
+      /^\[GET\] \/api\/v1\/\w+: cannot reach/,
+    );
 
     const refused = await runCli(['apply', dir, '--auto-approve', '--format', 'json'], {
       env: { ...firewall.env, WAF_TOKEN: 'not-the-token-of-anyone' },
