@@ -105,7 +105,10 @@ async function apply(paths: string[], flags: ApplyFlags, io: Io): Promise<number
     return await applyWith(paths, flags, io, output);
   } catch (error) {
     const { exitCodeOf } = await import('./report-error.js');
-    await output.stopped(error, exitCodeOf(error));
+    // The error that stopped the run is the one reported; a report that cannot be written is said too.
+    await output.stopped(error, exitCodeOf(error)).catch((failure: unknown) => {
+      writeErr(io, `Error: ${failure instanceof Error ? failure.message : String(failure)}`);
+    });
     throw error;
   } finally {
     stopListening();

@@ -132,6 +132,17 @@ describe('a run stopped before it had a plan still prints one report (issue 41)'
     expect(JSON.parse(await readFile(out, 'utf8'))).toEqual(report);
   });
 
+  it('a report that cannot be written is said, and the error that stopped the run is still the one reported', async () => {
+    await writeFile(join(dir, 'broken.yaml'), 'groups:\n  - name: soc\n    bogus: 1\n');
+    const run = await runCli(['apply', dir, '--auto-approve', '--report', join(dir, 'missing', 'r.json')], {
+      env: firewall.env,
+    });
+    expect(run.code).toBe(1);
+    const errors = run.stderr.split('\n').filter((line) => line.startsWith('Error: '));
+    expect(errors[0]).toMatch(/^Error: cannot write .*r\.json: ENOENT/);
+    expect(errors[1]).toMatch(/broken\.yaml:3:5 .*unknown field "bogus"/);
+  });
+
   it('an unreachable firewall and a refused read: the error, and the request it names', async () => {
     const unreachable = await runCli(['apply', dir, '--auto-approve', '--format', 'json'], {
       env: { ...firewall.env, WAF_URL: await unreachableUrl() },
