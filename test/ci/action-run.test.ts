@@ -12,6 +12,23 @@ import { describe, expect, it } from 'vitest';
 import { git, pullRequestRepo } from '../helpers/git.js';
 import { type RecordedRun, ROOT, runAction, stubCli } from './action-helpers.js';
 
+/** `branch` of `origin`, one commit deep and alone, as actions/checkout leaves a job's work tree. */
+async function checkout(origin: string, branch: string): Promise<string> {
+  const work = await mkdtemp(join(tmpdir(), 'wafctl-checkout-'));
+  await git(
+    work,
+    'clone',
+    '--quiet',
+    '--depth=1',
+    '--single-branch',
+    '--branch',
+    branch,
+    `file://${origin}`,
+    '.',
+  );
+  return work;
+}
+
 describe('the action, with the bundled CLI against the embedded emulator', () => {
   const action = (inputs: Record<string, string>) =>
     runAction({ url: 'embedded', paths: 'examples/config', ...inputs });
@@ -52,18 +69,7 @@ describe('the action, with the bundled CLI against the embedded emulator', () =>
     // commit deep (as actions/checkout leaves it), and its work tree redefines a firewall action.
     const origin = await pullRequestRepo({ 'config/groups.yaml': 'groups:\n  - name: soc\n' }, {});
     await git(origin, 'commit', '--quiet', '--allow-empty', '--message', 'pr');
-    const work = await mkdtemp(join(tmpdir(), 'wafctl-checkout-'));
-    await git(
-      work,
-      'clone',
-      '--quiet',
-      '--depth=1',
-      '--single-branch',
-      '--branch',
-      'pr',
-      `file://${origin}`,
-      '.',
-    );
+    const work = await checkout(origin, 'pr');
     await writeFile(join(work, 'config', 'settings.yaml'), 'settings:\n  firewall_actions: {allowing: []}\n');
     const result = await runAction(
       { command: 'plan', url: 'embedded', paths: 'config' },
@@ -81,18 +87,7 @@ describe('the action, with the bundled CLI against the embedded emulator', () =>
 
   it('on a pull request whose base branch cannot be fetched: an error annotation, nothing run', async () => {
     const origin = await pullRequestRepo({ 'config/groups.yaml': 'groups:\n  - name: soc\n' }, {});
-    const work = await mkdtemp(join(tmpdir(), 'wafctl-checkout-'));
-    await git(
-      work,
-      'clone',
-      '--quiet',
-      '--depth=1',
-      '--single-branch',
-      '--branch',
-      'main',
-      `file://${origin}`,
-      '.',
-    );
+    const work = await checkout(origin, 'main');
     const result = await runAction(
       { command: 'plan', url: 'embedded', paths: 'config' },
       { cwd: work, env: { GITHUB_EVENT_NAME: 'pull_request', GITHUB_BASE_REF: 'gone' } },

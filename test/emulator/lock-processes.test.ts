@@ -4,16 +4,16 @@
  * released by the kernel when the first is killed with SIGKILL, so the next start needs nothing done
  * by hand and loads every acknowledged write. The lock itself: lock.test.ts.
  */
-import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseProcStat, systemProcesses } from '../../src/emulator/lock.js';
-import { CLI_PATH, type CliResult, spawnCli } from '../helpers/cli.js';
+import { type CliResult, spawnCli } from '../helpers/cli.js';
 import { MULTIPART, makeTempDir, ruleInput, type WireApplicationRule } from './helpers.js';
-import { cleanEnv, type Served, serve } from './serve-cli.js';
+import { type Served, serve } from './serve-cli.js';
 import { eventually } from './state-helpers.js';
 
 const TOKEN = 'lock-processes-admin-token';
@@ -54,26 +54,7 @@ async function serveInNewPidNamespace(): Promise<Served> {
 
 /** `wafctl emulator ARGS` in a new pid namespace, run to its end. */
 function runInNewPidNamespace(): Promise<CliResult> {
-  const child = spawn(
-    UNSHARE[0] ?? '',
-    [...UNSHARE.slice(1), process.execPath, CLI_PATH, 'emulator', ...args],
-    {
-      env: cleanEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return spawnCli(['emulator', ...args], { prefix: UNSHARE });
 }
 
 /** The pid, in this namespace, of `parent`'s child (the emulator that `unshare --fork` started). */

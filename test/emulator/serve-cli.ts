@@ -10,7 +10,7 @@ export interface Served {
 }
 
 /** This process's environment for the emulator: no admin token unless `extra` gives one. */
-export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
   if (extra.WAF_EMULATOR_ADMIN_TOKEN === undefined) delete env.WAF_EMULATOR_ADMIN_TOKEN;
   return env;

@@ -22,6 +22,8 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   input?: string;
   cwd?: string;
+  /** `startCli`/`spawnCli`: a command that runs the binary (`unshare --pid --fork ...`), before `node`. */
+  prefix?: readonly string[];
 }
 
 /**
@@ -62,7 +64,13 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
     delete env[name];
   }
   Object.assign(env, options.env);
-  const child = spawn(process.execPath, [CLI_PATH, ...args], { env, cwd: options.cwd, stdio: 'pipe' });
+  const [command = process.execPath, ...rest] = [
+    ...(options.prefix ?? []),
+    process.execPath,
+    CLI_PATH,
+    ...args,
+  ];
+  const child = spawn(command, rest, { env, cwd: options.cwd, stdio: 'pipe' });
   let stdout = '';
   let stderr = '';
   const waiting = new Set<() => void>();
