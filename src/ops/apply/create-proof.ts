@@ -16,6 +16,7 @@
  */
 import { sameJson } from '../../core/canonical.js';
 import type { Attributes } from '../../core/model.js';
+import { plural } from '../../core/text.js';
 import type { WriteContext, Writer } from '../../kinds/kind.js';
 import type { CreateItem } from './order.js';
 
@@ -57,7 +58,6 @@ export function idList(ids: readonly string[]): string {
   return ids.length > 3 ? `${shown} and ${ids.length - 3} more` : shown;
 }
 
-const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 const article = (noun: string) => (/^[aeiou]/i.test(noun) ? `an ${noun}` : `a ${noun}`);
 
 /**

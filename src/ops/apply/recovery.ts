@@ -27,6 +27,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, ApiNetworkError, InvalidResponseError, RedirectError } from '../../api/index.js';
 import type { Attributes } from '../../core/model.js';
 import { changedView } from '../../core/plan-document.js';
+import { plural } from '../../core/text.js';
 import type { WriteContext, Writer } from '../../kinds/kind.js';
 import {
   type CreateLedger,
@@ -254,10 +255,9 @@ async function rereadByKey(
 /** The outcome of objects no attempt could create, or prove created. */
 function createFailed(error: unknown, attempts: number, noun: string): Outcome {
   if (!(error instanceof UnprovenCreateError)) return failed(error);
-  const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
   return failed(
     error,
-    `${error.message}; re-reading by key found no new ${noun} with the planned content (${tries})`,
+    `${error.message}; re-reading by key found no new ${noun} with the planned content (${plural(attempts, 'attempt')})`,
   );
 }
 
