@@ -20,7 +20,14 @@ import { DEFAULT_TIMEOUT_SECONDS } from '../api/timeouts.js';
 import type { DeclaredObject } from '../config/schema.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { usageError } from '../core/errors.js';
-import type { Attributes, Change, FailOnClass, Plan } from '../core/model.js';
+import {
+  type Attributes,
+  type Change,
+  driftCount,
+  type FailOnClass,
+  type Plan,
+  readOnlyAsChange,
+} from '../core/model.js';
 import { printable } from '../core/text.js';
 import type { Kind } from '../kinds/index.js';
 import type { PlanOptions } from '../plan/planner.js';
@@ -146,7 +153,7 @@ async function compare(
   if (refusal) throw refusal;
   const { assertNoProblems } = await import('./planning.js');
   assertNoProblems(plan);
-  return plan.changes.length + (plan.read_only?.length ?? 0) > 0 ? 2 : 0;
+  return driftCount(plan) > 0 ? 2 : 0;
 }
 
 /**
@@ -288,7 +295,7 @@ function readOnlySide(
 }
 
 export function compareHeadline(plan: Plan, from: string, to: string, live = false): string {
-  const n = plan.changes.length + (plan.read_only?.length ?? 0);
+  const n = driftCount(plan);
   return `${live ? 'live ' : ''}${from} -> ${to}: ${n === 0 ? 'no differences' : `${n} ${n === 1 ? 'difference' : 'differences'}`}`;
 }
 
@@ -315,7 +322,6 @@ async function renderTextCompare(plan: Plan, from: string, to: string, live: boo
   const { changeBody } = await import('../plan/render/body.js');
   const { hasImpactSection, textImpactSection } = await import('../plan/render/security.js');
   const { address, problemLine } = await import('../plan/render/summary.js');
-  const { readOnlyAsChange } = await import('../plan/render/read-only.js');
   const out = [`Compare ${compareHeadline(plan, from, to, live)}`];
   if (hasImpactSection(plan)) {
     // The reviewer's first question, before the details.

@@ -3,7 +3,7 @@
  * error, 3 a change has a `--fail-on` class.
  */
 import { Command, Option } from 'commander';
-import type { FailOnClass } from '../core/model.js';
+import { driftCount, type FailOnClass } from '../core/model.js';
 import type { Io } from './io.js';
 import type { EnvironmentResult } from './multi-environment.js';
 import {
@@ -103,7 +103,6 @@ async function driftOne(
   const refusal =
     failOnRefusal(plan, flags.failOn ?? [], 'The report was printed.', { readOnly: true }) ??
     problemsRefusal(plan);
-  const { driftCount } = await import('../core/drift-document.js');
   return { result: { output, code: driftCount(plan) > 0 ? 2 : 0, refusal }, connection };
 }
 

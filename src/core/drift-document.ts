@@ -6,6 +6,7 @@
  * the two cannot diverge.
  */
 import * as z from 'zod';
+import { driftCount } from './model.js';
 import { PLAN_FORMAT_VERSION, type Plan, planDocumentSchema } from './plan-document.js';
 
 export const driftDocumentSchema = planDocumentSchema.extend({
@@ -23,11 +24,6 @@ export const driftEnvironmentsSchema = z.strictObject({
 
 /** The drift report as JSON. */
 export type DriftJson = z.input<typeof driftDocumentSchema>;
-
-/** How many objects differ: the changes, and the read-only objects that differ (`read_only`). */
-export function driftCount(plan: Plan): number {
-  return plan.changes.length + (plan.read_only?.length ?? 0);
-}
 
 /** The drift report of `plan`, as JSON: `drift` and `objects` first, then the plan document. */
 export function driftToJson(plan: Plan): DriftJson {

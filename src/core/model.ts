@@ -3,6 +3,8 @@
  * it into strings, the applier into API calls, `plan --out` into a file. Nothing here does I/O.
  */
 
+import type { ChangeOf, Plan, ReadOnlyDrift } from './plan-document.js';
+
 /** A family's name in plans (`group`, `application_rule`, ...): the registry in src/kinds/ lists them. */
 export type KindName = string;
 
@@ -45,3 +47,19 @@ export type {
   TrustChange,
   UnmanagedObject,
 } from './plan-document.js';
+
+/** How many objects differ: the changes, and the read-only objects that differ (`read_only`). */
+export function driftCount(plan: Plan): number {
+  return plan.changes.length + (plan.read_only?.length ?? 0);
+}
+
+/**
+ * A read-only object's drift as the update a person made by hand: the expected fields before, the
+ * live ones after (how the planner classifies its impact, and how plans show it).
+ */
+export function readOnlyAsChange(
+  entry: Omit<ReadOnlyDrift, 'impact'> & Partial<ReadOnlyDrift>,
+): ChangeOf<'update'> {
+  const { kind, key, id, fields, before, after, impact = [] } = entry;
+  return { kind, key, action: 'update', id, fingerprint: '', fields, before, after, impact };
+}

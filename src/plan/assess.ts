@@ -38,12 +38,25 @@ export function safetyWarning(
   safety: SafetySettings,
 ): SafetyWarning | undefined {
   const { deletes, duplicates } = counts;
-  // A duplicate of a declared object is no loss: a copy with its key stays. Only the rest counts.
-  const lost = deletes - duplicates;
   const existing = counts.existing - duplicates;
-  if (lost === 0 || existing < safety.minExisting) return undefined;
-  if (lost * 100 <= safety.maxDeletePercent * existing) return undefined;
+  if (existing < safety.minExisting || !exceedsDeleteLimit(counts, existing, safety.maxDeletePercent)) {
+    return undefined;
+  }
   return { kind, deletes, duplicates, existing, maxDeletePercent: safety.maxDeletePercent };
+}
+
+/**
+ * Whether deleting `deletes` objects (`duplicates` of them copies of declared ones) loses more than
+ * `maxDeletePercent` of `existing` (duplicates not counted). A duplicate of a declared object is no
+ * loss: a copy with its key stays. Only the rest counts.
+ */
+export function exceedsDeleteLimit(
+  { deletes, duplicates }: Pick<DeleteCounts, 'deletes' | 'duplicates'>,
+  existing: number,
+  maxDeletePercent: number,
+): boolean {
+  const lost = deletes - duplicates;
+  return lost > 0 && lost * 100 > maxDeletePercent * existing;
 }
 
 /**

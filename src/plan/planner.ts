@@ -8,18 +8,18 @@
 import { canonicalJson, fingerprint, sameJson } from '../core/canonical.js';
 import { DEFAULT_FIREWALL_ACTIONS, type FirewallActions } from '../core/firewall-actions.js';
 import { classifyChange, type ImpactContext, type ImpactDirection, type ImpactRule } from '../core/impact.js';
-import type {
-  Attributes,
-  Change,
-  ChangeOf,
-  KindName,
-  Plan,
-  PlanNote,
-  PlanProblem,
-  ReadOnlyDrift,
-  RenameSuggestion,
-  SafetyWarning,
-  UnmanagedObject,
+import {
+  type Attributes,
+  type Change,
+  type KindName,
+  type Plan,
+  type PlanNote,
+  type PlanProblem,
+  type ReadOnlyDrift,
+  type RenameSuggestion,
+  readOnlyAsChange,
+  type SafetyWarning,
+  type UnmanagedObject,
 } from '../core/model.js';
 import { inScope, type ManageScope } from '../core/scope.js';
 import { inRegistryOrder } from '../kinds/index.js';
@@ -167,17 +167,14 @@ function readOnlyDrift(input: KindPlanInput, context: ImpactContext): ReadOnlyDr
     const live = remote.attributes;
     const fields = Object.keys(wanted).filter((field) => !sameJson(wanted[field], live[field]));
     if (fields.length === 0) continue;
-    const handChange: ChangeOf<'update'> = {
+    const handChange = readOnlyAsChange({
       kind: input.kind,
       key: remote.key,
-      action: 'update',
       id: remote.id,
-      fingerprint: '',
       fields,
       before: { ...live, ...wanted },
       after: live,
-      impact: [],
-    };
+    });
     const impact = classifyChange(handChange, input.impact ?? [], context);
     const pick = (object: Attributes) => Object.fromEntries(fields.map((field) => [field, object[field]]));
     found.push({

@@ -22,7 +22,7 @@ import type { Change, KindName, Plan, PlanTargets, SafetyWarning } from '../core
 import { didYouMean, editDistance } from '../core/suggest.js';
 import { KINDS } from '../kinds/index.js';
 import { spellingsOf } from '../kinds/kind.js';
-import { summarize } from './assess.js';
+import { exceedsDeleteLimit, summarize } from './assess.js';
 
 /**
  * What a targeted run selects, as given on the command line (`kind`: kind names as plans print them,
@@ -166,7 +166,7 @@ const CLOSEST = 3;
  * objects and notes) while the plan has changes, naming the closest addresses.
  */
 function refuseUnmatchedTargets(plan: Plan, selection: Selection): void {
-  if (plan.changes.length === 0) return;
+  if (plan.changes.length === 0 || selection.target.length === 0) return;
   const addresses = [
     ...new Set([
       ...plan.changes.flatMap(touched),
@@ -203,9 +203,11 @@ function refuseUnmatchedTargets(plan: Plan, selection: Selection): void {
  */
 function selectedWarning(warning: SafetyWarning, changes: readonly Change[]): SafetyWarning[] {
   const deletes = changes.filter((change) => change.kind === warning.kind && change.action === 'delete');
-  const duplicates = deletes.filter((change) => 'duplicateOf' in change && change.duplicateOf !== undefined);
-  // As the planner counts: duplicates of declared objects are no loss (assess.ts `safetyWarning`).
-  const lost = deletes.length - duplicates.length;
-  if (lost === 0 || lost * 100 <= warning.maxDeletePercent * warning.existing) return [];
-  return [{ ...warning, deletes: deletes.length, duplicates: duplicates.length }];
+  const counts = {
+    deletes: deletes.length,
+    duplicates: deletes.filter((change) => 'duplicateOf' in change && change.duplicateOf !== undefined)
+      .length,
+  };
+  if (!exceedsDeleteLimit(counts, warning.existing, warning.maxDeletePercent)) return [];
+  return [{ ...warning, ...counts }];
 }

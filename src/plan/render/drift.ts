@@ -2,16 +2,15 @@
  * Drift reports: the same comparison as a plan, worded for a nightly job ("3 objects differ from
  * the configuration") rather than as actions to approve.
  */
-import { driftCount, driftToJson } from '../../core/drift-document.js';
-import type { Change, Plan } from '../../core/model.js';
+import { driftToJson } from '../../core/drift-document.js';
+import { type Change, driftCount, type Plan } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 import { DRIFT_MARKDOWN_MARKER, type MarkdownOptions, renderMarkdownPlan } from './markdown.js';
-import { readOnlyAsChange } from './read-only.js';
 import { DRIFT_IMPACT_TITLE, hasImpactSection, textImpactSection } from './security.js';
 import { address, partialLine, problemLine, SYMBOL, unmanagedLine, warningLine } from './summary.js';
 import { textTrustSection } from './trust.js';
 
-const fields = (c: Change): string => c.fields.map(printable).join(', ');
+const fields = (c: Pick<Change, 'fields'>): string => c.fields.map(printable).join(', ');
 
 /** Drift's words for what differs, in the text report's lines and the markdown report's summaries. */
 const DESCRIBE: Record<Change['action'], (c: Change) => string> = {
@@ -49,7 +48,7 @@ export function renderTextDrift(
   }
   for (const entry of plan.read_only ?? []) {
     out.push(
-      `  ! ${address(entry)}: ${fields(readOnlyAsChange(entry))} ${entry.fields.length === 1 ? 'differs' : 'differ'} (read-only: wafctl cannot change it; review it by hand)`,
+      `  ! ${address(entry)}: ${fields(entry)} ${entry.fields.length === 1 ? 'differs' : 'differ'} (read-only: wafctl cannot change it; review it by hand)`,
     );
   }
   for (const problem of plan.problems) out.push(`Error: ${problemLine(problem)}`);

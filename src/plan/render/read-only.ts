@@ -3,15 +3,9 @@
  * group: `read_only` in the plan). wafctl never changes them, so they are no action of the plan: they
  * are shown as what was done by hand (expected -> live), in their own section, after the changes.
  */
-import type { ChangeOf, Plan, ReadOnlyDrift } from '../../core/model.js';
+import { type Plan, readOnlyAsChange } from '../../core/model.js';
 import { type BodyLine, changeBody } from './body.js';
 import { address } from './summary.js';
-
-/** An entry as the update a person made by hand: the expected fields before, the live ones after. */
-export function readOnlyAsChange(entry: ReadOnlyDrift): ChangeOf<'update'> {
-  const { kind, key, id, fields, before, after, impact } = entry;
-  return { kind, key, action: 'update', id, fingerprint: '', fields, before, after, impact };
-}
 
 /** The section's headline: how many, and that they are for a person to fix. */
 export function readOnlyHeadline(plan: Plan): string | undefined {

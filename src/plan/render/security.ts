@@ -3,7 +3,7 @@
  * reviewer reads after the summary, one line per classified change and reason. The classification
  * itself is the planner's (src/core/impact.ts); this only words it.
  */
-import { IMPACT_CLASSES, type ImpactClass, type Plan } from '../../core/model.js';
+import { driftCount, IMPACT_CLASSES, type ImpactClass, type Plan } from '../../core/model.js';
 import { printable } from '../../core/text.js';
 import { address } from './summary.js';
 
@@ -50,8 +50,8 @@ export function impactEntries(plan: Plan): ImpactEntry[] {
  * `1 change reduces audit`, `2 changes reduce audit`: the one wording of a count of changes with a
  * class, wherever one is written (the verb agrees with the count; the class's name is not a verb).
  */
-export function changesWith(n: number, klass: ImpactClass): string {
-  return `${n} ${n === 1 ? 'change' : 'changes'} ${WORDS[klass][n === 1 ? 0 : 1]}`;
+export function changesWith(n: number, klass: ImpactClass, noun = 'change'): string {
+  return `${n} ${n === 1 ? noun : `${noun}s`} ${WORDS[klass][n === 1 ? 0 : 1]}`;
 }
 
 /**
@@ -64,8 +64,7 @@ export function impactSummary(plan: Plan): string {
   );
   for (const klass of IMPACT_CLASSES) {
     const n = (plan.read_only ?? []).filter((entry) => entry.impact.some((i) => i.class === klass)).length;
-    if (n > 0)
-      parts.push(`${n} read-only ${n === 1 ? 'object' : 'objects'} ${WORDS[klass][n === 1 ? 0 : 1]}`);
+    if (n > 0) parts.push(changesWith(n, klass, 'read-only object'));
   }
   if (parts.length === 0) return 'none: no change weakens protection, broadens access or reduces audit.';
   return `${parts.join(', ')}.`;
@@ -73,7 +72,7 @@ export function impactSummary(plan: Plan): string {
 
 /** Whether a plan has a Security impact section to show: a change, or a read-only object that differs. */
 export function hasImpactSection(plan: Plan): boolean {
-  return plan.changes.length > 0 || (plan.read_only?.length ?? 0) > 0;
+  return driftCount(plan) > 0;
 }
 
 /** The section's title in a drift report, whose impacts are those of what was changed by hand. */
