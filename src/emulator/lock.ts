@@ -55,6 +55,7 @@ import {
   read,
   readFileSync,
   readlinkSync,
+  type Stats,
   statSync,
   unlinkSync,
   write,
@@ -201,7 +202,7 @@ export class StateLock {
       }
       const mine = fstatSync(this.fd);
       const there = statSync(this.path);
-      if (mine.ino === there.ino && mine.dev === there.dev) unlinkSync(this.path);
+      if (sameFile(mine, there)) unlinkSync(this.path);
     } catch {
       // Already gone, or not ours to remove.
     } finally {
@@ -216,10 +217,15 @@ export class StateLock {
   }
 }
 
+/** Whether two stats describe the same file (same inode on the same device). */
+function sameFile(a: Stats, b: Stats): boolean {
+  return a.ino === b.ino && a.dev === b.dev;
+}
+
 /** Whether `fd` is the file now at `path` (not one removed, or replaced, since it was opened). */
 async function isAtPath(fd: number, path: string): Promise<boolean> {
   const [mine, there] = await Promise.all([fstatAsync(fd), stat(path).catch(() => undefined)]);
-  return there !== undefined && mine.ino === there.ino && mine.dev === there.dev;
+  return there !== undefined && sameFile(mine, there);
 }
 
 /** Why the holder of a record (on this host) is gone, or undefined while it may still run. */
@@ -243,6 +249,11 @@ function staleReason(holder: LockHolder, me: LockHolder, processes: ProcessTable
   return processes.exists(holder.pid) ? undefined : 'which is no longer running';
 }
 
+/** Whether the holder's record was written under this process's boot id (the same running kernel). */
+function sameKernel(holder: LockHolder, me: LockHolder): boolean {
+  return holder.boot_id !== undefined && holder.boot_id === me.boot_id;
+}
+
 /**
  * Why the holder named by a record is gone, or undefined while it may still run: a record found by
  * a process holding the kernel lock, or by one without it (`kernelHeld` false).
@@ -253,8 +264,7 @@ function goneReason(
   processes: ProcessTable,
   kernelHeld: boolean,
 ): string | undefined {
-  const sameKernel = holder.boot_id !== undefined && holder.boot_id === me.boot_id;
-  if (kernelHeld && holder.kernel_lock === true && sameKernel) {
+  if (kernelHeld && holder.kernel_lock === true && sameKernel(holder, me)) {
     return 'which has ended (the kernel released its lock)';
   }
   return holder.hostname === me.hostname ? staleReason(holder, me, processes) : undefined;
@@ -338,9 +348,11 @@ function lockError(statePath: string, what: string, cause?: unknown): WafctlErro
  */
 function inUse(attempt: Attempt, holder: LockHolder, unchecked: boolean): WafctlError {
   const { me } = attempt;
-  const sameKernel = holder.boot_id !== undefined && holder.boot_id === me.boot_id;
   const elsewhere =
-    sameKernel && holder.pid_ns !== undefined && me.pid_ns !== undefined && holder.pid_ns !== me.pid_ns;
+    sameKernel(holder, me) &&
+    holder.pid_ns !== undefined &&
+    me.pid_ns !== undefined &&
+    holder.pid_ns !== me.pid_ns;
   const pid = elsewhere ? `pid ${holder.pid} of another pid namespace` : `pid ${holder.pid}`;
   const owner = `is in use by ${pid} on host ${holder.hostname} (started ${holder.started})`;
   if (!unchecked || holder.hostname === me.hostname) return lockError(attempt.statePath, owner);
@@ -355,6 +367,17 @@ function unreadable(statePath: string, path: string): WafctlError {
     statePath,
     `is in use: its lock file ${path} is unreadable; delete it if no emulator uses the state file`,
   );
+}
+
+/** The error when the lock file at `path` could not be created or written. */
+function createFailed(statePath: string, path: string, error: unknown): WafctlError {
+  const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+  return lockError(statePath, `cannot be locked: creating ${path} failed (${reason})`, error);
+}
+
+/** The notice that the lock at `path` was taken over from `holder`, gone for `reason`. */
+function takenOver(path: string, holder: LockHolder, reason: string): string {
+  return `took over the lock ${path} of pid ${holder.pid} (started ${holder.started}), ${reason}`;
 }
 
 /** Who this process is, as its lock says it. */
@@ -504,7 +527,7 @@ async function lockWithKernel(attempt: Attempt, command: string): Promise<StateL
         if (holder === undefined) throw unreadable(statePath, path);
         const gone = goneReason(holder, me, processes, true);
         if (gone === undefined) throw inUse(attempt, holder, true);
-        notice(`took over the lock ${path} of pid ${holder.pid} (started ${holder.started}), ${gone}`);
+        notice(takenOver(path, holder, gone));
       }
       try {
         await fault('write', path);
@@ -513,8 +536,7 @@ async function lockWithKernel(attempt: Attempt, command: string): Promise<StateL
       } catch (error) {
         // Still locked: removing it is safe, and a half-written record would keep others out.
         await unlink(path).catch(() => undefined);
-        const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-        throw lockError(statePath, `cannot be locked: creating ${path} failed (${reason})`, error);
+        throw createFailed(statePath, path, error);
       }
       keep = true;
       return remember(new StateLock(path, content, mine.token, fd));
@@ -546,14 +568,13 @@ async function lockWithRecord(attempt: Attempt): Promise<StateLock> {
       if (stale === undefined) throw inUse(attempt, holder, true);
       // Remove it only if it is still the same stale lock, not one a rival has just created.
       if ((await readFile(path, 'utf8').catch(() => undefined)) === text) await unlink(path).catch(() => {});
-      notice(`took over the lock ${path} of pid ${holder.pid} (started ${holder.started}), ${stale}`);
+      notice(takenOver(path, holder, stale));
     }
     let created: boolean;
     try {
       created = await createExclusive(path, content, fault);
     } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-      throw lockError(statePath, `cannot be locked: creating ${path} failed (${reason})`, error);
+      throw createFailed(statePath, path, error);
     }
     if (created) return remember(new StateLock(path, content, me.token, undefined));
   }
