@@ -95,6 +95,12 @@ const permissionEntry = z.strictObject({
   service_id: z.string().default('').meta({ description: 'Service the permission applies to; "" for all.' }),
 });
 
+/** A set of permissions, a duplicate named by its permission and service. */
+const permissionSet = setOf(permissionEntry, 'permission', {
+  label: (p) =>
+    `"${permissionName(p.permission)}"${p.service_id === '' ? '' : ` for service "${p.service_id}"`}`,
+});
+
 const groupName = nonEmptyString
   .refine((name) => name !== ADMINS_GROUP, { message: ADMINS_REFUSED, abort: true })
   .meta({ description: 'Group name (natural key); not "admins", which is built in and read-only.' });
@@ -104,10 +110,7 @@ export const groupSchema = kindObject(
   {
     description: z.string().default(''),
     is_admin: z.boolean().default(false),
-    permissions: setOf(permissionEntry, 'permission', {
-      label: (p) =>
-        `"${permissionName(p.permission)}"${p.service_id === '' ? '' : ` for service "${p.service_id}"`}`,
-    }).default([]),
+    permissions: permissionSet.default([]),
     users: setOf(nonEmptyString, 'user').default([]).meta({
       description:
         "The members, by username or user id (a known id wins); resolved to ids through the server's user listing before planning.",
@@ -131,6 +134,13 @@ interface GroupAttributes {
 interface PermissionEntry {
   permission: PermissionKey;
   service_id: string;
+}
+
+/** A file's permissions as compared: by catalog name (or id, unknown ones), sorted. */
+function permissionAttributes(permissions: readonly z.output<typeof permissionEntry>[]): PermissionEntry[] {
+  return sortedSet(
+    permissions.map((p) => ({ permission: permissionKey(p.permission), service_id: p.service_id })),
+  );
 }
 
 function normalize(group: Group): GroupAttributes {
@@ -264,10 +274,7 @@ const adminsExpectation = z
         'The expected administrators, by username or user id; default: the built-in admin user alone.',
     }),
     description: z.string().optional(),
-    permissions: setOf(permissionEntry, 'permission', {
-      label: (p) =>
-        `"${permissionName(p.permission)}"${p.service_id === '' ? '' : ` for service "${p.service_id}"`}`,
-    }).optional(),
+    permissions: permissionSet.optional(),
   })
   .meta({
     description:
@@ -275,7 +282,7 @@ const adminsExpectation = z
   });
 
 /** The user Seer Box creates with the `admins` group, its only member on a new firewall. */
-export const BUILT_IN_ADMIN = 'admin';
+const BUILT_IN_ADMIN = 'admin';
 
 export const groupsKind = defineKind({
   name: 'group',
@@ -295,16 +302,7 @@ export const groupsKind = defineKind({
       return {
         ...(users === undefined ? {} : { users: sortedSet(users) }),
         ...(description === undefined ? {} : { description }),
-        ...(permissions === undefined
-          ? {}
-          : {
-              permissions: sortedSet(
-                permissions.map((p) => ({
-                  permission: permissionKey(p.permission),
-                  service_id: p.service_id,
-                })),
-              ),
-            }),
+        ...(permissions === undefined ? {} : { permissions: permissionAttributes(permissions) }),
       };
     },
   },
@@ -312,9 +310,7 @@ export const groupsKind = defineKind({
     name: group.name,
     description: group.description,
     is_admin: group.is_admin,
-    permissions: sortedSet(
-      group.permissions.map((p) => ({ permission: permissionKey(p.permission), service_id: p.service_id })),
-    ),
+    permissions: permissionAttributes(group.permissions),
     users: sortedSet(group.users),
   }),
   fetchAll: async (api, { concurrency }) => hydrate(api, await api.groups.list(), concurrency),

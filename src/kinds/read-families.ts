@@ -47,7 +47,7 @@ export interface ReadFamiliesOptions {
 const familyWords = (kind: Kind): string => (kind.singleton ? kind.noun : kind.section.replaceAll('_', ' '));
 
 /** The note that skips `kind`, when `error` is its listing's 404 or 403; undefined otherwise. */
-export function absenceNote(kind: Kind, error: unknown): string | undefined {
+function absenceNote(kind: Kind, error: unknown): string | undefined {
   if (!(error instanceof ApiError) || error.method !== 'GET' || error.path !== LISTINGS[kind.name]) {
     return undefined;
   }

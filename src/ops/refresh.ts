@@ -59,7 +59,7 @@ class Declared implements DesiredObject {
  * Whether the configuration uses `kind`: a file declares some of it, or its manage block prunes (a
  * kind it does not use can have no change).
  */
-export function usesKind(config: LoadedConfig, kind: Kind): boolean {
+function usesKind(config: LoadedConfig, kind: Kind): boolean {
   const expects =
     kind.expectation !== undefined && Object.hasOwn(config.state.expected, kind.expectation.section);
   return declaredObjects(config.state, kind).length > 0 || scopeOf(config.state, kind).prune || expects;
@@ -293,19 +293,21 @@ export async function refreshAndPlan(
   const users = options.users ?? userDirectoryOnce(api);
   const inputs = await refreshInputs(config, api, { ...options, users });
   // Members are ids in the plan; where the listing names them, a reviewer reads names too.
-  const members = inputs.some((input) => hasMembers(input));
+  const kindOf = (input: KindPlanInput) => KINDS.find((kind) => kind.name === input.kind);
+  const members = inputs.some((input) => hasMembers(kindOf(input), input));
   const directory = members ? await optionalDirectory(users) : undefined;
   const plan = planChanges(inputs, {
     ...planOptions(config, options.impactDirection),
     ...(directory === undefined ? {} : { userLabel: (id: string) => userLabel(directory, id) }),
   });
-  return directory === undefined ? plan : withUsernames(plan, directory);
+  return directory === undefined ? plan : withPlanUsernames(plan, directory);
 }
 
-/** Whether a kind's input holds members (a kind with `userFields` and some object). */
-function hasMembers(input: KindPlanInput): boolean {
-  const kind = KINDS.find((candidate) => candidate.name === input.kind);
-  return (kind?.userFields ?? []).length > 0 && input.remote.length + input.desired.length > 0;
+/** Whether a kind's input holds members: the kind has `userFields`, and its input some object. */
+export function hasMembers(kind: Kind | undefined, input: KindPlanInput | undefined): boolean {
+  return (
+    (kind?.userFields ?? []).length > 0 && (input?.remote.length ?? 0) + (input?.desired.length ?? 0) > 0
+  );
 }
 
 /** `grace (u-1007)` where the listing names the id, else the id. */
@@ -315,7 +317,7 @@ function userLabel(directory: UserDirectory, id: string): string {
 }
 
 /** The plan with the usernames of the member ids it shows (`usernames`), when the listing names any. */
-function withUsernames(plan: Plan, directory: UserDirectory): Plan {
+function withPlanUsernames(plan: Plan, directory: UserDirectory): Plan {
   const usernames: Record<string, string> = {};
   const note = (object: Attributes | null, fields: readonly string[]) => {
     for (const field of fields) {

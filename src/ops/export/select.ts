@@ -20,7 +20,6 @@ export interface LeftOut {
   reason: string;
 }
 
-/** A read-only object, written as a comment: `admins: built in, read-only (members: admin)`. */
 /**
  * A read-only object as the configuration's expectation of it (kinds/kind.ts `expectation`): the
  * section (`admins`) and the live values of the fields its defaults check (`users`, by username).
@@ -30,6 +29,7 @@ export interface Expectation {
   object: Attributes;
 }
 
+/** A read-only object, written as a comment: `admins: built in, read-only (members: admin)`. */
 export interface ReadOnlyNote {
   key: string;
   note: string;

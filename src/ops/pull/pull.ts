@@ -47,7 +47,7 @@ import { omitDefaults } from '../export/defaults.js';
 import { fileNameOf } from '../export/export.js';
 import { schemaReference } from '../export/schema-reference.js';
 import { type LeftOut, selectExportable } from '../export/select.js';
-import { planOptions, refreshInputs } from '../refresh.js';
+import { hasMembers, planOptions, refreshInputs } from '../refresh.js';
 import {
   type AdoptCandidate,
   type AdoptTarget,
@@ -257,10 +257,7 @@ export async function preparePull(
   );
   // Only for a family with members that has objects: one skipped as absent has none, and a token
   // that may not read it (403) may not read the user directory either.
-  const withObjects = (i: number) => (inputs[i]?.remote.length ?? 0) + (inputs[i]?.desired.length ?? 0) > 0;
-  const directory = kinds.some((kind, i) => (kind.userFields ?? []).length > 0 && withObjects(i))
-    ? await users()
-    : undefined;
+  const directory = kinds.some((kind, i) => hasMembers(kind, inputs[i])) ? await users() : undefined;
   const plan = planChanges(inputs, planOptions(config));
   const read = fileCache(config.digests, options.cwd);
 

@@ -10,6 +10,7 @@
  * it cannot start a line, add HTML or close what it sits in (as in plan/render/markdown.ts).
  */
 import { plural, printable } from '../../core/text.js';
+import { codeSpan, markdownText as escapedText } from '../../plan/render/markdown-text.js';
 import { address } from '../../plan/render/summary.js';
 import type { KeptChange } from './decide.js';
 import type { PullResult } from './pull.js';
@@ -23,27 +24,14 @@ interface Style {
   text: (text: string) => string;
 }
 
-const longestBacktickRun = (text: string): number =>
-  (text.match(/`+/g) ?? []).reduce((max, run) => Math.max(max, run.length), 0);
+/** A code span of the printable text, delimited by more backticks than any run inside. */
+const markdownCode = (text: string): string => codeSpan(printable(text));
 
-/** A code span delimited by more backticks than any run inside, so `text` can never close it. */
-function codeSpan(text: string): string {
-  const shown = printable(text);
-  const ticks = '`'.repeat(longestBacktickRun(shown) + 1);
-  const pad = /^[` ]|[` ]$/.test(shown) ? ' ' : '';
-  return `${ticks}${pad}${shown}${pad}${ticks}`;
-}
-
-/** Data as markdown text: HTML escaped, and the characters that open inline markdown backslash-escaped. */
-const markdownText = (text: string): string =>
-  printable(text)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/[\\`*_[\]~]/g, '\\$&');
+/** Data as markdown text, as the plan writes it but with `"` left as is. */
+const markdownText = (text: string): string => escapedText(text, { quotes: false });
 
 const TEXT: Style = { code: printable, text: printable };
-const MARKDOWN: Style = { code: codeSpan, text: markdownText };
+const MARKDOWN: Style = { code: markdownCode, text: markdownText };
 
 const names = (list: readonly string[], style: Style): string => list.map(style.text).join(', ');
 
@@ -111,7 +99,8 @@ function markdownTitle(report: PullReportJson): string {
 function markdownConflicts(report: PullReportJson): string[] {
   if (report.conflicts.length === 0) return [];
   const items = report.conflicts.map(
-    (c) => `- ${codeSpan(`${c.file}:${c.line}:${c.col}`)} ${codeSpan(c.address)}: ${markdownText(c.reason)}`,
+    (c) =>
+      `- ${markdownCode(`${c.file}:${c.line}:${c.col}`)} ${markdownCode(c.address)}: ${markdownText(c.reason)}`,
   );
   return ['**Conflicts** (nothing was pulled for these objects):', items.join('\n')];
 }
@@ -123,7 +112,7 @@ function markdownFiles(report: PullReportJson): string[] {
       ...(file.created ? ['new'] : []),
       ...(file.shared_with.length > 0 ? [`read by ${names(file.shared_with, MARKDOWN)} too`] : []),
     ];
-    return `- ${codeSpan(file.file)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
+    return `- ${markdownCode(file.file)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
   });
   return ['**Files:**', items.join('\n')];
 }

@@ -9,8 +9,8 @@
  * `printable` first, so no `\n` or control character from data ever reaches the output raw.
  */
 import { CHANGES_TRUST, type Change, type Plan, type SafetyWarning } from '../../core/model.js';
-import { printable } from '../../core/text.js';
 import { type BodyLine, changeBody } from './body.js';
+import { codeSpan, escapeHtml, fence, markdownText } from './markdown-text.js';
 import { readOnlyEntries, readOnlyHeadline } from './read-only.js';
 import { hasImpactSection, impactEntries, impactSummary } from './security.js';
 import {
@@ -56,34 +56,6 @@ export interface MarkdownOptions {
   planLine?: boolean;
   /** What the document is, in its partial warning (`--target`); default "plan". */
   noun?: string;
-}
-
-const escapeHtml = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-/**
- * Data as markdown text: HTML escaped, and the characters that open inline markdown (code spans,
- * emphasis, strikethrough, links and images, backslash escapes) backslash-escaped, so it renders as
- * the literal text it is.
- */
-const markdownText = (s: string): string => escapeHtml(printable(s)).replace(/[\\`*_[\]~]/g, '\\$&');
-
-const longestBacktickRun = (content: string): number =>
-  (content.match(/`+/g) ?? []).reduce((max, run) => Math.max(max, run.length), 0);
-
-/** A fence longer than any run of backticks inside, so content can never close it early. */
-function fence(content: string): string {
-  return '`'.repeat(Math.max(3, longestBacktickRun(content) + 1));
-}
-
-/**
- * A code span delimited by more backticks than any run inside, so `text` can never close it; padded
- * with a space (which markdown strips) when `text` starts or ends with a backtick or a space.
- */
-function codeSpan(text: string): string {
-  const ticks = '`'.repeat(longestBacktickRun(text) + 1);
-  const pad = /^[` ]|[` ]$/.test(text) ? ' ' : '';
-  return `${ticks}${pad}${text}${pad}${ticks}`;
 }
 
 /**
