@@ -11,6 +11,7 @@ import {
   renderJsonApplyReports,
   stoppedReportDocument,
 } from '../ops/apply/report-document.js';
+import { stopAtOnce } from './interrupt.js';
 import { EXIT_CODES, type Io } from './io.js';
 import { writeErr, writeOut, writeTextFile, writeTextFileNow } from './output.js';
 
@@ -80,8 +81,7 @@ export function applyOutput(io: Io, flags: ApplyOutputFlags): ApplyOutput {
         if (json) writeOut(io, text);
         const failure = flags.report === undefined ? undefined : writeTextFileNow(io, flags.report, text);
         if (failure !== undefined) writeErr(io, `Error: ${failure}`);
-        writeErr(io, `\nInterrupted (${signal}): stopped; the firewall was not changed.`);
-        io.exit(code);
+        stopAtOnce(io, signal);
       });
       stopListening = stop;
       return stop;

@@ -318,11 +318,10 @@ export async function askToApply(io: Io, prompt: Io['stdout']): Promise<number |
  * note says when the file records other settings.
  */
 async function savedPlanJudge(io: Io, paths: readonly string[], flags: ApplyFlags) {
-  const { selectEnvironment } = await import('./environments.js');
-  const { openWorkspace, policyInForce, assertTrustGate } = await import('./workspace.js');
+  const { selectWorkspace } = await import('./environments.js');
+  const { policyInForce, assertTrustGate } = await import('./workspace.js');
   const { planPolicy } = await import('./planning.js');
-  const selected = await selectEnvironment(io, paths, flags, 'apply');
-  const workspace = selected?.workspace ?? (await openWorkspace(io, paths, flags));
+  const { selected, workspace } = await selectWorkspace(io, paths, flags, 'apply');
   assertTrustGate(workspace, flags.failOn);
   const target = { paths, environment: selected?.environment };
   const { policy, trust } = await policyInForce(io, workspace, target).catch(async (error: unknown) => {

@@ -80,6 +80,22 @@ export async function selectEnvironment(
 }
 
 /**
+ * The environment `--env NAME` selects (undefined without one), and the run's workspace: the
+ * selection's, else the one of the PATHs.
+ */
+export async function selectWorkspace(
+  io: Io,
+  paths: readonly string[],
+  flags: EnvironmentFlags,
+  command: EnvironmentCommand,
+): Promise<{ selected: SelectedEnvironment | undefined; workspace: Workspace }> {
+  const selected = await selectEnvironment(io, paths, flags, command);
+  if (selected !== undefined) return { selected, workspace: selected.workspace };
+  const { openWorkspace } = await import('./workspace.js');
+  return { selected, workspace: await openWorkspace(io, paths, flags) };
+}
+
+/**
  * The environments `--env all` or several `--env` select, in the order wafctl.yaml declares them,
  * after the checks every run makes (PATHs, conflicting flags), before any request; undefined when
  * one environment (or none) is selected. Each is then run as if it alone were given (`--env NAME`).
@@ -162,12 +178,10 @@ export async function environmentConnection(
   name: string,
   io: Io,
 ): Promise<EnvironmentConnection> {
-  const { connectionsProject, notAtTrustedRef } = await import('./workspace.js');
+  const { connectionsProject, trustedEnvironment } = await import('./workspace.js');
   const project = connectionsProject(workspace);
   const { trusted } = workspace;
-  if (trusted !== undefined && !project?.environments.some((environment) => environment.name === name)) {
-    throw notAtTrustedRef(name, trusted.tree.ref);
-  }
+  if (trusted !== undefined) trustedEnvironment(trusted, name); // refuses one the trusted ref lacks
   if (project === undefined)
     throw usageError(`unknown environment ${JSON.stringify(name)}: no environments are declared`);
   const spec = environmentNamed(project, name);

@@ -17,6 +17,12 @@ import { debugEnabled } from './report-error.js';
 
 type SignalHandler = (signal: InterruptSignal) => void;
 
+/** Outside an apply's writes: one line, and the signal's exit code at once. */
+export function stopAtOnce(io: Io, signal: InterruptSignal): never {
+  writeErr(io, `\nInterrupted (${signal}): stopped; the firewall was not changed.`);
+  return io.exit(EXIT_CODES[signal]);
+}
+
 /**
  * A run's signal handling, in layers: SIGINT/SIGTERM go to the handler added last (and not removed
  * yet), so a command says what an interrupt means in the phase it is in: the prompt cancels, an
@@ -26,13 +32,9 @@ type SignalHandler = (signal: InterruptSignal) => void;
 export function layeredSignals(io: Io): { io: Io; dispose(): void } {
   const layers: SignalHandler[] = [];
   const interrupted = new AbortController();
-  const stopAtOnce: SignalHandler = (signal) => {
-    writeErr(io, `\nInterrupted (${signal}): stopped; the firewall was not changed.`);
-    io.exit(EXIT_CODES[signal]);
-  };
   const dispose = io.onSignal((signal) => {
     interrupted.abort(new Interrupted(signal)); // the first signal's reason stays
-    (layers.at(-1) ?? stopAtOnce)(signal);
+    (layers.at(-1) ?? ((received: InterruptSignal) => stopAtOnce(io, received)))(signal);
   });
   const layered: Io = {
     ...io,

@@ -31,6 +31,9 @@ export function colorEnabled(io: Io, flag: boolean | undefined): boolean {
   return io.stdout.isTTY === true;
 }
 
+const secretRefusal = (path: string) =>
+  `refusing to write ${path}: it would contain the API token (a configuration value or a live object holds it).`;
+
 /**
  * The file an atomic write replaces: a symbolic link is followed to its target (the link stays,
  * the target gets the text), whose mode and owner the new text keeps. Nothing there: `path`.
@@ -77,11 +80,7 @@ export async function writeTextFile(
   text: string,
   options: { atomic?: boolean } = {},
 ): Promise<void> {
-  if (containsSecret(text)) {
-    throw usageError(
-      `refusing to write ${path}: it would contain the API token (a configuration value or a live object holds it).`,
-    );
-  }
+  if (containsSecret(text)) throw usageError(secretRefusal(path));
   try {
     const where = resolve(io.cwd, path);
     if (!options.atomic) await writeFile(where, text);
@@ -108,7 +107,7 @@ export async function writeTextFile(
  * returned as one line to print, not thrown: the handler still has to stop the process.
  */
 export function writeTextFileNow(io: Io, path: string, text: string): string | undefined {
-  if (containsSecret(text)) return `refusing to write ${path}: it would contain the API token.`;
+  if (containsSecret(text)) return secretRefusal(path);
   try {
     writeFileSync(resolve(io.cwd, path), text);
     return undefined;

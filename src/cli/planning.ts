@@ -85,10 +85,9 @@ export async function loadSelected(
   given: EnvironmentFlags & { failOn?: readonly FailOnClass[] | undefined },
   command: EnvironmentCommand,
 ): Promise<{ config: LoadedConfig; flags: ConnectionFlags; trust?: PlanTrust | undefined }> {
-  const { selectEnvironment } = await import('./environments.js');
-  const { openWorkspace, loadWorkspaceConfig, assertTrustGate } = await import('./workspace.js');
-  const selected = await selectEnvironment(io, paths, given, command);
-  const workspace = selected?.workspace ?? (await openWorkspace(io, paths, given));
+  const { selectWorkspace } = await import('./environments.js');
+  const { loadWorkspaceConfig, assertTrustGate } = await import('./workspace.js');
+  const { selected, workspace } = await selectWorkspace(io, paths, given, command);
   assertTrustGate(workspace, given.failOn);
   const { config, trust } = await loadWorkspaceConfig(io, workspace, {
     paths,

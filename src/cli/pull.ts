@@ -183,7 +183,7 @@ async function report(io: Io, result: PullResult, flags: PullFlags, environment:
 async function loadForPull(io: Io, paths: readonly string[], flags: PullFlags) {
   const { withEnvironmentVars } = await import('../config/env.js');
   const { ALL_ENVIRONMENTS } = await import('../config/project.js');
-  const { selectEnvironment } = await import('./environments.js');
+  const { selectWorkspace } = await import('./environments.js');
   const { openWorkspace, loadWorkspaceConfig } = await import('./workspace.js');
   const { pullEnvironment } = await import('../ops/pull/environment.js');
   const given = [...new Set(flags.env ?? [])];
@@ -198,8 +198,7 @@ async function loadForPull(io: Io, paths: readonly string[], flags: PullFlags) {
       );
     }
   }
-  const selected = await selectEnvironment(io, paths, flags, 'pull');
-  const workspace = selected?.workspace ?? (await openWorkspace(io, paths, flags));
+  const { selected, workspace } = await selectWorkspace(io, paths, flags, 'pull');
   // With a trusted ref, its allow-list and `manage` (what --adopt may take) apply (workspace.ts).
   const { config } = await loadWorkspaceConfig(io, workspace, { paths, environment: selected?.environment });
   if (selected === undefined) {

@@ -141,12 +141,7 @@ export async function loadWorkspaceConfig(
   workspace: Workspace,
   target: LoadTarget,
 ): Promise<WorkspaceConfig> {
-  const base: LoadOptions = {
-    cwd: io.cwd,
-    env: io.env,
-    credentials: workspace.credentials,
-    ...loadHooks(io),
-  };
+  const base = loadOptions(io, workspace);
   const { trusted } = workspace;
   if (trusted === undefined) {
     const config = await loadTarget(workspace.project, target, base);
@@ -214,14 +209,7 @@ export async function policyInForce(
   workspace: Workspace,
   target: LoadTarget,
 ): Promise<{ policy: LoadedConfig; trust?: PlanTrust | undefined }> {
-  const options: LoadOptions = {
-    cwd: io.cwd,
-    env: io.env,
-    credentials: workspace.credentials,
-    policyOnly: true,
-    ...loadHooks(io),
-  };
-  const own = await loadTarget(workspace.project, target, options);
+  const own = await loadTarget(workspace.project, target, loadOptions(io, workspace, { policyOnly: true }));
   const { trusted } = workspace;
   if (trusted === undefined) return { policy: own };
   const policy = await trustedPolicy(io, workspace, trusted, target);
@@ -239,25 +227,34 @@ async function trustedPolicy(
   trusted: TrustedSide,
   target: LoadTarget,
 ): Promise<LoadedConfig> {
-  const { tree, project } = trusted;
-  const options: LoadOptions = {
-    cwd: tree.cwd,
-    env: io.env,
-    credentials: workspace.credentials,
-    policyOnly: true,
-    skipMissing: true,
-    ...loadHooks(io),
-  };
+  const { tree } = trusted;
+  const options = loadOptions(io, workspace, { cwd: tree.cwd, policyOnly: true, skipMissing: true });
   const name = target.environment?.name;
   if (name === undefined)
     return atTrustedRef(tree, () => loadDesiredState(target.paths.map(tree.pathFor), options));
-  const environment = project?.environments.find((candidate) => candidate.name === name);
-  if (project === undefined || environment === undefined) throw notAtTrustedRef(name, tree.ref);
+  const { project, environment } = trustedEnvironment(trusted, name);
   return atTrustedRef(tree, () => loadEnvironment(project, environment, options));
 }
 
-/** An environment of the work tree that the trusted ref does not declare: it has no trusted connection. */
-export function notAtTrustedRef(name: string, ref: string): WafctlError {
+/** How the run loads configuration: its directory, variables, credentials and interrupt, and `more`. */
+function loadOptions(io: Io, workspace: Workspace, more: Partial<LoadOptions> = {}): LoadOptions {
+  return { cwd: io.cwd, env: io.env, credentials: workspace.credentials, ...loadHooks(io), ...more };
+}
+
+/**
+ * The environment `name` of the trusted ref's wafctl.yaml: a work tree's environment the trusted ref
+ * does not declare has no trusted connection, and is refused.
+ */
+export function trustedEnvironment(
+  { project, tree }: TrustedSide,
+  name: string,
+): { project: Project; environment: EnvironmentSpec } {
+  const environment = project?.environments.find((candidate) => candidate.name === name);
+  if (project === undefined || environment === undefined) throw notAtTrustedRef(name, tree.ref);
+  return { project, environment };
+}
+
+function notAtTrustedRef(name: string, ref: string): WafctlError {
   return usageError(
     `environment ${name} is not declared in ${PROJECT_FILE} at the trusted ref ${ref}: a pull request cannot add a connection; merge the environment first (its URL and credentials come from the trusted ref)`,
   );

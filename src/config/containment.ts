@@ -22,8 +22,8 @@ export interface Boundary {
   name: string;
 }
 
-/** `path` relative to `dir`, or undefined when it is outside `dir`. */
-function inside(dir: string, path: string): string | undefined {
+/** `path` relative to `dir`, or undefined when it is outside `dir` (both absolute, no file access). */
+export function inside(dir: string, path: string): string | undefined {
   const rel = relative(dir, path);
   if (rel === '') return rel;
   if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;

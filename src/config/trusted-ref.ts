@@ -11,9 +11,10 @@
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, resolve, sep } from 'node:path';
 import { WafctlError } from '../core/errors.js';
 import { printable } from '../core/text.js';
+import { inside } from './containment.js';
 import type { Environment } from './env.js';
 
 /** The variable `--trusted-ref` defaults to. */
@@ -104,13 +105,13 @@ export async function checkoutTrustedRef(
       );
     });
   const inRepository = (path: string): string => {
-    const inside = relative(top, resolve(cwd, path));
-    if (inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+    const within = inside(top, resolve(cwd, path));
+    if (within === undefined) {
       throw trustError(
         `--trusted-ref reads the repository at ${top}, which does not hold ${path}: give PATHs inside it`,
       );
     }
-    return inside;
+    return within;
   };
   const pathspecs = options.paths.map(inRepository);
   const dir = await mkdtemp(join(tmpdir(), 'wafctl-trusted-'));
@@ -119,9 +120,8 @@ export async function checkoutTrustedRef(
     await writeFiles(commit, pathspecs, { top, dir, treeTop, env });
     // The root is there even when REF has none of its files: it then holds no policy.
     await mkdir(join(treeTop, inRepository(options.root)), { recursive: true });
-    const cwdInside = relative(top, cwd);
-    const mirrored =
-      cwdInside.startsWith('..') || isAbsolute(cwdInside) ? undefined : join(treeTop, cwdInside);
+    const cwdInside = inside(top, cwd);
+    const mirrored = cwdInside === undefined ? undefined : join(treeTop, cwdInside);
     if (mirrored !== undefined) await mkdir(mirrored, { recursive: true });
     return {
       ref,
@@ -130,8 +130,8 @@ export async function checkoutTrustedRef(
       pathFor: (path) =>
         mirrored !== undefined && !isAbsolute(path) ? path : join(treeTop, inRepository(path)),
       shownAs: (path) => {
-        const inTree = relative(treeTop, resolve(mirrored ?? treeTop, path));
-        if (inTree.startsWith('..') || isAbsolute(inTree)) return path;
+        const inTree = inside(treeTop, resolve(mirrored ?? treeTop, path));
+        if (inTree === undefined) return path;
         return isAbsolute(path) ? join(top, inTree) : path;
       },
       dispose: () => rm(dir, { recursive: true, force: true }),

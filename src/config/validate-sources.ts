@@ -117,7 +117,8 @@ export interface ValidateOptions {
   /**
    * Read only the policy of each file (`variables`, `manage`, `settings.firewall_actions`,
    * `settings.safety`), as the trusted ref's policy and the policy a saved plan is judged by are
-   * read: objects are neither validated nor substituted, so they can neither fail nor leak.
+   * read: objects are dropped after reading (unvalidated, and their substitution problems with them),
+   * so they can neither fail nor leak.
    */
   policyOnly?: boolean | undefined;
   /** The families a configuration may declare: the registry's, unless a test registers its own. */
@@ -448,18 +449,14 @@ type ReadFile = ParsedFile & { fast?: true };
 /**
  * The names `variables:` declares anywhere in the configuration: substitution in one file may use a
  * name another declares, so all are read first. Only when some file has a reference at all (the
- * fast reader never substitutes), and only in files that mention `variables`.
+ * fast reader never substitutes), and only in files that mention `variables`. In steps (steps.ts):
+ * a file at a time.
  */
-export function declaredVariables(
+function* declaringVariables(
   sources: readonly SourceFile[],
   /** Read the declarations even when no file substitutes (a trusted ref's allow-list is used elsewhere). */
-  always = false,
-): ReadonlySet<string> {
-  return runSteps(declaringVariables(sources, always));
-}
-
-/** `declaredVariables` in steps (steps.ts): a file at a time. */
-function* declaringVariables(sources: readonly SourceFile[], always: boolean): Steps<ReadonlySet<string>> {
+  always: boolean,
+): Steps<ReadonlySet<string>> {
   const names = new Set<string>();
   if (!always && !sources.some((source) => source.text.includes('${'))) return names;
   for (const source of sources) {
