@@ -42,10 +42,18 @@ import { progressReporter } from './progress.js';
 
 type Settled<T> = { value: T; error?: undefined } | { value?: undefined; error: unknown };
 
-/** The reports of environments none of which was planned: `null` each, with the errors of those that failed. */
-function notPlanned(outcomes: readonly (Settled<unknown> & { name: string })[]): EnvironmentReports {
+/**
+ * The environments' reports: `document` of each one's value (none: `null`, as for environments none
+ * of which was planned), `null` for one that failed, and the errors of those that failed.
+ */
+function environmentReports<T>(
+  outcomes: readonly (Settled<T> & { name: string })[],
+  document: (value: T, name: string) => ApplyReportJson | null = () => null,
+): EnvironmentReports {
   return {
-    documents: outcomes.map(({ name }) => [name, null] as const),
+    documents: outcomes.map(
+      ({ name, value }) => [name, value === undefined ? null : document(value, name)] as const,
+    ),
     errors: outcomes.flatMap(({ name, error }) => (error === undefined ? [] : [[name, error] as const])),
   };
 }
@@ -86,7 +94,7 @@ export async function applyEnvironments(
   if (loaded.some(({ error }) => error !== undefined)) {
     const code = reportFailures(io, loaded);
     writeErr(io, 'Nothing was read from any firewall, and nothing was applied.');
-    if (output.wanted) await output.reportEnvironments(notPlanned(loaded));
+    if (output.wanted) await output.reportEnvironments(environmentReports(loaded));
     return code;
   }
   const environments = loaded.flatMap(({ name, value }) => (value === undefined ? [] : [{ name, ...value }]));
@@ -119,12 +127,9 @@ export async function applyEnvironments(
         unappliedReportDocument(plan, 'no changes', { exitCode, durationMs: 0 }),
     ) => {
       if (!output.wanted) return exitCode;
-      await output.reportEnvironments({
-        documents: planned.map(
-          ({ name, value }) => [name, value === undefined ? null : document(value.plan, name)] as const,
-        ),
-        errors: planned.flatMap(({ name, error }) => (error === undefined ? [] : [[name, error] as const])),
-      });
+      await output.reportEnvironments(
+        environmentReports(planned, (value, name) => document(value.plan, name)),
+      );
       return exitCode;
     };
     const color = colorEnabled(io, flags.color);
