@@ -11,20 +11,14 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { registerSecret } from '../core/secrets.js';
+import { type CollectionPrivilege, GROUPS } from './collections.js';
+import { HANDLE_USERS_NAME, type Holdings } from './permissions.js';
 import type { SeedUser } from './seed.js';
 import type { Store } from './store.js';
+import { SIGNIN_PRIVILEGE } from './table.js';
 
-export type Privilege =
-  | 'signin'
-  | 'rules:read'
-  | 'application_rules:read'
-  | 'application_rules:write'
-  | 'groups'
-  | 'notifications'
-  | 'schedules:read'
-  | 'schedules:write'
-  | 'rule_settings'
-  | 'users:read';
+/** What a built-in route may name (a test's routes may name the privileges of its collections). */
+export type Privilege = typeof SIGNIN_PRIVILEGE | CollectionPrivilege;
 
 /** A fresh token for this username and password, or undefined when they do not match a seeded user. */
 export type SignIn = (username: string, password: string) => string | undefined;
@@ -38,22 +32,6 @@ export type Caller = (
 const ADMIN_USERNAME = 'admin';
 const ANONYMOUS_USERNAME = 'anonymous';
 const BEARER = /^Bearer +(\S+) *$/i;
-
-export const PERMISSION_EXPLORE_ALERTS = 0;
-export const PERMISSION_HANDLE_RULES = 1;
-/**
- * `Load source rules` in the spec's catalog: the vendor calls it "Load network rules", "translation
- * and sending of network rules to the enabled firewall"
- * (https://docs.seerbox.it/main/configuration/authentication-and-authorization). It is what a
- * non-admin needs for /api/v1/settings/rules (see routes/network-rule-settings.ts).
- */
-export const PERMISSION_LOAD_NETWORK_RULES = 3;
-/**
- * The vendor's "Handle users" permission has no id in the spec's catalog: a seeded permission outside
- * the catalog carrying this name (`permission_name`, compared without case) is it, and lets a
- * non-admin read /api/v1/users (routes/users.ts).
- */
-export const HANDLE_USERS_NAME = 'handle users';
 
 /** Compared as digests, in constant time: how long a comparison takes says nothing of the password. */
 function samePassword(expected: string, given: string): boolean {
@@ -104,38 +82,32 @@ export class Authenticator {
   }
 }
 
-export function isAllowed(caller: Caller, privilege: Privilege, store: Store): boolean {
-  if (privilege === 'signin') return true;
-  if (caller.kind === 'anonymous') return false;
-  if (caller.kind === 'admin') return true;
-  let isAdmin = false;
+/** What a user holds through its groups in the current store; 'admin' for a member of an admin group. */
+function holdingsOf(userId: string, store: Store): Holdings | 'admin' {
   const permissions = new Set<number>();
   let handlesUsers = false;
-  for (const group of store.groups.values()) {
-    if (!group.user_ids.includes(caller.id)) continue;
-    isAdmin ||= group.is_admin;
+  for (const group of store.collection(GROUPS).values()) {
+    if (!group.user_ids.includes(userId)) continue;
+    if (group.is_admin) return 'admin';
     for (const permission of group.permissions) {
       permissions.add(permission.permission_id);
       handlesUsers ||= permission.permission_name?.trim().toLowerCase() === HANDLE_USERS_NAME;
     }
   }
-  if (isAdmin) return true;
-  const handlesRules = permissions.has(PERMISSION_HANDLE_RULES);
-  switch (privilege) {
-    case 'rules:read':
-    case 'application_rules:read':
-      return handlesRules || permissions.has(PERMISSION_EXPLORE_ALERTS);
-    case 'application_rules:write':
-      return handlesRules;
-    case 'schedules:read':
-      return true;
-    case 'groups':
-    case 'notifications':
-    case 'schedules:write':
-      return false;
-    case 'rule_settings':
-      return permissions.has(PERMISSION_LOAD_NETWORK_RULES);
-    case 'users:read':
-      return handlesUsers;
-  }
+  return { permissions, handlesUsers };
+}
+
+/**
+ * Sign-in is allowed to anyone; anything else to administrators, and to a user whose holdings the
+ * privilege's grant accepts (the collection table says which: collections.ts). A privilege no
+ * collection names is refused (the emulator checks its routes' privileges at start).
+ */
+export function isAllowed(caller: Caller, privilege: string, store: Store): boolean {
+  if (privilege === SIGNIN_PRIVILEGE) return true;
+  if (caller.kind === 'anonymous') return false;
+  if (caller.kind === 'admin') return true;
+  const grant = store.table.grant(privilege);
+  if (grant === undefined) return false;
+  const holdings = holdingsOf(caller.id, store);
+  return holdings === 'admin' || grant(holdings);
 }

@@ -8,22 +8,25 @@ import { WafctlError } from '../core/errors.js';
 import { isBearerToken, registerSecret } from '../core/secrets.js';
 import type { FileFaultHook } from '../files/durable-files.js';
 import { Authenticator } from './auth.js';
-import { Committer } from './commit.js';
+import type { CollectionSpec } from './collections.js';
 import { FaultInjector, type FaultKind } from './faults.js';
 import { BODY_LIMIT_BYTES } from './http.js';
-import { openStateFile } from './open-state.js';
-import { replayJournal } from './replay.js';
-import { type ApplicationRuleListShape, Router } from './router.js';
+import { Committer } from './persistence/commit.js';
+import { openStateFile } from './persistence/open-state.js';
+import { replayJournal } from './persistence/replay.js';
+import type { StateFile } from './persistence/state-file.js';
+import { type ApplicationRuleListShape, type Route, Router } from './router.js';
 import { API_ROUTES } from './routes/index.js';
 import { directoryOf, type EmulatorSeed, type ParsedSeed, parseSeed } from './seed.js';
 import { createRequestListener } from './server.js';
-import type { StateFile } from './state-file.js';
 import { RequestStats } from './stats.js';
 import { Store } from './store.js';
+import { type CollectionTable, SIGNIN_PRIVILEGE, tableWith } from './table.js';
 
 export type { FileFaultHook, FileOperation } from '../files/durable-files.js';
+export type { CollectionSpec } from './collections.js';
 export type { FaultKind } from './faults.js';
-export type { ApplicationRuleListShape } from './router.js';
+export type { ApplicationRuleListShape, Route } from './router.js';
 export { type EmulatorSeed, loadSeedFile } from './seed.js';
 
 export interface EmulatorOptions {
@@ -68,6 +71,14 @@ export interface EmulatorOptions {
   faultKinds?: readonly FaultKind[];
   /** Shape of application-rule list rows (default 'full'; see routes/application-rules.ts). */
   applicationRuleListShape?: ApplicationRuleListShape;
+  /**
+   * Test-only: collections after the built-in table (collections.ts), kept, journaled, checked and
+   * guarded like the built-in ones; a family sketched in the test tree (test/kinds/toy/) brings its
+   * entry here and its routes in `extraRoutes`. A state file holding them loads only with them.
+   */
+  extraCollections?: readonly CollectionSpec[];
+  /** Test-only: routes after the built-in ones, naming privileges of the table (extraCollections'). */
+  extraRoutes?: readonly Route<string>[];
 }
 
 export interface RunningEmulator {
@@ -156,19 +167,35 @@ function createHttpServer(options: EmulatorOptions, listener: ReturnType<typeof 
 }
 
 /** A store without a state file: the seed's directory (or the demo's) and the built-ins. */
-function freshStore(seed: ParsedSeed): Store {
+function freshStore(table: CollectionTable, seed: ParsedSeed): Store {
   const { users, rules, groups } = directoryOf(seed, new Date().toISOString());
-  return Store.fromDirectory(users, rules, groups);
+  return Store.fromDirectory(table, users, rules, groups);
+}
+
+/** The built-in routes and a test's; each must name sign-in or a privilege of the table. */
+function routesFor(table: CollectionTable, options: EmulatorOptions): readonly Route<string>[] {
+  const routes = [...API_ROUTES, ...(options.extraRoutes ?? [])];
+  for (const route of routes) {
+    if (route.privilege !== SIGNIN_PRIVILEGE && table.grant(route.privilege) === undefined) {
+      throw new WafctlError(
+        'USAGE',
+        `emulator: route ${route.method} ${route.template} names the privilege '${route.privilege}', which no collection has`,
+      );
+    }
+  }
+  return routes;
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   checkOptions(options);
   registerSecret(options.adminToken);
   const seed = options.seed === undefined ? {} : parseSeed(options.seed, 'seed');
+  const table = tableWith(options.extraCollections ?? []);
+  const routes = routesFor(table, options);
   const opened =
     options.statePath === undefined
       ? undefined
-      : await openStateFile(options.statePath, {
+      : await openStateFile(options.statePath, table.format, {
           compactBytes: options.journalCompactBytes ?? DEFAULT_COMPACT_BYTES,
           fault: options.fileFault ?? (() => undefined),
           notice: options.onNotice ?? (() => undefined),
@@ -177,11 +204,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   try {
     // A state file wins over the seed and the demo for everything it holds; tokens only ever come
     // from the seed (they are never written to the state file).
-    const store = opened?.saved ? Store.fromState(opened.saved) : freshStore(seed);
-    if (opened !== undefined) replayJournal(store, opened.records, opened.journalPath);
+    const store = opened?.saved ? Store.fromState(table, opened.saved) : freshStore(table, seed);
+    if (opened !== undefined) {
+      replayJournal(opened.records, opened.journalPath, (record) => store.replay(record));
+    }
     stateFile = opened?.start(() => store.snapshot());
     const listener = createRequestListener({
-      router: new Router(API_ROUTES),
+      router: new Router(routes),
       store,
       auth: new Authenticator(options.adminToken, seed.users ?? []),
       stats: new RequestStats(),

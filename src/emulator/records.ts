@@ -1,7 +1,9 @@
 /**
  * The records the emulator stores, as zod schemas so that one definition gives the TypeScript types,
- * validates seed files, and validates a state file read back from disk. Request bodies have their own
- * (narrower) schemas next to their routes: what a client may send is not what the server stores.
+ * validates seed files, and validates a state file read back from disk (each is a collection's
+ * `schema` in the collection table, collections.ts, from which the state file's schema is made).
+ * Request bodies have their own (narrower) schemas next to their routes: what a client may send is
+ * not what the server stores.
  */
 import { z } from 'zod';
 import { NOTIFICATION_FORMATS, NOTIFICATION_PROTOCOLS, NOTIFICATION_TYPES } from '../core/domain.js';
@@ -163,29 +165,3 @@ export const DEFAULT_RULE_SETTINGS: RuleSettings = {
   automation: { default_duration_minutes: 1440, enable: false, update_firewall: false, whitelist: [] },
   expire_strategy: 'delete',
 };
-
-/** Counters are per kind and only grow, so an id is never handed out twice, even after a delete. */
-export const nextIdsSchema = z.strictObject({
-  group: z.int().min(1),
-  application_rule: z.int().min(1),
-  condition: z.int().min(1),
-  schedule: z.int().min(1),
-});
-export type NextIds = z.output<typeof nextIdsSchema>;
-
-export const STATE_FORMAT_VERSION = 1;
-
-/** The whole store, as written to the state file. Tokens are never part of it. */
-export const stateSchema = z.strictObject({
-  format_version: z.literal(STATE_FORMAT_VERSION),
-  users: z.array(userSchema),
-  rules: z.array(ruleSchema),
-  groups: z.array(groupSchema),
-  application_rules: z.array(applicationRuleSchema),
-  notifications: z.array(notificationSchema),
-  schedules: z.array(scheduleSchema),
-  /** Absent in state files written before the network-rule settings existed: the defaults then. */
-  rule_settings: z.array(ruleSettingsSchema).max(1).default([]),
-  next_ids: nextIdsSchema,
-});
-export type StoreState = z.output<typeof stateSchema>;

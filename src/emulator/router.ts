@@ -36,11 +36,13 @@ export interface RouteResult {
   mutated: boolean;
 }
 
-export interface Route {
+/** A route; a built-in one names a built-in privilege, a test's may name its collections' (`P`). */
+export interface Route<P extends string = Privilege> {
   method: Method;
   /** Path template as documented, e.g. `/api/v1/groups/{id}`; also the key in the stats. */
   template: string;
-  privilege: Privilege;
+  /** A privilege of the collection table (collections.ts), or sign-in's. */
+  privilege: P;
   body: BodyKind;
   /** The endpoint's documented 400 message. */
   errorMessage: string;
@@ -74,19 +76,19 @@ export function pathSegments(rawPath: string): string[] {
 }
 
 export type RouteMatch =
-  | { kind: 'found'; route: Route; params: Record<string, string> }
+  | { kind: 'found'; route: Route<string>; params: Record<string, string> }
   | { kind: 'wrong-method'; template: string; allowed: Method[] }
   | { kind: 'not-found' };
 
 interface CompiledRoute {
-  route: Route;
+  route: Route<string>;
   segments: string[];
 }
 
 export class Router {
   private readonly compiled: CompiledRoute[];
 
-  constructor(routes: readonly Route[]) {
+  constructor(routes: readonly Route<string>[]) {
     this.compiled = routes.map((route) => ({ route, segments: pathSegments(route.template) }));
   }
 

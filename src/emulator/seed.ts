@@ -14,6 +14,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { WafctlError } from '../core/errors.js';
 import { registerSecret } from '../core/secrets.js';
+import { GROUPS, RULES, USERS } from './collections.js';
 import {
   ADMIN_USER,
   ADMINS_GROUP_DESCRIPTION,
@@ -61,12 +62,18 @@ const seedSchema = z
     groups: z.array(seedGroupSchema).optional(),
   })
   .superRefine((seed, ctx) => {
-    reportDuplicates(
-      ctx,
-      'users',
-      'id',
-      seed.users?.map((u) => u.id),
-    );
+    // Keys and unique fields, as the collection table has them.
+    for (const spec of [USERS, RULES, GROUPS]) {
+      const records: readonly Readonly<Record<string, unknown>>[] | undefined = seed[spec.name];
+      for (const field of [spec.key, ...(spec.unique ?? [])]) {
+        reportDuplicates(
+          ctx,
+          spec.name,
+          field,
+          records?.map((record) => record[field] as string | undefined),
+        );
+      }
+    }
     reportDuplicates(
       ctx,
       'users',
@@ -79,24 +86,6 @@ const seedSchema = z
       'users',
       'username',
       seed.users?.map((u) => (u.password === undefined ? undefined : u.username)),
-    );
-    reportDuplicates(
-      ctx,
-      'rules',
-      'id',
-      seed.rules?.map((r) => r.id),
-    );
-    reportDuplicates(
-      ctx,
-      'groups',
-      'id',
-      seed.groups?.map((g) => g.id),
-    );
-    reportDuplicates(
-      ctx,
-      'groups',
-      'name',
-      seed.groups?.map((g) => g.name),
     );
   });
 

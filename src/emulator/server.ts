@@ -1,15 +1,14 @@
 /**
  * The request pipeline. Order matters and is the same for every API request:
  * stats -> latency -> fault before work (503/429) -> route (404/405) -> auth (403) -> media type (415)
- * -> body (413, malformed JSON 400) -> handler (200/400), answered once durable (commit.ts; 500 and
- * rolled back when it cannot be saved) -> fault after work (500/reset; for writes also a garbled
- * 200: HTML, truncated JSON, status "error").
+ * -> body (413, malformed JSON 400) -> handler (200/400), answered once durable (persistence/commit.ts;
+ * 500 and rolled back when it cannot be saved) -> fault after work (500/reset; for writes also a
+ * garbled 200: HTML, truncated JSON, status "error").
  * `/__emulator/*` (stats) skips all of it: no auth, no latency, no faults, not counted.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Authenticator, isAllowed } from './auth.js';
-import type { Committer } from './commit.js';
 import { type FaultInjector, type FaultKind, isWriteMethod } from './faults.js';
 import {
   errorAnswer,
@@ -20,6 +19,8 @@ import {
   sendBytes,
   sendJson,
 } from './http.js';
+import type { Committer } from './persistence/commit.js';
+import { StateWriteError } from './persistence/state-file.js';
 import {
   type ApplicationRuleListShape,
   pathSegments,
@@ -28,7 +29,6 @@ import {
   type Router,
   fail as routeFail,
 } from './router.js';
-import { StateWriteError } from './state-file.js';
 import type { RequestStats } from './stats.js';
 import type { Store } from './store.js';
 
@@ -178,7 +178,11 @@ type RouteBody =
   | { kind: 'answer'; answer: HttpAnswer }
   | { kind: 'aborted' };
 
-async function readRouteBody(context: ServerContext, req: IncomingMessage, route: Route): Promise<RouteBody> {
+async function readRouteBody(
+  context: ServerContext,
+  req: IncomingMessage,
+  route: Route<string>,
+): Promise<RouteBody> {
   if (route.body === 'none') return { kind: 'value', value: undefined };
   const expected = route.body === 'multipart-json' ? 'multipart/mixed' : 'application/json';
   const actual = mediaType(req.headers['content-type']);

@@ -1,110 +1,110 @@
 /**
- * The emulator's in-memory records. Maps keep insertion order, which is creation order, so listings
- * are stable without sorting. Route handlers validate first and mutate second, so a failed request
- * never leaves a half-applied change behind. Each request runs inside a write (beginWrite/endWrite):
- * its effect is what the state file journals, and its undo is how a write that could not be saved
- * is taken back.
+ * The emulator's in-memory records: one Collection per entry of the collection table (collections.ts),
+ * reached with `store.collection(GROUPS)`. Maps keep insertion order, which is creation order, so
+ * listings are stable without sorting. Route handlers validate first and mutate second, so a failed
+ * request never leaves a half-applied change behind. Each request runs inside a write
+ * (beginWrite/endWrite): its effect is what the state file journals, and its undo is how a write
+ * that could not be saved is taken back.
  */
+import type { z } from 'zod';
 import { Collection, type CollectionChange } from './collection.js';
 import {
-  type ApplicationRule,
-  DEFAULT_RULE_SETTINGS,
-  type Group,
+  type CollectionSpec,
+  GROUPS,
   type NextIds,
-  type Notification,
-  RULE_SETTINGS_ID,
-  type Rule,
-  type RuleSettings,
-  type Schedule,
-  STATE_FORMAT_VERSION,
+  type RecordSchema,
+  RULES,
+  type StoreChanges,
+  type StoreRecord,
   type StoreState,
-  type User,
-} from './records.js';
-
-const FIRST_IDS: NextIds = { group: 1, application_rule: 1, condition: 1, schedule: 1 };
-
-/** One write's changes, by collection (named as in the state file); untouched collections are absent. */
-export interface StoreChanges {
-  users?: CollectionChange<User>;
-  rules?: CollectionChange<Rule>;
-  groups?: CollectionChange<Group>;
-  application_rules?: CollectionChange<ApplicationRule>;
-  notifications?: CollectionChange<Notification>;
-  schedules?: CollectionChange<Schedule>;
-  rule_settings?: CollectionChange<RuleSettings>;
-}
+  USERS,
+} from './collections.js';
+import { counterValue, issueAfterReplay, issueBeforeReplay } from './invariants.js';
+import type { StateIssue, WriteEffect } from './persistence/format.js';
+import type { Group, Rule, User } from './records.js';
+import { type CollectionTable, STATE_FORMAT_VERSION } from './table.js';
 
 /** What one write did: enough to replay it (changes, counters) and to take it back (undo). */
-export interface WriteEffect {
-  changes: StoreChanges;
-  next_ids: NextIds;
-  undo(): void;
-}
+type StoreEffect = WriteEffect<StoreChanges, NextIds>;
+
+type Fields = Readonly<Record<string, unknown>>;
 
 export class Store {
-  readonly users = new Collection<User>();
-  readonly rules = new Collection<Rule>();
-  readonly groups = new Collection<Group>();
-  readonly applicationRules = new Collection<ApplicationRule>();
-  /** Keyed by name: the name is the notification's path key. */
-  readonly notifications = new Collection<Notification>();
-  readonly schedules = new Collection<Schedule>();
-  /** The network-rule settings: one record, under RULE_SETTINGS_ID (always present). */
-  readonly ruleSettings = new Collection<RuleSettings>();
-  private readonly nextIds: NextIds;
+  /** By collection name, in table order. */
+  private readonly collections = new Map<string, Collection<Fields>>();
+  private readonly nextIds: Record<string, number>;
   private lastMicros = 0;
-  private idsBeforeWrite: NextIds | undefined;
+  private idsBeforeWrite: Record<string, number> | undefined;
 
-  private constructor(nextIds: NextIds) {
+  private constructor(
+    readonly table: CollectionTable,
+    nextIds: NextIds,
+  ) {
     this.nextIds = { ...nextIds };
+    for (const spec of table.specs) this.collections.set(spec.name, new Collection<Fields>());
   }
 
   /**
-   * A fresh store. Groups without an id are numbered by the group counter, in order; the counter
-   * starts above every numeric id a group was given, so the API never hands one out twice.
+   * A fresh store: the directory, and each singleton's record. Groups without an id are numbered by
+   * the group counter, in order; the counter starts above every numeric id a group was given, so the
+   * API never hands one out twice.
    */
   static fromDirectory(
+    table: CollectionTable,
     users: readonly User[],
     rules: readonly Rule[],
     groups: readonly (Omit<Group, 'id'> & { id?: string })[] = [],
   ): Store {
-    const given = groups.flatMap((g) =>
-      g.id !== undefined && /^(?:0|[1-9][0-9]*)$/.test(g.id) ? [Number(g.id)] : [],
-    );
-    const first = given.reduce((next, n) => Math.max(next, n + 1), FIRST_IDS.group);
-    const store = new Store({ ...FIRST_IDS, group: Number.isSafeInteger(first) ? first : FIRST_IDS.group });
+    const firstIds = table.firstIds();
+    const given = groups.flatMap((g) => {
+      const n = g.id === undefined ? undefined : counterValue(g.id);
+      return n === undefined ? [] : [n];
+    });
+    const first = given.reduce((next, n) => Math.max(next, n + 1), firstIds.group);
+    const store = new Store(table, {
+      ...firstIds,
+      group: Number.isSafeInteger(first) ? first : firstIds.group,
+    });
     // Only id and username: a seed user's token must never reach the state file.
-    for (const { id, username } of users) store.users.set(id, { id, username });
-    for (const rule of rules) store.rules.set(rule.id, rule);
-    store.ruleSettings.set(RULE_SETTINGS_ID, DEFAULT_RULE_SETTINGS);
+    for (const { id, username } of users) store.collection(USERS).set(id, { id, username });
+    for (const rule of rules) store.collection(RULES).set(rule.id, rule);
     for (const group of groups) {
       const id = group.id ?? store.nextId('group');
-      store.groups.set(id, { ...group, id });
+      store.collection(GROUPS).set(id, { ...group, id });
     }
+    store.fillSingletons();
     return store;
   }
 
-  static fromState(state: StoreState): Store {
-    const store = new Store(state.next_ids);
-    for (const user of state.users) store.users.set(user.id, user);
-    for (const rule of state.rules) store.rules.set(rule.id, rule);
-    for (const group of state.groups) store.groups.set(group.id, group);
-    for (const rule of state.application_rules) store.applicationRules.set(rule.id, rule);
-    for (const notification of state.notifications) store.notifications.set(notification.name, notification);
-    for (const schedule of state.schedules) store.schedules.set(schedule.id, schedule);
-    store.ruleSettings.set(RULE_SETTINGS_ID, state.rule_settings[0] ?? DEFAULT_RULE_SETTINGS);
-    // Keys unique, every id below its counter: checked when the file was loaded (invariants.ts).
+  /** The store a state file holds (its invariants were checked as it loaded: invariants.ts). */
+  static fromState(table: CollectionTable, state: StoreState): Store {
+    const store = new Store(table, state.next_ids);
+    const lists = state as unknown as Readonly<Record<string, readonly Fields[] | undefined>>;
+    for (const spec of table.specs) {
+      const collection = store.collection(spec);
+      for (const record of lists[spec.name] ?? []) collection.set(keyOf(spec, record), record);
+    }
+    store.fillSingletons();
     return store;
   }
 
-  /** The id counters as they stand (replay checks that a journal record never sets them back). */
+  /** A collection of the table, typed by its entry. */
+  collection<S extends RecordSchema>(spec: CollectionSpec<S>): Collection<z.output<S>> {
+    const collection = this.collections.get(spec.name);
+    if (collection === undefined) throw new Error(`the store has no collection '${spec.name}'`);
+    return collection as Collection<z.output<S>>;
+  }
+
+  /** The id counters as they stand. */
   counters(): NextIds {
-    return { ...this.nextIds };
+    return { ...this.nextIds } as NextIds;
   }
 
-  nextId(kind: keyof NextIds): string {
-    const id = this.nextIds[kind];
-    this.nextIds[kind] = id + 1;
+  /** The next id of a counter of the table (`group`, `application_rule`, `condition`, ...). */
+  nextId(counter: string): string {
+    const id = this.nextIds[counter];
+    if (id === undefined) throw new Error(`the collection table has no id counter '${counter}'`);
+    this.nextIds[counter] = id + 1;
     return String(id);
   }
 
@@ -119,35 +119,33 @@ export class Store {
   }
 
   usernameOf(userId: string): string {
-    return this.users.get(userId)?.username ?? userId;
+    return this.collection(USERS).get(userId)?.username ?? userId;
   }
 
   /** Starts recording changes; every request runs inside one write (requests never interleave in it). */
   beginWrite(): void {
     if (this.idsBeforeWrite !== undefined) throw new Error('a store write is already open');
     this.idsBeforeWrite = { ...this.nextIds };
-    for (const collection of this.collections()) collection.beginWrite();
+    for (const collection of this.collections.values()) collection.beginWrite();
   }
 
   /** Ends the write; undefined when it changed nothing (counters included). */
-  endWrite(): WriteEffect | undefined {
+  endWrite(): StoreEffect | undefined {
     const idsBefore = this.idsBeforeWrite ?? this.nextIds;
     this.idsBeforeWrite = undefined;
-    const changes: Record<string, unknown> = {};
+    const changes: Record<string, CollectionChange<Fields>> = {};
     const undos: (() => void)[] = [];
-    for (const [name, collection] of this.namedCollections()) {
+    for (const [name, collection] of this.collections) {
       const { change, undo } = collection.endWrite();
       if (change === undefined) continue;
       changes[name] = change;
       undos.push(undo);
     }
-    const idsChanged = (Object.keys(idsBefore) as (keyof NextIds)[]).some(
-      (kind) => idsBefore[kind] !== this.nextIds[kind],
-    );
+    const idsChanged = Object.keys(idsBefore).some((kind) => idsBefore[kind] !== this.nextIds[kind]);
     if (undos.length === 0 && !idsChanged) return undefined;
     return {
       changes: changes as StoreChanges,
-      next_ids: { ...this.nextIds },
+      next_ids: this.counters(),
       undo: () => {
         for (const undo of undos) undo();
         Object.assign(this.nextIds, idsBefore);
@@ -157,44 +155,48 @@ export class Store {
 
   /** Replays a journaled write: deletions first, then upserts in their recorded order. */
   applyChanges(changes: StoreChanges, nextIds: NextIds): void {
-    for (const [name, collection] of this.namedCollections()) {
-      const change = changes[name] as CollectionChange<{ id?: string; name?: string }> | undefined;
+    const byName = changes as Readonly<Record<string, CollectionChange<Fields> | undefined>>;
+    for (const spec of this.table.specs) {
+      const change = byName[spec.name];
       if (change === undefined) continue;
+      const collection = this.collection(spec);
       for (const key of change.delete) collection.delete(key);
-      const keyOf =
-        name === 'notifications' ? (v: { name?: string }) => v.name : (v: { id?: string }) => v.id;
-      for (const value of change.upsert) (collection as Collection<unknown>).set(keyOf(value) ?? '', value);
+      for (const value of change.upsert) collection.set(keyOf(spec, value), value);
     }
     Object.assign(this.nextIds, nextIds);
   }
 
+  /**
+   * Applies one journal record, checked against the store before (counters, keys upserted twice)
+   * and after (counted ids, unique fields: invariants.ts): its first problem, or undefined.
+   */
+  replay(record: StoreRecord): StateIssue | undefined {
+    const before = issueBeforeReplay(this.table.specs, record, this.nextIds);
+    if (before !== undefined) return before;
+    this.applyChanges(record.changes, record.next_ids);
+    return issueAfterReplay(this.table.specs, record, (spec) => this.collection(spec).values());
+  }
+
+  /** The whole store as the state file holds it: the collections in table order, then the counters. */
   snapshot(): StoreState {
-    return {
-      format_version: STATE_FORMAT_VERSION,
-      users: [...this.users.values()],
-      rules: [...this.rules.values()],
-      groups: [...this.groups.values()],
-      application_rules: [...this.applicationRules.values()],
-      notifications: [...this.notifications.values()],
-      schedules: [...this.schedules.values()],
-      rule_settings: [...this.ruleSettings.values()],
-      next_ids: { ...this.nextIds },
-    };
+    const state: Record<string, unknown> = { format_version: STATE_FORMAT_VERSION };
+    for (const [name, collection] of this.collections) state[name] = [...collection.values()];
+    state.next_ids = this.counters();
+    return state as StoreState;
   }
 
-  private namedCollections(): [keyof StoreChanges, Collection<unknown>][] {
-    return [
-      ['users', this.users],
-      ['rules', this.rules],
-      ['groups', this.groups],
-      ['application_rules', this.applicationRules],
-      ['notifications', this.notifications],
-      ['schedules', this.schedules],
-      ['rule_settings', this.ruleSettings],
-    ] as [keyof StoreChanges, Collection<unknown>][];
+  /** A singleton collection left empty (a fresh store, a state file from before it) gets its record. */
+  private fillSingletons(): void {
+    for (const spec of this.table.specs) {
+      const collection = this.collection(spec);
+      if (spec.singleton !== undefined && collection.size === 0) {
+        collection.set(keyOf(spec, spec.singleton), spec.singleton);
+      }
+    }
   }
+}
 
-  private collections(): Collection<unknown>[] {
-    return this.namedCollections().map(([, collection]) => collection);
-  }
+/** The key of a record in its collection (the schemas make it a string). */
+function keyOf(spec: CollectionSpec, record: object): string {
+  return String((record as Fields)[spec.key] ?? '');
 }

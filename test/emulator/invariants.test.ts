@@ -6,8 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { JournalRecord } from '../../src/emulator/journal.js';
-import type { StoreState } from '../../src/emulator/records.js';
+import type { StoreRecord as JournalRecord, StoreState } from '../../src/emulator/collections.js';
 import {
   type Client,
   createRules,

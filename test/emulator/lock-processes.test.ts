@@ -10,7 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseProcStat, systemProcesses } from '../../src/emulator/lock.js';
+import { parseProcStat, systemProcesses } from '../../src/emulator/persistence/lock.js';
 import { type CliResult, spawnCli } from '../helpers/cli.js';
 import { MULTIPART, makeTempDir, ruleInput, type WireApplicationRule } from './helpers.js';
 import { type Served, serve } from './serve-cli.js';

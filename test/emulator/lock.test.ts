@@ -16,7 +16,7 @@ import {
   parseProcStat,
   type StateLock,
   systemProcesses,
-} from '../../src/emulator/lock.js';
+} from '../../src/emulator/persistence/lock.js';
 import { makeTempDir } from './helpers.js';
 import { diskError, eventually, startupError } from './state-helpers.js';
 

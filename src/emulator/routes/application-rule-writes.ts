@@ -3,6 +3,7 @@
  * whole request is validated (and every id resolved) before the first record changes.
  */
 import { z } from 'zod';
+import { APPLICATION_RULES } from '../collections.js';
 import type { ApplicationRule, RuleCondition } from '../records.js';
 import { changed, fail, type RouteContext, type RouteResult } from '../router.js';
 import type { Store } from '../store.js';
@@ -104,7 +105,7 @@ export function createRules({ body, store }: RouteContext): RouteResult {
   const parsed = parseWith(createBody, body);
   if (!parsed.ok) return fail(WRITE_MESSAGES.createError, parsed.errors);
   const rules = parsed.value.rules.map((input) => buildRule(store, input));
-  for (const rule of rules) store.applicationRules.set(rule.id, rule);
+  for (const rule of rules) store.collection(APPLICATION_RULES).set(rule.id, rule);
   return changed(WRITE_MESSAGES.created, { rule_ids: rules.map((r) => r.id) });
 }
 
@@ -119,16 +120,18 @@ function immutableFieldErrors(body: unknown): string[] {
 }
 
 function unknownIds(store: Store, ids: readonly string[]): string[] {
-  return ids.filter((id) => !store.applicationRules.has(id)).map((id) => `rule_ids: no rule with id '${id}'`);
+  const rules = store.collection(APPLICATION_RULES);
+  return ids.filter((id) => !rules.has(id)).map((id) => `rule_ids: no rule with id '${id}'`);
 }
 
 function applyAttrs(store: Store, ids: readonly string[], attrs: Attrs): RouteResult {
   const unique = [...new Set(ids)];
   const now = store.nowMicros();
+  const rules = store.collection(APPLICATION_RULES);
   for (const id of unique) {
-    const rule = store.applicationRules.get(id);
+    const rule = rules.get(id);
     if (rule === undefined) continue;
-    store.applicationRules.set(id, {
+    rules.set(id, {
       ...rule,
       description: attrs.description === undefined ? rule.description : attrs.description,
       priority: attrs.priority ?? rule.priority,
@@ -168,6 +171,6 @@ export function deleteRules({ body, store }: RouteContext): RouteResult {
   const missing = unknownIds(store, parsed.value.rule_ids);
   if (missing.length > 0) return fail(WRITE_MESSAGES.deleteError, missing);
   const unique = [...new Set(parsed.value.rule_ids)];
-  for (const id of unique) store.applicationRules.delete(id);
+  for (const id of unique) store.collection(APPLICATION_RULES).delete(id);
   return changed(WRITE_MESSAGES.deleted, { rule_ids: unique });
 }

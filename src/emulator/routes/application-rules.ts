@@ -3,6 +3,7 @@
  * retrieval with an `actions` array. The default list shape ('full') carries both plus `conditions`;
  * 'single-action' carries only `action`, so clients must hydrate each row with GET-one.
  */
+import { APPLICATION_RULES } from '../collections.js';
 import { ListFilter } from '../filters.js';
 import { listPage } from '../listing.js';
 import { parsePageRequest } from '../pagination.js';
@@ -51,7 +52,7 @@ function list({ query, store, listShape }: RouteContext): RouteResult {
     .exact('rule_set_id', (r) => r.rule_set_id)
     .flag('enabled', (r) => r.enabled);
   if (filter.errors.length > 0) return fail(MESSAGES.paginationError, filter.errors);
-  const { rows, pagination } = listPage(store.applicationRules, filter, page);
+  const { rows, pagination } = listPage(store.collection(APPLICATION_RULES), filter, page);
   // Only the page is shaped and serialised, so a 1000-row page of a 10,000-rule store stays cheap.
   return ok(MESSAGES.list, { application_rules: rows.map((r) => listRow(r, listShape)) }, { pagination });
 }
@@ -75,7 +76,7 @@ export const applicationRuleRoutes: Route[] = [
     errorMessage: MESSAGES.retrieveError,
     handle: ({ store, params }) => {
       const id = params.application_rule_id ?? '';
-      const rule = store.applicationRules.get(id);
+      const rule = store.collection(APPLICATION_RULES).get(id);
       if (rule === undefined)
         return fail(MESSAGES.retrieveError, [`application_rule_id: no rule with id '${id}'`]);
       return ok(MESSAGES.retrieved, { rule });

@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 import { permissionById } from '../../core/domain.js';
+import { GROUPS, USERS } from '../collections.js';
 import type { Group, StoredPermission } from '../records.js';
 import { changed, fail, ok, type Route, type RouteContext, type RouteResult } from '../router.js';
 import type { Store } from '../store.js';
@@ -47,7 +48,7 @@ function builtInRefusal(group: Group, verb: 'edited' | 'deleted'): string {
 function knownPermission(store: Store, id: number): { name: string; description: string } | undefined {
   const catalog = permissionById(id);
   if (catalog) return { name: catalog.name, description: catalog.description };
-  for (const group of store.groups.values()) {
+  for (const group of store.collection(GROUPS).values()) {
     const held = group.permissions.find((p) => p.permission_id === id);
     if (held) return { name: held.permission_name ?? '', description: '' };
   }
@@ -105,12 +106,13 @@ function checkReferences(
 ) {
   const errors: string[] = [];
   if (name !== undefined) {
-    for (const group of store.groups.values()) {
+    for (const group of store.collection(GROUPS).values()) {
       if (group.name === name && group.id !== selfId)
         errors.push(`attrs.name: a group named '${name}' exists`);
     }
   }
-  for (const id of userIds) if (!store.users.has(id)) errors.push(`attrs.user_ids: unknown user id '${id}'`);
+  const users = store.collection(USERS);
+  for (const id of userIds) if (!users.has(id)) errors.push(`attrs.user_ids: unknown user id '${id}'`);
   permissions.forEach((p, index) => {
     if (knownPermission(store, p.permission_id) === undefined) {
       errors.push(`attrs.permissions.${index}.permission_id: unknown permission id ${p.permission_id}`);
@@ -169,12 +171,12 @@ function create({ body, store }: RouteContext): RouteResult {
     permissions: mergePermissions(store, [], attrs.permissions, now),
     user_ids: [...new Set(attrs.user_ids)],
   };
-  store.groups.set(group.id, group);
+  store.collection(GROUPS).set(group.id, group);
   return changed(MESSAGES.created, { group: detail(group, store) });
 }
 
 function update({ body, store, params }: RouteContext): RouteResult {
-  const group = store.groups.get(params.id ?? '');
+  const group = store.collection(GROUPS).get(params.id ?? '');
   if (group === undefined) return fail(MESSAGES.updateError, [`id: no group with id '${params.id}'`]);
   if (isBuiltIn(group)) return fail(MESSAGES.updateError, [builtInRefusal(group, 'edited')]);
   const parsed = parseWith(updateBody, body);
@@ -194,7 +196,7 @@ function update({ body, store, params }: RouteContext): RouteResult {
     user_ids: attrs.user_ids ? [...new Set(attrs.user_ids)] : group.user_ids,
     updated_at: now,
   };
-  store.groups.set(group.id, updated);
+  store.collection(GROUPS).set(group.id, updated);
   return changed(MESSAGES.updated, { group: detail(updated, store) });
 }
 
@@ -205,7 +207,7 @@ export const groupRoutes: Route[] = [
     privilege: 'groups',
     body: 'none',
     errorMessage: MESSAGES.retrieveError,
-    handle: ({ store }) => ok(MESSAGES.list, { groups: [...store.groups.values()].map(summary) }),
+    handle: ({ store }) => ok(MESSAGES.list, { groups: [...store.collection(GROUPS).values()].map(summary) }),
   },
   {
     method: 'GET',
@@ -214,7 +216,7 @@ export const groupRoutes: Route[] = [
     body: 'none',
     errorMessage: MESSAGES.retrieveError,
     handle: ({ store, params }) => {
-      const group = store.groups.get(params.id ?? '');
+      const group = store.collection(GROUPS).get(params.id ?? '');
       if (group === undefined) return fail(MESSAGES.retrieveError, [`id: no group with id '${params.id}'`]);
       return ok(MESSAGES.retrieved, { groups: [detail(group, store)] });
     },
@@ -242,10 +244,10 @@ export const groupRoutes: Route[] = [
     body: 'json-ignored',
     errorMessage: MESSAGES.deleteError,
     handle: ({ store, params }) => {
-      const group = store.groups.get(params.id ?? '');
+      const group = store.collection(GROUPS).get(params.id ?? '');
       if (group === undefined) return fail(MESSAGES.deleteError, [`id: no group with id '${params.id}'`]);
       if (isBuiltIn(group)) return fail(MESSAGES.deleteError, [builtInRefusal(group, 'deleted')]);
-      store.groups.delete(group.id);
+      store.collection(GROUPS).delete(group.id);
       return changed(MESSAGES.deleted, { group: detail(group, store) });
     },
   },

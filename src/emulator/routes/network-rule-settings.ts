@@ -17,6 +17,7 @@
 
 import { z } from 'zod';
 import { EXPIRE_STRATEGIES, isAddressOrNetwork } from '../../core/domain.js';
+import { RULE_SETTINGS } from '../collections.js';
 import { RULE_SETTINGS_ID, type RuleSettings } from '../records.js';
 import { changed, fail, ok, type Route, type RouteResult } from '../router.js';
 import { parseWith } from '../validation.js';
@@ -65,7 +66,8 @@ export const networkRuleSettingsRoutes: Route[] = [
     privilege: 'rule_settings',
     body: 'none',
     errorMessage: MESSAGES.retrieveError,
-    handle: ({ store }) => ok(MESSAGES.list, shown(current(store.ruleSettings.get(RULE_SETTINGS_ID)))),
+    handle: ({ store }) =>
+      ok(MESSAGES.list, shown(current(store.collection(RULE_SETTINGS).get(RULE_SETTINGS_ID)))),
   },
   {
     method: 'PUT',
@@ -76,7 +78,7 @@ export const networkRuleSettingsRoutes: Route[] = [
     handle: ({ body, store }): RouteResult => {
       const parsed = parseWith(updateBody, body);
       if (!parsed.ok) return fail(MESSAGES.updateError, parsed.errors);
-      const before = current(store.ruleSettings.get(RULE_SETTINGS_ID));
+      const before = current(store.collection(RULE_SETTINGS).get(RULE_SETTINGS_ID));
       const { automation, expire_strategy } = parsed.value;
       const updated: RuleSettings = {
         id: RULE_SETTINGS_ID,
@@ -84,7 +86,7 @@ export const networkRuleSettingsRoutes: Route[] = [
         automation: { ...before.automation, ...automation },
         expire_strategy: expire_strategy ?? before.expire_strategy,
       };
-      store.ruleSettings.set(RULE_SETTINGS_ID, updated);
+      store.collection(RULE_SETTINGS).set(RULE_SETTINGS_ID, updated);
       return changed(MESSAGES.updated, shown(updated));
     },
   },

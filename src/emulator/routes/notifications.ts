@@ -1,6 +1,7 @@
 /** /api/v1/settings/notifications: administrators only; the name is the path key and never changes. */
 import { z } from 'zod';
 import { NOTIFICATION_FORMATS, NOTIFICATION_PROTOCOLS, NOTIFICATION_TYPES } from '../../core/domain.js';
+import { NOTIFICATIONS } from '../collections.js';
 import type { Notification } from '../records.js';
 import { changed, fail, ok, type Route, type RouteContext, type RouteResult } from '../router.js';
 import { ipAddress, nameText, paramProblems, parseWith, port } from '../validation.js';
@@ -46,12 +47,12 @@ function create({ body, store }: RouteContext): RouteResult {
   const parsed = parseWith(createBody, body);
   if (!parsed.ok) return fail(MESSAGES.createError, parsed.errors);
   const notification: Notification = parsed.value.notification;
-  if (store.notifications.has(notification.name)) {
+  if (store.collection(NOTIFICATIONS).has(notification.name)) {
     return fail(MESSAGES.createError, [
       `notification.name: a notification named '${notification.name}' exists`,
     ]);
   }
-  store.notifications.set(notification.name, notification);
+  store.collection(NOTIFICATIONS).set(notification.name, notification);
   return changed(MESSAGES.created, { notification });
 }
 
@@ -59,7 +60,7 @@ function update({ body, store, params }: RouteContext): RouteResult {
   const name = params.notification_name ?? '';
   const malformed = paramProblems('notification_name', name);
   if (malformed.length > 0) return fail(MESSAGES.updateError, malformed);
-  const current = store.notifications.get(name);
+  const current = store.collection(NOTIFICATIONS).get(name);
   if (current === undefined)
     return fail(MESSAGES.updateError, [`notification_name: no notification named '${name}'`]);
   const parsed = parseWith(updateBody, body);
@@ -75,7 +76,7 @@ function update({ body, store, params }: RouteContext): RouteResult {
     // JSON has no `undefined`, so a field absent from attrs.settings keeps its current value.
     settings: { ...current.settings, ...attrs.settings },
   };
-  store.notifications.set(name, updated);
+  store.collection(NOTIFICATIONS).set(name, updated);
   return changed(MESSAGES.updated, { notification: updated });
 }
 
@@ -89,7 +90,8 @@ export const notificationRoutes: Route[] = [
     privilege: 'notifications',
     body: 'none',
     errorMessage: MESSAGES.retrieveError,
-    handle: ({ store }) => ok(MESSAGES.list, { notifications: [...store.notifications.values()] }),
+    handle: ({ store }) =>
+      ok(MESSAGES.list, { notifications: [...store.collection(NOTIFICATIONS).values()] }),
   },
   {
     method: 'GET',
@@ -101,7 +103,7 @@ export const notificationRoutes: Route[] = [
       const name = params.notification_name ?? '';
       const malformed = paramProblems('notification_name', name);
       if (malformed.length > 0) return fail(MESSAGES.retrieveError, malformed);
-      const notification = store.notifications.get(name);
+      const notification = store.collection(NOTIFICATIONS).get(name);
       if (notification === undefined) {
         return fail(MESSAGES.retrieveError, [`notification_name: no notification named '${name}'`]);
       }
@@ -134,11 +136,11 @@ export const notificationRoutes: Route[] = [
       const name = params.notification_name ?? '';
       const malformed = paramProblems('notification_name', name);
       if (malformed.length > 0) return fail(MESSAGES.deleteError, malformed);
-      const notification = store.notifications.get(name);
+      const notification = store.collection(NOTIFICATIONS).get(name);
       if (notification === undefined) {
         return fail(MESSAGES.deleteError, [`notification_name: no notification named '${name}'`]);
       }
-      store.notifications.delete(name);
+      store.collection(NOTIFICATIONS).delete(name);
       return changed(MESSAGES.deleted, { notification });
     },
   },

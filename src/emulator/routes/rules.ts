@@ -1,4 +1,5 @@
 /** /api/v1/rules: read-only rules from the seed (or the demo directory), with every documented filter. */
+import { RULES } from '../collections.js';
 import { ListFilter } from '../filters.js';
 import { listPage } from '../listing.js';
 import { parsePageRequest } from '../pagination.js';
@@ -29,7 +30,7 @@ function list({ query, store }: RouteContext): RouteResult {
     .integer('timestamp', (r) => r.timestamp)
     .text('username', (r) => r.username, ['exact', 'list', 'search']);
   if (filter.errors.length > 0) return fail(MESSAGES.paginationError, filter.errors);
-  const { rows, pagination } = listPage(store.rules, filter, page);
+  const { rows, pagination } = listPage(store.collection(RULES), filter, page);
   return ok(MESSAGES.list, { rules: rows }, { pagination });
 }
 
@@ -49,7 +50,7 @@ export const ruleRoutes: Route[] = [
     body: 'none',
     errorMessage: MESSAGES.retrieveError,
     handle: ({ store, params }) => {
-      const rule = store.rules.get(params.rule_id ?? '');
+      const rule = store.collection(RULES).get(params.rule_id ?? '');
       if (rule === undefined)
         return fail(MESSAGES.retrieveError, [`rule_id: no rule with id '${params.rule_id}'`]);
       return ok(MESSAGES.retrieved, { rule });

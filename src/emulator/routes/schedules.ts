@@ -1,5 +1,6 @@
 /** /api/v1/reports: read for any authenticated user, write for administrators. Names are unique. */
 import { z } from 'zod';
+import { SCHEDULES } from '../collections.js';
 import { ListFilter } from '../filters.js';
 import { listPage } from '../listing.js';
 import { parsePageRequest } from '../pagination.js';
@@ -39,7 +40,7 @@ const deleteBody = z.strictObject({ schedules_ids: z.array(nonEmptyString) });
 
 function nameTaken(store: Store, name: string | undefined, selfId?: string): string[] {
   if (name === undefined) return [];
-  for (const schedule of store.schedules.values()) {
+  for (const schedule of store.collection(SCHEDULES).values()) {
     if (schedule.name === name && schedule.id !== selfId)
       return [`attrs.name: a schedule named '${name}' exists`];
   }
@@ -60,7 +61,7 @@ function list({ query, store }: RouteContext): RouteResult {
     .atMost('scheduled_at_end', (s) => s.scheduled_at)
     .exact('scheduled_by', (s) => s.scheduled_by);
   if (filter.errors.length > 0) return fail(MESSAGES.paginationError, filter.errors);
-  const { rows, pagination } = listPage(store.schedules, filter, page);
+  const { rows, pagination } = listPage(store.collection(SCHEDULES), filter, page);
   return ok(MESSAGES.list, { schedules: rows }, { pagination });
 }
 
@@ -80,13 +81,13 @@ function create({ body, store, caller }: RouteContext): RouteResult {
     start_timestamp: now,
     end_timestamp: null,
   };
-  store.schedules.set(schedule.id, schedule);
+  store.collection(SCHEDULES).set(schedule.id, schedule);
   return changed(MESSAGES.created, { schedule });
 }
 
 function update({ body, store, params }: RouteContext): RouteResult {
   const id = params.schedule_id ?? '';
-  const current = store.schedules.get(id);
+  const current = store.collection(SCHEDULES).get(id);
   if (current === undefined) return fail(MESSAGES.updateError, [`schedule_id: no schedule with id '${id}'`]);
   const parsed = parseWith(updateBody, body);
   if (!parsed.ok) return fail(MESSAGES.updateError, parsed.errors);
@@ -95,7 +96,7 @@ function update({ body, store, params }: RouteContext): RouteResult {
   if (errors.length > 0) return fail(MESSAGES.updateError, errors);
   // Partial update: JSON has no `undefined`, so a field absent from attrs keeps its current value.
   const updated: Schedule = { ...current, ...attrs };
-  store.schedules.set(id, updated);
+  store.collection(SCHEDULES).set(id, updated);
   return changed(MESSAGES.updated, { schedule: updated });
 }
 
@@ -104,10 +105,10 @@ function remove({ body, store }: RouteContext): RouteResult {
   if (!parsed.ok) return fail(MESSAGES.deleteError, parsed.errors);
   const ids = parsed.value.schedules_ids;
   const errors = ids
-    .filter((id) => !store.schedules.has(id))
+    .filter((id) => !store.collection(SCHEDULES).has(id))
     .map((id) => `schedules_ids: no schedule '${id}'`);
   if (errors.length > 0) return fail(MESSAGES.deleteError, errors);
-  for (const id of ids) store.schedules.delete(id);
+  for (const id of ids) store.collection(SCHEDULES).delete(id);
   // Documented: the body of this answer carries only status and message.
   return changed(MESSAGES.deleted);
 }
@@ -132,7 +133,7 @@ export const scheduleRoutes: Route[] = [
     errorMessage: MESSAGES.retrieveError,
     handle: ({ store, params }) => {
       const id = params.schedule_id ?? '';
-      const schedule = store.schedules.get(id);
+      const schedule = store.collection(SCHEDULES).get(id);
       if (schedule === undefined)
         return fail(MESSAGES.retrieveError, [`schedule_id: no schedule with id '${id}'`]);
       return ok(MESSAGES.retrieved, { schedule });

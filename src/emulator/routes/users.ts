@@ -8,6 +8,7 @@
  * Who may read it: administrators, and a non-admin whose group holds the vendor's "Handle users"
  * permission (a seeded permission outside the spec's catalog with that name: auth.ts).
  */
+import { GROUPS, USERS } from '../collections.js';
 import type { User } from '../records.js';
 import { fail, ok, type Route } from '../router.js';
 import type { Store } from '../store.js';
@@ -19,7 +20,7 @@ const MESSAGES = {
 } as const;
 
 function shown(user: User, store: Store): Record<string, unknown> {
-  const groups = [...store.groups.values()]
+  const groups = [...store.collection(GROUPS).values()]
     .filter((group) => group.user_ids.includes(user.id))
     .map((group) => ({ id: group.id, name: group.name }));
   return { id: user.id, username: user.username, groups };
@@ -33,7 +34,7 @@ export const userRoutes: Route[] = [
     body: 'none',
     errorMessage: MESSAGES.retrieveError,
     handle: ({ store }) =>
-      ok(MESSAGES.list, { users: [...store.users.values()].map((u) => shown(u, store)) }),
+      ok(MESSAGES.list, { users: [...store.collection(USERS).values()].map((u) => shown(u, store)) }),
   },
   {
     method: 'GET',
@@ -42,7 +43,7 @@ export const userRoutes: Route[] = [
     body: 'none',
     errorMessage: MESSAGES.retrieveError,
     handle: ({ store, params }) => {
-      const user = store.users.get(params.id ?? '');
+      const user = store.collection(USERS).get(params.id ?? '');
       if (user === undefined) return fail(MESSAGES.retrieveError, [`id: no user with id '${params.id}'`]);
       return ok(MESSAGES.retrieved, { user: shown(user, store) });
     },

@@ -9,8 +9,16 @@
  * 400, say) may still have been decided on pending writes, so its answer waits for them too and
  * fails with them.
  */
+import type { WriteEffect } from './format.js';
 import type { StateFile } from './state-file.js';
-import type { Store } from './store.js';
+
+/** The store, as the committer sees it: one write at a time, each with its effect. */
+interface WritableStore {
+  /** Starts recording what the handler changes. */
+  beginWrite(): void;
+  /** Stops recording; undefined when nothing changed. */
+  endWrite(): WriteEffect | undefined;
+}
 
 export class Committer {
   /** Writes applied and not yet durable (or undone). */
@@ -22,7 +30,7 @@ export class Committer {
   private heldWriters: (() => void)[] = [];
 
   constructor(
-    private readonly store: Store,
+    private readonly store: WritableStore,
     private readonly file: StateFile | undefined,
   ) {}
 

@@ -7,57 +7,44 @@
  * `seq` counts writes (+1 per line, carried on across compactions); `changes` lists only the
  * collections the write touched (state-file names), each with the final records of the keys it set
  * (in their listing order) and the keys it deleted (replayed first); `next_ids` are the id counters
- * after the write. The state file says which seq it includes (`journal_seq`), so lines at or below
- * it are skipped: a crash between writing a compacted state file and trimming the journal is safe.
+ * after the write (what `changes` and `next_ids` hold is the format's: format.ts). The state file
+ * says which seq it includes (`journal_seq`), so lines at or below it are skipped: a crash between
+ * writing a compacted state file and trimming the journal is safe.
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { WafctlError } from '../core/errors.js';
-import {
-  applicationRuleSchema,
-  groupSchema,
-  nextIdsSchema,
-  notificationSchema,
-  ruleSchema,
-  ruleSettingsSchema,
-  scheduleSchema,
-  userSchema,
-} from './records.js';
-import type { StoreChanges } from './store.js';
-import { issueLines } from './validation.js';
+import { WafctlError } from '../../core/errors.js';
+import type { StateFormat } from './format.js';
 
-const change = <T extends z.ZodType>(record: T) =>
-  z.strictObject({ upsert: z.array(record), delete: z.array(z.string().min(1)) });
-
-const recordSchema = z.strictObject({
-  seq: z.int().min(1),
-  changes: z.strictObject({
-    users: change(userSchema).optional(),
-    rules: change(ruleSchema).optional(),
-    groups: change(groupSchema).optional(),
-    application_rules: change(applicationRuleSchema).optional(),
-    notifications: change(notificationSchema).optional(),
-    schedules: change(scheduleSchema).optional(),
-    rule_settings: change(ruleSettingsSchema).optional(),
-  }),
-  next_ids: nextIdsSchema,
-});
-export type JournalRecord = z.output<typeof recordSchema>;
+/** One journal line: its seq, and the effect of the write (the format's `changes` and `next_ids`). */
+export interface JournalRecord<C extends object = object, N extends object = object> {
+  seq: number;
+  changes: C;
+  next_ids: N;
+}
 /** A record and the line it was read from (errors at replay name it). */
-export type JournalEntry = JournalRecord & { line: number };
+export type JournalEntry<C extends object = object, N extends object = object> = JournalRecord<C, N> & {
+  line: number;
+};
+
+function recordSchema<C extends object, N extends object>(
+  format: StateFormat<object, C, N>,
+): z.ZodType<JournalRecord<C, N>> {
+  return z.strictObject({ seq: z.int().min(1), changes: format.changes, next_ids: format.nextIds });
+}
 
 export function journalPathOf(statePath: string): string {
   return `${statePath}.journal`;
 }
 
 /** One journal line, newline included. */
-export function encodeRecord(seq: number, changes: StoreChanges, nextIds: JournalRecord['next_ids']): Buffer {
+export function encodeRecord(seq: number, changes: object, nextIds: object): Buffer {
   return Buffer.from(`${JSON.stringify({ seq, changes, next_ids: nextIds })}\n`, 'utf8');
 }
 
-export interface JournalContents {
+export interface JournalContents<C extends object = object, N extends object = object> {
   /** Records after the state file's `journal_seq`, to replay in order. */
-  records: JournalEntry[];
+  records: JournalEntry<C, N>[];
   /** The last seq the journal holds (or the state file's, when the journal holds nothing newer). */
   lastSeq: number;
   /** Bytes up to the end of the last good line: where appending resumes. */
@@ -77,16 +64,20 @@ function corrupt(path: string, line: number, reason: string): WafctlError {
   );
 }
 
-function parseLine(text: string): { ok: true; record: JournalRecord } | { ok: false; reason: string } {
+function parseLine<C extends object, N extends object>(
+  text: string,
+  schema: z.ZodType<JournalRecord<C, N>>,
+  explain: (error: z.ZodError) => string[],
+): { ok: true; record: JournalRecord<C, N> } | { ok: false; reason: string } {
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
     return { ok: false, reason: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
   }
-  const result = recordSchema.safeParse(data);
+  const result = schema.safeParse(data);
   if (result.success) return { ok: true, record: result.data };
-  const lines = issueLines(result.error);
+  const lines = explain(result.error);
   const more = lines.length > MAX_REPORTED_ISSUES ? ` (and ${lines.length - MAX_REPORTED_ISSUES} more)` : '';
   return {
     ok: false,
@@ -99,7 +90,11 @@ function parseLine(text: string): { ok: true; record: JournalRecord } | { ok: fa
  * or does not parse is a torn append and is reported, not replayed; a bad line with anything after
  * it, or a seq out of sequence, is corruption: an error naming the file and the line.
  */
-export async function readJournal(path: string, stateSeq: number): Promise<JournalContents | undefined> {
+export async function readJournal<C extends object, N extends object>(
+  path: string,
+  stateSeq: number,
+  format: StateFormat<object, C, N>,
+): Promise<JournalContents<C, N> | undefined> {
   let data: Buffer;
   try {
     data = await readFile(path);
@@ -111,13 +106,20 @@ export async function readJournal(path: string, stateSeq: number): Promise<Journ
       userFault: true,
     });
   }
-  const contents: JournalContents = { records: [], lastSeq: stateSeq, goodBytes: 0, tornLine: undefined };
+  const schema = recordSchema(format);
+  const contents: JournalContents<C, N> = {
+    records: [],
+    lastSeq: stateSeq,
+    goodBytes: 0,
+    tornLine: undefined,
+  };
   let previousSeq: number | undefined;
   let start = 0;
   for (let line = 1; start < data.length; line++) {
     const newline = data.indexOf(0x0a, start);
     const end = newline < 0 ? data.length : newline;
-    const parsed = newline < 0 ? undefined : parseLine(data.toString('utf8', start, end));
+    const parsed =
+      newline < 0 ? undefined : parseLine(data.toString('utf8', start, end), schema, format.explain);
     if (parsed === undefined || !parsed.ok) {
       // Torn only if nothing follows it: a crash can damage the end of the file, not its middle.
       if (end + 1 >= data.length) {

@@ -63,8 +63,8 @@ import {
 import { link, open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { promisify } from 'node:util';
-import { WafctlError } from '../core/errors.js';
-import type { FileFaultHook } from '../files/durable-files.js';
+import { WafctlError } from '../../core/errors.js';
+import type { FileFaultHook } from '../../files/durable-files.js';
 import { FLOCK_COMMAND, flockExclusive } from './kernel-lock.js';
 
 interface LockHolder {

@@ -1,5 +1,5 @@
 /**
- * `--state FILE`: the snapshot (persistence.ts) plus the journal (journal.ts), owned through a lock
+ * `--state FILE`: the snapshot (snapshot.ts) plus the journal (journal.ts), owned through a lock
  * (lock.ts). Acknowledged means durable: a write's journal line is appended and fdatasync'ed before
  * its answer is sent. Group commit: lines queued while a flush runs share the next one (no timer),
  * so N concurrent writes cost about two fsyncs, and each is answered after the flush covering it.
@@ -12,13 +12,12 @@
  * is durable, then swaps the journal for the lines appended since (the tail).
  */
 
-import { WafctlError } from '../core/errors.js';
-import { AppendFile, type FileFaultHook, removeDurably, replaceDurably } from '../files/durable-files.js';
+import { WafctlError } from '../../core/errors.js';
+import { AppendFile, type FileFaultHook, removeDurably, replaceDurably } from '../../files/durable-files.js';
+import type { WriteEffect } from './format.js';
 import { encodeRecord, journalPathOf } from './journal.js';
 import type { StateLock } from './lock.js';
-import { encodeState, tempPathOf } from './persistence.js';
-import type { StoreState } from './records.js';
-import type { WriteEffect } from './store.js';
+import { encodeState, tempPathOf } from './snapshot.js';
 
 export interface StateFileOptions {
   /** Compact once the journal is at least this large and at least as large as the snapshot. */
@@ -73,7 +72,7 @@ export class StateFile {
     private readonly path: string,
     private readonly lock: StateLock,
     private readonly disk: Disk,
-    private readonly snapshot: () => StoreState,
+    private readonly snapshot: () => object,
     private readonly options: StateFileOptions,
   ) {
     this.journalPath = journalPathOf(path);
