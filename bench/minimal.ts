@@ -5,9 +5,10 @@
  * objects (wafctl's default --batch-size; the API documents no limit, so --batch-size 1000 would
  * need ⌈N/1000⌉). A kind the configuration does not use is not read at all.
  */
-import { DEFAULT_BATCH_SIZE } from '../src/cli/options.js';
+
 import type { ApplicationRuleListShape } from '../src/emulator/index.js';
 import { MAX_PAGE_SIZE } from '../src/emulator/pagination.js';
+import { DEFAULT_BATCH_SIZE } from '../src/ops/defaults.js';
 
 export interface Minimal {
   count: number;

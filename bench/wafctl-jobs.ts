@@ -5,7 +5,7 @@
  */
 
 import type { Io } from '../src/cli/io.js';
-import { DEFAULT_BATCH_SIZE, DEFAULT_PARALLELISM, HYDRATION_CONCURRENCY } from '../src/cli/options.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_PARALLELISM, HYDRATION_CONCURRENCY } from '../src/ops/defaults.js';
 import type { JobOutcome } from './jobs.js';
 import { phaseClock } from './jobs.js';
 

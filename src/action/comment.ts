@@ -50,6 +50,7 @@ interface Comment {
   user?: { login?: string } | null;
 }
 
+/** Updates the sticky comment of the pull request (its author's, starting with the marker), or creates it. */
 export async function upsertComment(options: StickyComment): Promise<CommentResult> {
   const api = new URL(options.apiUrl.endsWith('/') ? options.apiUrl : `${options.apiUrl}/`);
   if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(options.repository)) {
@@ -141,4 +142,17 @@ async function messageOf(response: Response): Promise<string> {
     message += ' (no such repository or pull request, or the token cannot see it)';
   }
   return message;
+}
+
+/** The pull request a comment goes to, from the event that started the workflow (GITHUB_EVENT_PATH). */
+export function pullRequestNumber(event: unknown): number | undefined {
+  if (typeof event !== 'object' || event === null) return undefined;
+  const { pull_request: pr, issue } = event as {
+    pull_request?: { number?: unknown };
+    issue?: { number?: unknown; pull_request?: unknown };
+  };
+  if (typeof pr?.number === 'number') return pr.number;
+  // issue_comment on a pull request: the issue is the pull request.
+  if (issue?.pull_request !== undefined && typeof issue.number === 'number') return issue.number;
+  return undefined;
 }

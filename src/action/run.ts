@@ -9,40 +9,17 @@
  * has-changes comes from the plan, never from exit 2 alone: a plan that --fail-on refused (exit 3)
  * has changes too — the riskiest ones — and `if: has-changes == 'true'` must not skip it.
  */
-import { spawn } from 'node:child_process';
-import {
-  appendFileSync,
-  closeSync,
-  existsSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { constants, tmpdir } from 'node:os';
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { upsertComment } from './comment.js';
-import {
-  type ActionOutputs,
-  applyArgs,
-  commandSummary,
-  driftArgs,
-  errorAnnotation,
-  exitHasChanges,
-  formatOutputs,
-  type Invocation,
-  inputVariable,
-  planArgs,
-  pullArgs,
-  pullRequestNumber,
-  readInputs,
-  resolveInvocation,
-  savedPlanArgs,
-  savedPlanHasChanges,
-  stepExitCode,
-  warningAnnotation,
-} from './inputs.js';
+import { applyArgs, driftArgs, planArgs, pullArgs, savedPlanArgs } from './args.js';
+import { pullRequestNumber, upsertComment } from './comment.js';
+import { readInputs } from './inputs.js';
+import { type Invocation, resolveInvocation } from './invocation.js';
+import { exitHasChanges, savedPlanHasChanges, stepExitCode } from './outcome.js';
+import { type Ran, runProgram, type Sink } from './program.js';
+import { commandSummary } from './summary.js';
+import { type ActionOutputs, errorAnnotation, formatOutputs, warningAnnotation } from './workflow.js';
 
 export interface ActionContext {
   env: Readonly<Record<string, string | undefined>>;
@@ -57,136 +34,171 @@ export interface ActionContext {
   fetch?: typeof globalThis.fetch;
 }
 
-/** Where a child's stream goes: the step's log, a file, the log and a copy kept, or a copy only. */
-type Sink = 'log' | 'tee' | 'capture' | { file: string };
+/** Where the step's results go: the runner's temporary directory, outputs and job summary files. */
+interface Step {
+  context: ActionContext;
+  temp: string;
+  summaryFile: string | undefined;
+  outputFile: string | undefined;
+}
 
-interface Ran {
+/** Runs wafctl with these arguments, in the run's working directory. */
+type Exec = (args: string[], stdout: Sink, stderr: Sink) => Promise<Ran>;
+
+/** What the command came to: wafctl's exit code, has-changes, and the markdown file (or empty). */
+interface Outcome {
   code: number;
-  stdout: string;
-  stderr: string;
-  /** stdout and stderr as they arrived, for the job summary. */
-  log: string;
+  hasChanges: boolean;
+  markdown: string;
 }
 
 /** Runs the action; resolves to the step's exit code. */
 export async function runAction(context: ActionContext): Promise<number> {
   const { env } = context;
-  const say = (line: string) => context.stdout.write(`${line}\n`);
-  const temp = env.RUNNER_TEMP || tmpdir();
-  const summaryFile = env.GITHUB_STEP_SUMMARY || undefined;
-  const outputFile = env.GITHUB_OUTPUT || undefined;
-  const writeOutputs = (outputs: ActionOutputs) => {
-    if (outputFile !== undefined) appendFileSync(outputFile, formatOutputs(outputs));
+  const step: Step = {
+    context,
+    temp: env.RUNNER_TEMP || tmpdir(),
+    summaryFile: env.GITHUB_STEP_SUMMARY || undefined,
+    outputFile: env.GITHUB_OUTPUT || undefined,
   };
-  const summarize = (text: string) => {
-    if (summaryFile !== undefined) appendFileSync(summaryFile, text);
-  };
-  const refuse = (refusal: string): number => {
-    say(errorAnnotation(refusal));
-    writeOutputs({ exitCode: 1, hasChanges: false, markdown: '', commentMarker: '' });
+  const accepted = await acceptRun(context);
+  if ('refusal' in accepted) {
+    context.stdout.write(`${errorAnnotation(accepted.refusal)}\n`);
+    writeOutputs(step, { exitCode: 1, hasChanges: false, markdown: '', commentMarker: '' });
     return 1;
-  };
+  }
+  const { run } = accepted;
+  const outcome = await runCommand(run, wafctlIn(run, accepted.cwd, context), step, accepted.cwd);
+  const markdown = outcome.markdown !== '' && existsSync(outcome.markdown) ? outcome.markdown : '';
+  writeOutputs(step, {
+    exitCode: outcome.code,
+    hasChanges: outcome.hasChanges,
+    markdown,
+    commentMarker: run.marker,
+  });
+  let code = stepExitCode(outcome.code);
+  if (run.comment) {
+    const posted = await postComment(run, markdown, context);
+    if (!posted && code === 0) code = 1;
+  }
+  return code;
+}
 
+/**
+ * The run the inputs ask for and the directory it runs in, once the inputs, the working directory
+ * and the trusted ref are accepted; else the refusal to report before anything runs.
+ */
+async function acceptRun(
+  context: ActionContext,
+): Promise<{ run: Invocation; cwd: string } | { refusal: string }> {
+  const { env } = context;
   const event = { name: env.GITHUB_EVENT_NAME, baseRef: env.GITHUB_BASE_REF };
   const resolution = resolveInvocation(readInputs(env), event);
-  if (!resolution.ok) return refuse(resolution.refusal);
+  if (!resolution.ok) return { refusal: resolution.refusal };
   const run = resolution.invocation;
   const cwd = resolve(context.cwd, run.workingDirectory);
   if (!isDirectory(cwd)) {
-    return refuse(`working-directory must be a directory of the workspace, got '${run.workingDirectory}'`);
+    return {
+      refusal: `working-directory must be a directory of the workspace, got '${run.workingDirectory}'`,
+    };
   }
   const unfetched = await fetchTrustedRef(run, cwd, context);
-  if (unfetched !== undefined) return refuse(unfetched);
+  return unfetched === undefined ? { run, cwd } : { refusal: unfetched };
+}
 
-  // The bundled CLI, run by the Node.js running the action; WAFCTL_ACTION_CLI (a script run the same
-  // way) is for the action's own tests only.
+/**
+ * wafctl, run in `cwd`: the bundled CLI, run by the Node.js running the action, or the `version`
+ * given, from the npm registry. WAFCTL_ACTION_CLI (a script run the same way as the bundled CLI) is
+ * for the action's own tests only.
+ */
+function wafctlIn(run: Invocation, cwd: string, context: ActionContext): Exec {
+  const { env } = context;
   const wafctl: [string, string[]] =
     run.version !== ''
       ? ['npx', ['--yes', `wafctl@${run.version}`]]
       : [context.execPath, [env.WAFCTL_ACTION_CLI || join(context.actionDir, 'wafctl.mjs')]];
-  const exec = (args: string[], where: string, stdout: Sink, stderr: Sink) =>
-    runProgram(wafctl, args, where, env, context, stdout, stderr);
+  return (args, stdout, stderr) => runProgram(wafctl, args, cwd, env, context, stdout, stderr);
+}
 
-  let code = 0;
-  let hasChanges = false;
-  let markdown = join(temp, `wafctl-${run.command}.md`);
+function runCommand(run: Invocation, exec: Exec, step: Step, cwd: string): Promise<Outcome> {
   switch (run.command) {
-    case 'plan': {
-      const ran = await exec(planArgs(run), cwd, { file: markdown }, 'log');
-      code = ran.code;
-      mark(run, markdown);
-      if (existsSync(markdown)) summarize(readFileSync(markdown, 'utf8'));
-      hasChanges = exitHasChanges(code);
-      break;
-    }
-    case 'drift': {
-      const ran = await exec(driftArgs(run, markdown), cwd, 'log', 'log');
-      code = ran.code;
-      mark(run, markdown);
-      if (existsSync(markdown)) summarize(readFileSync(markdown, 'utf8'));
-      hasChanges = exitHasChanges(code);
-      break;
-    }
-    case 'apply': {
-      markdown = '';
-      let log = '';
-      const applySaved = async (file: string) => {
-        const ran = await exec(applyArgs(run, file), cwd, 'tee', 'tee');
-        log += ran.log;
-        return ran.code;
-      };
-      if (run.planFile !== '') {
-        hasChanges = savedPlanChanges(resolve(cwd, run.planFile));
-        code = await applySaved(run.planFile);
-      } else {
-        // Plan, save, then apply exactly that plan. The log shows the plan ONCE, and it is apply's:
-        // `apply --plan` rebuilds the plan from the live objects and the saved intent, prints that,
-        // and applies exactly what it printed (refusing a stale one). plan's own copy is printed
-        // only when there is no apply to print one (plan failed, or --fail-on refused it: 1 or 3).
-        const saved = join(temp, 'wafctl-plan.json');
-        rmSync(saved, { force: true });
-        const planned = await exec(savedPlanArgs(run, saved), cwd, 'capture', 'capture');
-        code = planned.code;
-        // Written even when --fail-on refuses the plan (exit 3): has-changes is true then too.
-        hasChanges = savedPlanChanges(saved);
-        if (code === 0) {
-          context.stderr.write(planned.stderr);
-          log += planned.stderr;
-          code = await applySaved(saved);
-        } else {
-          // The plan, then its error ("see the Security impact section above"), in that order.
-          context.stdout.write(planned.stdout);
-          context.stderr.write(planned.stderr);
-          log += planned.stdout + planned.stderr;
-        }
-      }
-      summarize(commandSummary(run, code, hasChanges, log));
-      break;
-    }
-    case 'pull': {
-      // Writes the live changes (and undeclared in-scope objects) back into the checked-out files.
-      markdown = '';
-      const ran = await exec(pullArgs(run), cwd, 'tee', 'tee');
-      code = ran.code;
-      summarize(commandSummary(run, code, false, ran.log));
-      break;
-    }
+    case 'plan':
+    case 'drift':
+      return runReport(run, exec, step);
+    case 'apply':
+      return runApply(run, exec, step, cwd);
+    case 'pull':
+      return runPull(run, exec, step);
   }
+}
 
-  const hasMarkdown = markdown !== '' && existsSync(markdown);
-  writeOutputs({
-    exitCode: code,
-    hasChanges,
-    markdown: hasMarkdown ? markdown : '',
-    commentMarker: run.marker,
-  });
+/** plan or drift: the markdown (marked with the environment's marker) is the job summary. */
+async function runReport(run: Invocation, exec: Exec, step: Step): Promise<Outcome> {
+  const markdown = join(step.temp, `wafctl-${run.command}.md`);
+  const { code } =
+    run.command === 'plan'
+      ? await exec(planArgs(run), { file: markdown }, 'log')
+      : await exec(driftArgs(run, markdown), 'log', 'log');
+  mark(run, markdown);
+  if (existsSync(markdown)) summarize(step, readFileSync(markdown, 'utf8'));
+  return { code, hasChanges: exitHasChanges(code), markdown };
+}
 
-  let step = stepExitCode(code);
-  if (run.comment) {
-    const posted = await postComment(run, hasMarkdown ? markdown : '', context);
-    if (!posted && step === 0) step = 1;
+/** apply: of the plan file given, or of a plan made and saved first; its log is the job summary. */
+async function runApply(run: Invocation, exec: Exec, step: Step, cwd: string): Promise<Outcome> {
+  let applied: { code: number; hasChanges: boolean; log: string };
+  if (run.planFile !== '') {
+    const hasChanges = savedPlanChanges(resolve(cwd, run.planFile));
+    const ran = await exec(applyArgs(run, run.planFile), 'tee', 'tee');
+    applied = { code: ran.code, hasChanges, log: ran.log };
+  } else {
+    applied = await planThenApply(run, exec, step);
   }
-  return step;
+  summarize(step, commandSummary(run, applied.code, applied.hasChanges, applied.log));
+  return { code: applied.code, hasChanges: applied.hasChanges, markdown: '' };
+}
+
+/**
+ * Plan, save, then apply exactly that plan. The log shows the plan ONCE, and it is apply's: `apply
+ * --plan` rebuilds the plan from the live objects and the saved intent, prints that, and applies
+ * exactly what it printed (refusing a stale one). plan's own copy is printed only when there is no
+ * apply to print one (plan failed, or --fail-on refused it: 1 or 3).
+ */
+async function planThenApply(
+  run: Invocation,
+  exec: Exec,
+  step: Step,
+): Promise<{ code: number; hasChanges: boolean; log: string }> {
+  const { context } = step;
+  const saved = join(step.temp, 'wafctl-plan.json');
+  rmSync(saved, { force: true });
+  const planned = await exec(savedPlanArgs(run, saved), 'capture', 'capture');
+  // Written even when --fail-on refuses the plan (exit 3): has-changes is true then too.
+  const hasChanges = savedPlanChanges(saved);
+  if (planned.code !== 0) {
+    // The plan, then its error ("see the Security impact section above"), in that order.
+    context.stdout.write(planned.stdout);
+    context.stderr.write(planned.stderr);
+    return { code: planned.code, hasChanges, log: planned.stdout + planned.stderr };
+  }
+  context.stderr.write(planned.stderr);
+  const ran = await exec(applyArgs(run, saved), 'tee', 'tee');
+  return { code: ran.code, hasChanges, log: planned.stderr + ran.log };
+}
+
+/** pull: writes the live changes (and undeclared in-scope objects) back into the checked-out files. */
+async function runPull(run: Invocation, exec: Exec, step: Step): Promise<Outcome> {
+  const ran = await exec(pullArgs(run), 'tee', 'tee');
+  summarize(step, commandSummary(run, ran.code, false, ran.log));
+  return { code: ran.code, hasChanges: false, markdown: '' };
+}
+
+function writeOutputs(step: Step, outputs: ActionOutputs): void {
+  if (step.outputFile !== undefined) appendFileSync(step.outputFile, formatOutputs(outputs));
+}
+
+function summarize(step: Step, text: string): void {
+  if (step.summaryFile !== undefined) appendFileSync(step.summaryFile, text);
 }
 
 /**
@@ -293,71 +305,4 @@ async function postComment(run: Invocation, markdown: string, context: ActionCon
     say(errorAnnotation(`comment: ${error instanceof Error ? error.message : String(error)}`));
     return false;
   }
-}
-
-/** The most of a stream kept in memory for the job summary. */
-const KEEP = 4 * 1024 * 1024;
-
-/**
- * Runs wafctl (or git) once; a failure to start it (npx missing) is exit 1 with an error annotation.
- */
-function runProgram(
-  [program, prefix]: [string, string[]],
-  args: string[],
-  cwd: string,
-  env: Readonly<Record<string, string | undefined>>,
-  context: ActionContext,
-  stdout: Sink,
-  stderr: Sink,
-): Promise<Ran> {
-  return new Promise((done) => {
-    const files: number[] = [];
-    const target = (sink: Sink): 'inherit' | 'pipe' | number => {
-      if (sink === 'log') return 'inherit';
-      if (typeof sink === 'object') {
-        const fd = openSync(sink.file, 'w');
-        files.push(fd);
-        return fd;
-      }
-      return 'pipe';
-    };
-    const ran: Ran = { code: 0, stdout: '', stderr: '', log: '' };
-    // wafctl (or `npx wafctl@VERSION`, fetched at run time), and git, never need the GitHub token.
-    const { [inputVariable('github-token')]: _token, ...childEnv } = env;
-    const child = spawn(program, [...prefix, ...args], {
-      cwd,
-      env: childEnv as NodeJS.ProcessEnv,
-      stdio: ['ignore', target(stdout), target(stderr)],
-    });
-    for (const fd of files) closeSync(fd);
-    const collect = (stream: NodeJS.ReadableStream | null, sink: Sink, key: 'stdout' | 'stderr') => {
-      if (stream === null) return;
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => {
-        if (sink === 'tee') (key === 'stdout' ? context.stdout : context.stderr).write(chunk);
-        if (ran[key].length < KEEP) ran[key] += chunk;
-        if (ran.log.length < KEEP) ran.log += chunk;
-      });
-    };
-    collect(child.stdout, stdout, 'stdout');
-    collect(child.stderr, stderr, 'stderr');
-    // A child that could not start emits 'error' and may emit no 'close': settle once, on either.
-    let settled = false;
-    const settle = () => {
-      if (settled) return;
-      settled = true;
-      done(ran);
-    };
-    child.on('error', (error) => {
-      context.stdout.write(`${errorAnnotation(`could not run ${program}: ${error.message}`)}\n`);
-      ran.code = 1;
-      settle();
-    });
-    child.on('close', (code, signal) => {
-      if (settled) return;
-      if (code !== null) ran.code = code;
-      else if (signal !== null) ran.code = 128 + (constants.signals[signal] ?? 0);
-      settle();
-    });
-  });
 }

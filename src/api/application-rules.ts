@@ -3,9 +3,9 @@ import { type ClientContext, call, paginatedPages } from './context.js';
 import { underKey } from './envelope.js';
 import { UnconfirmedWriteError } from './errors.js';
 import { APPLICATION_RULE_FILTERS, type ApplicationRuleFilters, filtersToQuery } from './filters.js';
-import type { RequestSpec } from './http.js';
 import { collect, eachRow } from './paginate.js';
 import { type ApplicationRule, applicationRuleSchema } from './records.js';
+import type { RequestSpec } from './request.js';
 import { pathSegment } from './url.js';
 
 /** One rule of a create request. */
@@ -69,6 +69,7 @@ const oneData = underKey(
 );
 const idsData = underKey('rule_ids', z.array(z.string()));
 
+/** The application rules' endpoints (`/api/v1/application_rules`, bodies sent as multipart/mixed). */
 export function applicationRulesApi(ctx: ClientContext): ApplicationRulesApi {
   // Filters are checked on the first `next()`, like every other failure of the listing.
   async function* pages(filters: ApplicationRuleFilters = {}) {

@@ -1,8 +1,9 @@
 /** What every resource family needs from the client: the HTTP layer and the listing settings. */
 import type { z } from 'zod';
 import { readData, readPage } from './envelope.js';
-import type { Http, RequestSpec } from './http.js';
+import type { Http } from './http.js';
 import { paginate } from './paginate.js';
+import type { RequestSpec } from './request.js';
 import type { QueryParams } from './url.js';
 
 export interface ClientContext {

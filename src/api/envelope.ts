@@ -70,6 +70,7 @@ function flattenIssues(issues: readonly Issue[], base: readonly PropertyKey[] = 
   return out;
 }
 
+/** A path into a body as text: `data.rules[0].id`; the empty path is `body`. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let text = '';
   for (const key of path) {
@@ -81,6 +82,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 const MAX_REPORTED_ISSUES = 3;
 
+/** The first MAX_REPORTED_ISSUES issues of a body that does not parse, each with its path. */
 export function describeIssues(issues: readonly Issue[], base: readonly PropertyKey[] = []): string {
   const flat = flattenIssues(issues, base);
   const shown = flat.slice(0, MAX_REPORTED_ISSUES).map((i) => `${formatPath(i.path)}: ${i.message}`);

@@ -33,6 +33,7 @@ const listData = underKey('groups', z.array(groupSchema));
 // keys, each as an object or a one-element array.
 const oneData = underEitherKey('group', 'groups', oneRecord(groupSchema));
 
+/** The groups' endpoints (`/api/v1/groups`). */
 export function groupsApi(ctx: ClientContext): GroupsApi {
   return {
     list: async () => call(ctx, { method: 'GET', path: BASE }, listData),

@@ -24,7 +24,7 @@
  * defence for secrets, a request whose path, query or body holds one is refused before it exists.
  */
 import { Buffer } from 'node:buffer';
-import { FetchError, type FetchResponse, ofetch } from 'ofetch';
+import { type $Fetch, FetchError, type FetchResponse, ofetch } from 'ofetch';
 import { WafctlError } from '../core/errors.js';
 import { redact } from '../core/secrets.js';
 import {
@@ -40,9 +40,9 @@ import {
   ResponseTooLargeError,
 } from './errors.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, isLimit, MAX_RESPONSE_BYTES_ENV, readCapped } from './limits.js';
-import { type Prepared, prepare } from './request.js';
+import { type Prepared, prepare, type RequestSpec } from './request.js';
 import { type Clock, MAX_TIMEOUT_SECONDS, parseRetryAfter, type RetryPolicy, withRetries } from './retry.js';
-import { checkBaseUrl, type QueryParams } from './url.js';
+import { checkBaseUrl } from './url.js';
 
 export interface HttpOptions {
   baseUrl: string;
@@ -61,19 +61,6 @@ export interface HttpOptions {
    * variable): a 401 or 403 error carries it, so that its hint names what to check. Never the token.
    */
   credential?: string | undefined;
-}
-
-export interface RequestSpec extends RequestTarget {
-  query?: QueryParams;
-  /** Serialised as JSON whatever the content type (application rules send JSON as multipart/mixed). */
-  body?: unknown;
-  /** Sent when given, with or without a body (group DELETE documents it as required). */
-  contentType?: 'application/json' | 'multipart/mixed';
-  /**
-   * Top-level body fields meant to carry a secret (the sign-in's `password`). Any other part of the
-   * request that holds a registered secret is refused (SecretInRequestError).
-   */
-  secretFields?: readonly string[];
 }
 
 export interface Http {
@@ -243,7 +230,52 @@ function redirectTarget(
   return to.href;
 }
 
+/** What every attempt of one client uses: made once by createHttp. */
+interface Transport {
+  fetcher: $Fetch;
+  baseUrl: string;
+  clock: Clock;
+  timeoutSeconds: number;
+  maxResponseBytes: number;
+  /** The debug log, redacted; a no-op without one. */
+  log: (line: string) => void;
+  credential: string | undefined;
+}
+
+/**
+ * The client of one server and token: each request built once (`prepare`), then attempted, and
+ * retried when it is idempotent and failed in a way worth retrying (retry.ts).
+ */
 export function createHttp(options: HttpOptions): Http {
+  const transport = createTransport(options);
+  const onRetry =
+    options.log === undefined
+      ? undefined
+      : ({ retryNumber, delayMs, error }: { retryNumber: number; delayMs: number; error: Error }) =>
+          transport.log(`retry ${retryNumber} in ${delayMs} ms after: ${error.message}`);
+
+  const sendCounted = (spec: RequestSpec) => {
+    const prepared = prepare(spec);
+    // POST is never retried: a create whose answer was lost may have been applied, and sending it
+    // again would create a duplicate (application rules have no server-side unique key). After an
+    // ambiguous POST failure the applier re-reads by natural key instead.
+    if (spec.method === 'POST') return attemptOnce(transport, prepared);
+    return withRetries(
+      spec.method,
+      () => attemptOnce(transport, prepared),
+      options.retry,
+      options.clock,
+      onRetry,
+    );
+  };
+  return {
+    sendCounted,
+    send: async (spec) => (await sendCounted(spec)).value,
+  };
+}
+
+/** The options checked (a USAGE error for a timeout or size limit out of range), and the ofetch instance. */
+function createTransport(options: HttpOptions): Transport {
   const { clock, timeoutSeconds } = options;
   if (!(Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS)) {
     throw new WafctlError(
@@ -261,9 +293,6 @@ export function createHttp(options: HttpOptions): Http {
     );
   }
   const baseUrl = checkBaseUrl(options.baseUrl);
-  // As ofetch joins them (ufo's withBase leaves an absolute URL alone): for a response without `url`.
-  const absoluteUrl = (request: string) =>
-    /^https?:\/\//i.test(request) ? request : `${baseUrl.replace(/\/+$/, '')}${request}`;
   const fetcher = ofetch.create({
     baseURL: baseUrl,
     headers: {
@@ -276,103 +305,99 @@ export function createHttp(options: HttpOptions): Http {
     responseType: 'stream',
     ignoreResponseError: true, // statuses are mapped here, to ApiError
   });
+  const log = (line: string) => options.log?.(redact(line));
+  return { fetcher, baseUrl, clock, timeoutSeconds, maxResponseBytes, log, credential: options.credential };
+}
 
-  /**
-   * One request, its body read whole (and capped) within `deadline`: the response and its text. A
-   * redirect's body is not read (its Location is what counts): it is cancelled, freeing the connection.
-   *
-   * The debug log gets one line for the request and one once the answer is whole (or failed). The
-   * path is shown with its query, never a host or a header: a followed redirect is requested by
-   * absolute URL, and only its path and query are shown.
-   */
-  async function fetchOnce(prepared: Prepared, request: string, deadline: Deadline) {
-    const { spec, target } = prepared;
-    const headers: Record<string, string> = spec.contentType ? { 'content-type': spec.contentType } : {};
-    const label = `${spec.method} ${withoutOrigin(request)}`;
-    const log = (line: string) => options.log?.(redact(line));
-    const startedAt = clock.now();
-    log(`--> ${label}`);
-    let response: FetchResponse<unknown> | undefined;
-    try {
-      response = await fetcher.raw<unknown, 'stream'>(request, {
-        method: spec.method,
-        headers,
-        redirect: 'manual', // decided in attemptOnce, see the top of this file
-        signal: deadline.signal,
-        ...(prepared.body === undefined ? {} : { body: prepared.body }),
-      });
-      let text = '';
-      if (REDIRECT_STATUSES.has(response.status) && response.headers.has('location')) {
-        await response.body?.cancel().catch(() => {});
-      } else {
-        text = await readCapped(response, maxResponseBytes, target, deadline.signal);
-      }
-      log(`<-- ${response.status} ${label} (${clock.now() - startedAt} ms)`);
-      return { response, text };
-    } catch (error) {
-      const reason =
-        error instanceof ResponseTooLargeError
-          ? `more than ${maxResponseBytes} bytes`
-          : deadline.signal.aborted
-            ? 'timed out'
-            : failureLabel(error);
-      const where = response === undefined ? '' : ' reading the body';
-      log(`<-- ERR ${reason}${where} ${label} (${clock.now() - startedAt} ms)`);
-      if (error instanceof ResponseTooLargeError) throw error;
-      throw toNetworkError(target, error, hostOf(absoluteUrl(request)), deadline, timeoutSeconds);
+/** As ofetch joins them (ufo's withBase leaves an absolute URL alone): for a response without `url`. */
+function absoluteUrl(transport: Transport, request: string): string {
+  return /^https?:\/\//i.test(request) ? request : `${transport.baseUrl.replace(/\/+$/, '')}${request}`;
+}
+
+/**
+ * One request, its body read whole (and capped) within `deadline`: the response and its text. A
+ * redirect's body is not read (its Location is what counts): it is cancelled, freeing the connection.
+ *
+ * The debug log gets one line for the request and one once the answer is whole (or failed). The
+ * path is shown with its query, never a host or a header: a followed redirect is requested by
+ * absolute URL, and only its path and query are shown.
+ */
+async function fetchOnce(transport: Transport, prepared: Prepared, request: string, deadline: Deadline) {
+  const { clock, log, maxResponseBytes } = transport;
+  const { spec, target } = prepared;
+  const headers: Record<string, string> = spec.contentType ? { 'content-type': spec.contentType } : {};
+  const label = `${spec.method} ${withoutOrigin(request)}`;
+  const startedAt = clock.now();
+  log(`--> ${label}`);
+  let response: FetchResponse<unknown> | undefined;
+  try {
+    response = await transport.fetcher.raw<unknown, 'stream'>(request, {
+      method: spec.method,
+      headers,
+      redirect: 'manual', // decided in attemptOnce, see the top of this file
+      signal: deadline.signal,
+      ...(prepared.body === undefined ? {} : { body: prepared.body }),
+    });
+    let text = '';
+    if (REDIRECT_STATUSES.has(response.status) && response.headers.has('location')) {
+      await response.body?.cancel().catch(() => {});
+    } else {
+      text = await readCapped(response, maxResponseBytes, target, deadline.signal);
     }
+    log(`<-- ${response.status} ${label} (${clock.now() - startedAt} ms)`);
+    return { response, text };
+  } catch (error) {
+    const reason =
+      error instanceof ResponseTooLargeError
+        ? `more than ${maxResponseBytes} bytes`
+        : deadline.signal.aborted
+          ? 'timed out'
+          : failureLabel(error);
+    const where = response === undefined ? '' : ' reading the body';
+    log(`<-- ERR ${reason}${where} ${label} (${clock.now() - startedAt} ms)`);
+    if (error instanceof ResponseTooLargeError) throw error;
+    const host = hostOf(absoluteUrl(transport, request));
+    throw toNetworkError(target, error, host, deadline, transport.timeoutSeconds);
   }
+}
 
-  async function attemptOnce(prepared: Prepared): Promise<{ value: unknown; bytes: number }> {
-    const { target } = prepared;
-    // Relative (ofetch prepends the base URL), then the absolute URL of each redirect followed.
-    let request = prepared.request;
-    let answer: { response: FetchResponse<unknown>; text: string };
-    // One deadline for the whole attempt, redirects followed included; cleared however it ends.
-    const deadline = startDeadline(timeoutSeconds);
-    try {
-      for (let hops = 0; ; hops++) {
-        answer = await fetchOnce(prepared, request, deadline);
-        const { response } = answer;
-        const location = response.headers.get('location');
-        if (!REDIRECT_STATUSES.has(response.status) || location === null) break;
-        // `url` is what fetch requested (with `redirect: 'manual'`, the URL that answered).
-        const from = response.url !== '' ? response.url : absoluteUrl(request);
-        request = redirectTarget(target, response.status, location, from, hops);
-      }
-    } finally {
-      deadline.clear();
+/**
+ * One attempt: the request and the redirects it may follow, within one deadline; the parsed JSON of
+ * a 2xx answer and its size, else an ApiError or InvalidResponseError.
+ */
+async function attemptOnce(
+  transport: Transport,
+  prepared: Prepared,
+): Promise<{ value: unknown; bytes: number }> {
+  const { target } = prepared;
+  // Relative (ofetch prepends the base URL), then the absolute URL of each redirect followed.
+  let request = prepared.request;
+  let answer: { response: FetchResponse<unknown>; text: string };
+  // One deadline for the whole attempt, redirects followed included; cleared however it ends.
+  const deadline = startDeadline(transport.timeoutSeconds);
+  try {
+    for (let hops = 0; ; hops++) {
+      answer = await fetchOnce(transport, prepared, request, deadline);
+      const { response } = answer;
+      const location = response.headers.get('location');
+      if (!REDIRECT_STATUSES.has(response.status) || location === null) break;
+      // `url` is what fetch requested (with `redirect: 'manual'`, the URL that answered).
+      const from = response.url !== '' ? response.url : absoluteUrl(transport, request);
+      request = redirectTarget(target, response.status, location, from, hops);
     }
-    const { response, text } = answer;
-    if (response.status < 200 || response.status > 299) {
-      const retryAfter = parseRetryAfter(response.headers.get('retry-after'), clock.now());
-      throw toApiError(target, response.status, text, retryAfter, options.credential);
-    }
-    if (text.trim() === '') throw new InvalidResponseError(target, 'empty body');
-    const parsed = parseJson(text);
-    if (!parsed.ok) {
-      const type = response.headers.get('content-type') ?? 'no content-type';
-      throw new InvalidResponseError(target, `body is not JSON (${type})`);
-    }
-    return { value: parsed.value, bytes: Buffer.byteLength(text, 'utf8') };
+  } finally {
+    deadline.clear();
   }
-
-  const onRetry =
-    options.log === undefined
-      ? undefined
-      : ({ retryNumber, delayMs, error }: { retryNumber: number; delayMs: number; error: Error }) =>
-          options.log?.(redact(`retry ${retryNumber} in ${delayMs} ms after: ${error.message}`));
-
-  const sendCounted = (spec: RequestSpec) => {
-    const prepared = prepare(spec);
-    // POST is never retried: a create whose answer was lost may have been applied, and sending it
-    // again would create a duplicate (application rules have no server-side unique key). After an
-    // ambiguous POST failure the applier re-reads by natural key instead.
-    if (spec.method === 'POST') return attemptOnce(prepared);
-    return withRetries(spec.method, () => attemptOnce(prepared), options.retry, clock, onRetry);
-  };
-  return {
-    sendCounted,
-    send: async (spec) => (await sendCounted(spec)).value,
-  };
+  const { response, text } = answer;
+  if (response.status < 200 || response.status > 299) {
+    const retryAfter = parseRetryAfter(response.headers.get('retry-after'), transport.clock.now());
+    throw toApiError(target, response.status, text, retryAfter, transport.credential);
+  }
+  if (text.trim() === '') throw new InvalidResponseError(target, 'empty body');
+  const parsed = parseJson(text);
+  if (!parsed.ok) {
+    const type = response.headers.get('content-type') ?? 'no content-type';
+    throw new InvalidResponseError(target, `body is not JSON (${type})`);
+  }
+  return { value: parsed.value, bytes: Buffer.byteLength(text, 'utf8') };
 }

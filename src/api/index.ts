@@ -105,6 +105,7 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
   return chosen;
 }
 
+/** The API client of one server and token, its options checked (a USAGE error when one is out of range). */
 export function createApiClient(options: ApiClientOptions): ApiClient {
   if (options.token === '') throw new WafctlError('CONNECTION', 'no API token given', { userFault: true });
   registerSecret(options.token);

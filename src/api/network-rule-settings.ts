@@ -36,6 +36,7 @@ export interface NetworkRuleSettingsApi {
 const PATH = '/api/v1/settings/rules';
 const settingsData = underKey('settings', networkRuleSettingsSchema);
 
+/** The network-rule settings' endpoints (`/api/v1/settings/rules`). */
 export function networkRuleSettingsApi(ctx: ClientContext): NetworkRuleSettingsApi {
   return {
     get: async () => call(ctx, { method: 'GET', path: PATH }, settingsData),

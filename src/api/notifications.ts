@@ -40,6 +40,7 @@ const namePath = (name: string) => `${BASE}/${pathSegment(name, 'notification na
 const listData = underKey('notifications', z.array(notificationSchema));
 const oneData = underKey('notification', notificationSchema);
 
+/** The notifications' endpoints (`/api/v1/settings/notifications`). */
 export function notificationsApi(ctx: ClientContext): NotificationsApi {
   return {
     list: async () => call(ctx, { method: 'GET', path: BASE }, listData),

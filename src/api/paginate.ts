@@ -176,6 +176,7 @@ export async function* eachRow<T>(pages: AsyncIterable<readonly T[]>): AsyncGene
   for await (const rows of pages) yield* rows;
 }
 
+/** Every row of an async iterable, in one array. */
 export async function collect<T>(rows: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const row of rows) out.push(row);

@@ -7,8 +7,20 @@
  */
 import { containsSecret } from '../core/secrets.js';
 import { type RequestTarget, SecretInRequestError } from './errors.js';
-import type { RequestSpec } from './http.js';
-import { encodeQuery } from './url.js';
+import { encodeQuery, type QueryParams } from './url.js';
+
+export interface RequestSpec extends RequestTarget {
+  query?: QueryParams;
+  /** Serialised as JSON whatever the content type (application rules send JSON as multipart/mixed). */
+  body?: unknown;
+  /** Sent when given, with or without a body (group DELETE documents it as required). */
+  contentType?: 'application/json' | 'multipart/mixed';
+  /**
+   * Top-level body fields meant to carry a secret (the sign-in's `password`). Any other part of the
+   * request that holds a registered secret is refused (SecretInRequestError).
+   */
+  secretFields?: readonly string[];
+}
 
 /** A request as sent, built once for all its attempts: method and path, path with query, body. */
 export interface Prepared {

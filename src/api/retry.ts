@@ -84,6 +84,10 @@ export function backoffDelay(retryNumber: number, policy: RetryPolicy, random: (
 
 export type RetryObserver = (info: { retryNumber: number; delayMs: number; error: Error }) => void;
 
+/**
+ * `attempt`, retried when it failed in a way worth retrying for `method` (see the top of this file),
+ * until `policy` allows no more; the last error is thrown.
+ */
 export async function withRetries<T>(
   method: HttpMethod,
   attempt: () => Promise<T>,

@@ -18,6 +18,7 @@ const BASE = '/api/v1/rules';
 const pageData = underKey('rules', z.array(ruleSchema));
 const oneData = underKey('rule', ruleSchema);
 
+/** The rules' endpoints (`/api/v1/rules`), read only. */
 export function rulesApi(ctx: ClientContext): RulesApi {
   // Filters are checked on the first `next()`, like every other failure of the listing.
   async function* iterate(filters: RuleFilters = {}) {

@@ -36,6 +36,7 @@ const schedulePath = (id: string) => `${BASE}/${pathSegment(id, 'schedule id')}`
 const pageData = underEitherKey('schedules', 'registries', z.array(scheduleSchema));
 const oneData = underKey('schedule', oneRecord(scheduleSchema));
 
+/** The report schedules' endpoints (`/api/v1/reports/schedules`). */
 export function schedulesApi(ctx: ClientContext): SchedulesApi {
   // Filters are checked on the first `next()`, like every other failure of the listing.
   async function* iterate(filters: ScheduleFilters = {}) {

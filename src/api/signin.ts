@@ -17,7 +17,8 @@ import { isBearerToken, redact, registerSecret } from '../core/secrets.js';
 import { printable } from '../core/text.js';
 import { readData } from './envelope.js';
 import { ApiError } from './errors.js';
-import { createHttp, type RequestSpec } from './http.js';
+import { createHttp } from './http.js';
+import type { RequestSpec } from './request.js';
 import { type Clock, DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_SECONDS, SYSTEM_CLOCK } from './retry.js';
 
 export const SIGNIN_PATH = '/api/v1/signin';

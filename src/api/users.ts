@@ -21,6 +21,7 @@ const userPath = (id: string) => `${BASE}/${pathSegment(id, 'user id')}`;
 const listData = underKey('users', z.array(userSchema));
 const oneData = underEitherKey('user', 'users', oneRecord(userSchema));
 
+/** The users' endpoints (`/api/v1/users`), read only. */
 export function usersApi(ctx: ClientContext): UsersApi {
   return {
     list: async () => call(ctx, { method: 'GET', path: BASE }, listData),

@@ -6,13 +6,11 @@
  * and also when the run stops before it has a plan: a usage, configuration or connection error, a
  * failed read, a signal (`stopped`, `stopOnSignal`).
  */
-import {
-  type ApplyReportJson,
-  renderJsonApplyReports,
-  stoppedReportDocument,
-} from '../ops/apply/report-document.js';
+import { renderJsonApplyReports, stoppedReportDocument } from '../ops/apply/report-document.js';
+import type { ApplyReporter } from '../ops/apply/workflow.js';
+import { SIGNAL_EXIT_CODES } from '../ops/defaults.js';
 import { stopAtOnce } from './interrupt.js';
-import { EXIT_CODES, type Io } from './io.js';
+import type { Io } from './io.js';
 import { writeErr, writeOut, writeTextFile, writeTextFileNow } from './output.js';
 
 export interface ApplyOutputFlags {
@@ -20,21 +18,10 @@ export interface ApplyOutputFlags {
   report?: string | undefined;
 }
 
-/** Environments by name, with their reports (`null`: not planned) and the errors of those that failed. */
-export interface EnvironmentReports {
-  documents: readonly (readonly [string, ApplyReportJson | null])[];
-  errors?: readonly (readonly [string, unknown])[];
-}
-
-export interface ApplyOutput {
-  /** Text for people: stdout, or stderr with `--format json`. */
-  show(text: string): void;
+/** The apply workflow's output (ops/apply/workflow.ts): text for people on stdout, or on stderr with `--format json`. */
+export interface ApplyOutput extends ApplyReporter {
   /** Where the prompt is asked. */
   readonly prompt: Io['stdout'];
-  /** One environment's report. */
-  report(document: ApplyReportJson): Promise<void>;
-  /** Several environments' reports, in order (`null` for one that could not be planned). */
-  reportEnvironments(reports: EnvironmentReports): Promise<void>;
   /** The report of a run that `error` stopped before it had a plan, unless a report was written. */
   stopped(error: unknown, exitCode: number): Promise<void>;
   /**
@@ -44,10 +31,9 @@ export interface ApplyOutput {
    * the function that stops listening (safe to call twice).
    */
   stopOnSignal(): () => void;
-  /** Whether a report is wanted at all (else building one is skipped). */
-  readonly wanted: boolean;
 }
 
+/** The output of one apply run: its text and its one JSON report, as the flags ask. */
 export function applyOutput(io: Io, flags: ApplyOutputFlags): ApplyOutput {
   const json = flags.format === 'json';
   const wanted = json || flags.report !== undefined;
@@ -61,7 +47,7 @@ export function applyOutput(io: Io, flags: ApplyOutputFlags): ApplyOutput {
   };
   /** The report of a run stopped before it had a plan (loaded with apply.ts, so a signal need not wait). */
   const stoppedText = (error: unknown, exitCode: number) =>
-    `${JSON.stringify(stoppedReportDocument(error, { exitCode, durationMs: 0 }), null, 2)}\n`;
+    `${JSON.stringify(stoppedReportDocument(error, { exit_code: exitCode, duration_ms: 0 }), null, 2)}\n`;
   return {
     show: (text) => (json ? writeErr(io, text) : writeOut(io, text)),
     prompt: json ? io.stderr : io.stdout,
@@ -74,7 +60,7 @@ export function applyOutput(io: Io, flags: ApplyOutputFlags): ApplyOutput {
     stopOnSignal() {
       if (!wanted || written) return () => {};
       const stop = io.onSignal((signal) => {
-        const code = EXIT_CODES[signal];
+        const code = SIGNAL_EXIT_CODES[signal];
         written = true;
         const why = new Error(`interrupted (${signal}) before the apply: the firewall was not changed`);
         const text = stoppedText(why, code);

@@ -2,29 +2,26 @@
  * `wafctl apply`: plan, show the plan, confirm, apply, report. With `--plan FILE`, apply exactly a
  * saved plan, without a prompt: refused when made against another server, rebuilt from the live
  * objects (refused when stale), then gated exactly as a fresh plan. Exit 0 only if everything applied;
- * 130/143 when SIGINT/SIGTERM stopped it (interrupt.ts).
+ * 130/143 when SIGINT/SIGTERM stopped it (interrupt.ts). With several environments (`--env all`, or
+ * `--env` repeated), all or nothing at the gate. This file reads the flags, loads what is applied and
+ * opens the connections; the workflow itself is src/ops/apply/workflow.ts, given the run's I/O.
  */
 import { Command, Option } from 'commander';
-import type { ApiClient } from '../api/index.js';
-import type { LoadedConfig } from '../config/validate-sources.js';
-import { exitCodeFor, usageError, WafctlError } from '../core/errors.js';
-import { CHANGES_TRUST, type FailOnClass, IMPACT_CLASSES, type Plan } from '../core/model.js';
-import type { GateOptions } from '../ops/apply/gate.js';
-import type { ApplyReport, CallEvent } from '../ops/apply/model.js';
-import type { Selection } from '../plan/targets.js';
+import { usageError, WafctlError } from '../core/errors.js';
+import { CHANGES_TRUST, type FailOnClass, IMPACT_CLASSES } from '../core/model.js';
+import type { ApplyIo, ApplySettings, ApplySource, LoadedEnvironment } from '../ops/apply/workflow.js';
+import { DEFAULT_BATCH_SIZE, DEFAULT_PARALLELISM, SIGNAL_EXIT_CODES } from '../ops/defaults.js';
+import type { EnvironmentConnection } from '../ops/project.js';
 import type { ApplyOutput } from './apply-output.js';
-import { EXIT_CODES, type InterruptSignal, type Io } from './io.js';
+import type { InterruptSignal, Io } from './io.js';
 import {
   addConnectionOptions,
   addEnvironmentOption,
   addSelectionOptions,
   type ConnectionFlags,
-  DEFAULT_BATCH_SIZE,
-  DEFAULT_PARALLELISM,
   parseFailOn,
   parsePositiveInt,
   type SelectionFlags,
-  selectionOf,
 } from './options.js';
 import { colorEnabled, writeErr } from './output.js';
 import type { TrustFlags } from './workspace.js';
@@ -47,6 +44,7 @@ function refuse(message: string): WafctlError {
   return new WafctlError('PLAN_REFUSED', message, { userFault: true });
 }
 
+/** `wafctl apply`'s options and help; `done` is given the exit code. */
 export function applyCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
     addSelectionOptions(addEnvironmentOption(new Command('apply')))
@@ -123,179 +121,126 @@ async function applyWith(paths: string[], flags: ApplyFlags, io: Io, output: App
       'refusing to apply without confirmation: no terminal to ask on. Pass --auto-approve to apply.',
     );
   }
-
-  const { withApiClient } = await import('./connection.js');
-  const { baseUrlInUse, loadSelected, environmentHeading, withTrust } = await import('./planning.js');
   const { severalEnvironments } = await import('./environments.js');
-  const { renderTextPlan } = await import('../plan/render/text.js');
-  const { readSavedPlan, assertMadeAgainst, recordedPolicyDiffers } = await import(
-    '../ops/apply/saved-plan.js'
-  );
-  const { replanSavedPlan } = await import('../ops/apply/replan.js');
-  const { applyGate } = await import('../ops/apply/gate.js');
-  const { renderApplyReport } = await import('../ops/apply/report.js');
-  const { applySucceeded } = await import('../ops/apply/model.js');
-  const { progressReporter } = await import('./progress.js');
-  const { interruptOnSignals } = await import('./interrupt.js');
-  const { applyReportDocument, unappliedReportDocument } = await import('../ops/apply/report-document.js');
+  const { applyToEnvironments, applyToFirewall } = await import('../ops/apply/workflow.js');
 
   // Checked before any request; a saved plan already holds only the changes it was made with.
-  const selection = await selectionOf(flags);
+  const { selectionOf } = await import('../ops/selection/selection.js');
+  const selection = selectionOf(flags);
   if (selection !== undefined && flags.plan !== undefined) {
     throw usageError(
       '--target, --exclude and --kind select the changes of a fresh plan: a saved plan applies exactly the changes it holds (select them with `plan --out`)',
     );
   }
-  const several = await severalEnvironments(io, paths.length > 0 ? paths : ['.'], flags, 'apply');
+  const settings: ApplySettings = {
+    failOn: flags.failOn ?? [],
+    allowPartial: flags.allowPartial === true,
+    force: flags.force === true,
+    interactive,
+    parallelism: flags.parallelism,
+    batchSize: flags.batchSize,
+    selection,
+    color: colorEnabled(io, flags.color),
+  };
+  const run = await applyIo(io, output);
+  const roots = paths.length > 0 ? paths : ['.'];
+  const several = await severalEnvironments(io, roots, flags, 'apply');
   if (several !== undefined) {
     if (flags.plan !== undefined) {
       throw usageError(
         `--plan applies one saved plan, made for one environment: give one --env NAME with --plan, not ${several.length} (${several.join(', ')})`,
       );
     }
-    const { applyEnvironments } = await import('./apply-environments.js');
-    return applyEnvironments(io, paths, several, flags, { interactive, selection, output });
+    return applyToEnvironments(
+      several,
+      (name) => loadEnvironment(io, roots, { ...flags, env: [name] }),
+      settings,
+      run,
+    );
   }
 
   // Configuration problems and unreadable saved plans are reported before any network call, and so
   // is a saved plan made against another server (no request, not even a sign-in, reaches it).
-  // With --plan, the PATHs (default: the current directory) give the policy it is judged by.
-  const roots = paths.length > 0 ? paths : ['.'];
-  const source =
-    flags.plan === undefined
-      ? ({ from: 'config', ...(await loadSelected(io, roots, flags, 'apply')) } as const)
-      : ({
-          from: 'saved',
-          saved: await readSavedPlan(flags.plan, { cwd: io.cwd }),
-          ...(await savedPlanJudge(io, roots, flags)),
-        } as const);
-  if (source.from === 'saved') {
-    const differ = recordedPolicyDiffers(source.saved, source.policy);
-    if (differ.length > 0) {
-      const from = source.trust === undefined ? 'the configuration' : `the trusted ref ${source.trust.ref}`;
-      writeErr(
-        io,
-        `Note: ${flags.plan} records other ${differ.join(', ')} than those in force: it is judged by those of ${from}, not by what the file says.`,
-      );
-    }
-  }
-  const connection = source.flags;
-  const here = baseUrlInUse(connection, io.env);
-  if (source.from === 'saved' && here !== undefined) assertMadeAgainst(source.saved, here);
-
-  return withApiClient(io, connection, async (api) => {
-    const concurrency = flags.parallelism;
-    // A saved plan is rebuilt from the live objects and its intent: nothing it says about what a
-    // change does (fields, before/after, impact, warnings) is believed.
-    const { plan, username } =
-      source.from === 'saved'
-        ? {
-            plan: withTrust(
-              await replanSavedPlan(source.saved, api, concurrency, source.policy),
-              source.trust,
-            ),
-            username: source.saved.username,
-          }
-        : {
-            plan: withTrust(
-              await freshPlan(source.config, api, { io, connection, concurrency, selection }),
-              source.trust,
-            ),
-            username: source.config.state.settings.username,
-          };
-    const heading = environmentHeading(connection);
-    if (heading !== undefined) output.show(heading);
-    output.show(renderTextPlan(plan, { color: colorEnabled(io, flags.color) }));
-
-    const gate = applyGate(plan, gateOptions(flags, interactive, username));
-    const notApplied = async (reason: string, exitCode: number) => {
-      if (output.wanted)
-        await output.report(unappliedReportDocument(plan, reason, { exitCode, durationMs: 0 }));
-      return exitCode;
-    };
-    if (gate.verdict === 'nothing') return notApplied('no changes', 0);
-    if (gate.verdict === 'refuse') {
-      await notApplied(gate.error.message, exitCodeFor(gate.error));
-      throw gate.error;
-    }
-    if (gate.verdict === 'confirm') {
-      const declined = await askToApply(io, output.prompt);
-      if (declined !== undefined) return notApplied('declined at the prompt', declined);
-    }
-
-    const progress = progressReporter(io.stderr, (line) => writeErr(io, line));
-    // Until the report is out: a signal stops the apply cleanly instead of killing it mid-way.
-    const interruption = interruptOnSignals(io);
-    try {
-      const started = now(io);
-      const report = await applyChanges(plan, api, flags, {
-        username,
-        onCall: progress.onCall,
-        signal: interruption.signal,
-      });
-      progress.finish();
-      output.show(`\n${renderApplyReport(report)}`);
-      const exitCode = interruption.exitCode() ?? (applySucceeded(report) ? 0 : 1);
-      if (output.wanted) {
-        await output.report(applyReportDocument(report, { exitCode, durationMs: now(io) - started }));
-      }
-      return exitCode;
-    } finally {
-      interruption.dispose();
-    }
-  });
+  const { source, environment } = await loadSource(io, roots, flags);
+  const { withApiClient } = await import('./connection.js');
+  return withApiClient(io, flags, (api) => applyToFirewall(source, api, settings, run), { environment });
 }
 
-/** A fresh plan of the configuration, restricted to the selection (`--target`, ...) when there is one. */
-export async function freshPlan(
-  config: LoadedConfig,
-  api: ApiClient,
-  options: { io: Io; connection: ConnectionFlags; concurrency: number; selection: Selection | undefined },
-): Promise<Plan> {
-  const { refreshAndPlan } = await import('../ops/refresh.js');
+/** The I/O the apply workflow is given: this run's output, prompt, progress, signals and clock. */
+async function applyIo(io: Io, output: ApplyOutput): Promise<ApplyIo> {
   const { noteWriter } = await import('./planning.js');
-  const { selectPlan } = await import('../plan/targets.js');
-  const whole = await refreshAndPlan(config, api, {
-    concurrency: options.concurrency,
-    warn: noteWriter(options.io, options.connection),
-  });
-  return options.selection === undefined ? whole : selectPlan(whole, options.selection);
-}
-
-/** The gate's options from the flags (src/ops/apply/gate.ts). */
-export function gateOptions(flags: ApplyFlags, interactive: boolean, username: string): GateOptions {
+  const { progressReporter } = await import('./progress.js');
+  const { interruptOnSignals } = await import('./interrupt.js');
+  const { reportEnvironmentError } = await import('./multi-environment.js');
   return {
-    failOn: flags.failOn ?? [],
-    allowPartial: flags.allowPartial === true,
-    force: flags.force === true,
-    interactive,
-    username,
+    output,
+    tell: (line) => writeErr(io, line),
+    note: (line, name) => noteWriter(io, { environment: name === undefined ? undefined : { name } })(line),
+    confirm: () => askToApply(io, output.prompt),
+    // One environment: a live line on a terminal; several at once: one line per call, each named.
+    progress: (name) =>
+      name === undefined
+        ? progressReporter(io.stderr, (line) => writeErr(io, line))
+        : progressReporter(undefined, (line) => writeErr(io, `${name}: ${line}`)),
+    interrupt: () => interruptOnSignals(io),
+    // The API client's clock; the system's when the run has none.
+    now: () => (io.clock?.now ?? Date.now)(),
+    failed: (error, name) => reportEnvironmentError(io, error, name),
   };
 }
 
-/** Milliseconds on the run's clock (the API client's; the system's when the run has none). */
-export const now = (io: Io): number => (io.clock?.now ?? Date.now)();
-
-/** Carries out an approved plan with the flags' parallelism and batch size. */
-export async function applyChanges(
-  plan: Plan,
-  api: ApiClient,
+/** One of several environments: its configuration, and how to connect to its firewall. */
+async function loadEnvironment(
+  io: Io,
+  roots: readonly string[],
   flags: ApplyFlags,
-  options: {
-    username: string;
-    onCall: (event: CallEvent) => void;
-    signal: AbortSignal;
-  },
-): Promise<ApplyReport> {
-  const { applyPlan } = await import('../ops/apply/applier.js');
-  return applyPlan(plan, api, { parallelism: flags.parallelism, batchSize: flags.batchSize, ...options });
+): Promise<LoadedEnvironment> {
+  const { loadSelected } = await import('./planning.js');
+  const { openApiClient } = await import('./connection.js');
+  const { config, environment, trust } = await loadSelected(io, roots, flags, 'apply');
+  return { config, trust, connect: () => openApiClient(io, flags, { environment }) };
+}
+
+/**
+ * What one firewall's apply plans from, and the environment it connects to: the configuration at
+ * PATHs (or `--env NAME`'s), or with `--plan FILE` the saved plan, judged by the policy in force
+ * (`savedPlanJudge`) and refused when made against another server than this run's.
+ */
+async function loadSource(
+  io: Io,
+  roots: readonly string[],
+  flags: ApplyFlags,
+): Promise<{ source: ApplySource; environment: EnvironmentConnection | undefined }> {
+  if (flags.plan === undefined) {
+    const { loadSelected } = await import('./planning.js');
+    const { config, environment, trust } = await loadSelected(io, roots, flags, 'apply');
+    return { source: { from: 'config', config, trust, environment: environment?.name }, environment };
+  }
+  const { readSavedPlan, assertMadeAgainst, recordedPolicyDiffers } = await import(
+    '../ops/apply/saved-plan.js'
+  );
+  const { baseUrlInUse } = await import('./planning.js');
+  const saved = await readSavedPlan(flags.plan, { cwd: io.cwd });
+  // With --plan, the PATHs (default: the current directory) give the policy it is judged by.
+  const { policy, trust, environment } = await savedPlanJudge(io, roots, flags);
+  const differ = recordedPolicyDiffers(saved, policy);
+  if (differ.length > 0) {
+    const from = trust === undefined ? 'the configuration' : `the trusted ref ${trust.ref}`;
+    writeErr(
+      io,
+      `Note: ${flags.plan} records other ${differ.join(', ')} than those in force: it is judged by those of ${from}, not by what the file says.`,
+    );
+  }
+  const here = baseUrlInUse(flags, io.env, environment);
+  if (here !== undefined) assertMadeAgainst(saved, here);
+  return { source: { from: 'saved', saved, policy, trust, environment: environment?.name }, environment };
 }
 
 /**
  * Asks the person at the terminal. Undefined when they approved; else the exit code: 1 when they
  * said anything but `yes`, 130/143 when Ctrl-C or a signal cancelled the question.
  */
-export async function askToApply(io: Io, prompt: Io['stdout']): Promise<number | undefined> {
+async function askToApply(io: Io, prompt: Io['stdout']): Promise<number | undefined> {
   const { confirm } = await import('./confirm.js');
   // Ctrl-C at the prompt, or SIGINT/SIGTERM sent to the process: the same cancel.
   const interrupt = new AbortController();
@@ -308,14 +253,13 @@ export async function askToApply(io: Io, prompt: Io['stdout']): Promise<number |
   if (answer === 'approved') return undefined;
   // Terraform's words and codes: not an error, the person at the terminal said no.
   writeErr(io, '\nApply cancelled.');
-  return answer === 'interrupted' ? EXIT_CODES[received] : 1;
+  return answer === 'interrupted' ? SIGNAL_EXIT_CODES[received] : 1;
 }
 
 /**
  * What `apply --plan FILE` is judged by and where it connects: the policy in force (the trusted ref's,
  * or the configuration's at PATHs), never the settings the file records, whoever wrote them; with
- * `--env NAME`, that environment's policy and connection (a root with environments needs one). A
- * note says when the file records other settings.
+ * `--env NAME`, that environment's policy and connection (a root with environments needs one).
  */
 async function savedPlanJudge(io: Io, paths: readonly string[], flags: ApplyFlags) {
   const { selectWorkspace } = await import('./environments.js');
@@ -334,9 +278,5 @@ async function savedPlanJudge(io: Io, paths: readonly string[], flags: ApplyFlag
     }
     throw error;
   });
-  return {
-    flags: selected === undefined ? flags : { ...flags, environment: selected.connection },
-    policy: planPolicy(policy),
-    trust,
-  };
+  return { policy: planPolicy(policy), trust, environment: selected?.connection };
 }

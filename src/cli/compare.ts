@@ -17,20 +17,13 @@
  */
 import { Command, Option } from 'commander';
 import { DEFAULT_TIMEOUT_SECONDS } from '../api/timeouts.js';
-import type { DeclaredObject } from '../config/schema.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
+import type { ComparedEnvironments } from '../core/compare-document.js';
 import { usageError } from '../core/errors.js';
-import {
-  type Attributes,
-  type Change,
-  driftCount,
-  type FailOnClass,
-  type Plan,
-  readOnlyAsChange,
-} from '../core/model.js';
+import { driftCount, type FailOnClass, type Plan } from '../core/model.js';
 import { printable } from '../core/text.js';
-import type { Kind } from '../kinds/index.js';
-import type { PlanOptions } from '../plan/planner.js';
+import type { ComparedSide, LiveSide } from '../ops/compare/compare.js';
+import { HYDRATION_CONCURRENCY } from '../ops/defaults.js';
 import type { Io } from './io.js';
 import { addReviewOptions, addTrustOption, FORMATS, parseTimeout } from './options.js';
 import { writeErr, writeOut } from './output.js';
@@ -44,9 +37,7 @@ interface CompareFlags extends TrustFlags {
   timeout?: number;
 }
 
-/** The compare comment's sticky marker: never overwrites a plan or drift comment. */
-export const COMPARE_MARKDOWN_MARKER = '<!-- wafctl-compare -->';
-
+/** `wafctl compare`'s options and help; `done` is given the exit code. */
 export function compareCommand(io: Io, done: (code: number) => void): Command {
   return addTrustOption(
     addReviewOptions(
@@ -73,15 +64,6 @@ export function compareCommand(io: Io, done: (code: number) => void): Command {
   );
 }
 
-/**
- * A side of a comparison: the objects of each family, as the configuration would declare them;
- * undefined for a family a live side skipped (the server lacks or hides it: kinds/read-families.ts).
- */
-type Side = (kind: Kind) => readonly DeclaredObject[] | undefined;
-
-/** A side's expectation of a family's read-only object (`admins:`), in file form; undefined: none. */
-type Expected = (kind: Kind) => Record<string, unknown> | undefined;
-
 async function compare(
   from: string,
   to: string,
@@ -90,8 +72,8 @@ async function compare(
   io: Io,
 ): Promise<number> {
   const { PROJECT_FILE } = await import('../config/project.js');
-  const { declaredObjects } = await import('../config/schema.js');
   const { planOptions } = await import('../ops/refresh.js');
+  const { comparePlan, desiredSide } = await import('../ops/compare/compare.js');
   const { openWorkspace, loadWorkspaceConfig } = await import('./workspace.js');
   const workspace = await openWorkspace(io, paths, flags);
   const { project, root } = workspace;
@@ -100,52 +82,19 @@ async function compare(
       `compare needs environments declared in ${PROJECT_FILE} at the configuration root (${root}), which declares none`,
     );
   }
-  const { assertDeclared, environmentNamed } = await import('./environments.js');
+  const { assertDeclared, environmentNamed } = await import('../ops/project.js');
   assertDeclared(project, [from, to]);
   // With a trusted ref, each side is judged by its environment's trusted policy (workspace.ts).
   const load = async (name: string): Promise<LoadedConfig> =>
     (await loadWorkspaceConfig(io, workspace, { paths, environment: environmentNamed(project, name) }))
       .config;
   const a = await load(from);
-  let plan: Plan;
-  if (flags.desired) {
-    const b = await load(to);
-    const expected =
-      (config: LoadedConfig): Expected =>
-      (kind) =>
-        kind.expectation === undefined ? undefined : config.state.expected[kind.expectation.section];
-    plan = await comparePlan(
-      { objects: (kind) => declaredObjects(a.state, kind), expected: expected(a) },
-      { objects: (kind) => declaredObjects(b.state, kind), expected: expected(b) },
-      planOptions(a),
-    );
-  } else {
-    const sides = await readLiveSides(workspace, [from, to], flags, io);
-    if ('code' in sides) return sides.code;
-    plan = await comparePlan(sides.before, sides.after, planOptions(a));
-  }
-  const live = !flags.desired;
-
-  const rendered = {
-    text: () => renderTextCompare(plan, from, to, live),
-    markdown: async () => {
-      const { renderMarkdownPlan } = await import('../plan/render/markdown.js');
-      return renderMarkdownPlan(plan, {
-        title: `wafctl compare: ${compareHeadline(plan, from, to, live)}`,
-        marker: COMPARE_MARKDOWN_MARKER,
-        impactTitle: impactTitle(from, to),
-        describe: (change) => describe(change, from, to),
-        planLine: false,
-        ...(flags.maxChars === undefined ? {} : { maxChars: flags.maxChars }),
-      });
-    },
-    json: async () => {
-      const { planToJson } = await import('../plan/render/json.js');
-      const compared = live ? 'live' : 'desired';
-      return `${JSON.stringify({ from, to, compared, ...planToJson(plan) }, null, 2)}\n`;
-    },
-  }[flags.format];
-  writeOut(io, await rendered());
+  const sides = flags.desired
+    ? { before: desiredSide(a), after: desiredSide(await load(to)) }
+    : await readLiveSides(workspace, [from, to], flags, io);
+  if ('code' in sides) return sides.code;
+  const plan = comparePlan(sides.before, sides.after, planOptions(a));
+  writeOut(io, await render(plan, { from, to, live: !flags.desired }, flags));
 
   const { failOnRefusal } = await import('../plan/policy.js');
   // How the environments differ includes their read-only objects (an administrator only one has).
@@ -156,11 +105,23 @@ async function compare(
   return driftCount(plan) > 0 ? 2 : 0;
 }
 
+/** The comparison in the format asked for. */
+async function render(plan: Plan, compared: ComparedEnvironments, flags: CompareFlags): Promise<string> {
+  const { renderTextCompare, renderMarkdownCompare, renderJsonCompare } = await import(
+    '../plan/render/compare.js'
+  );
+  return {
+    text: () => renderTextCompare(plan, compared),
+    markdown: () => renderMarkdownCompare(plan, compared, flags.maxChars),
+    json: () => renderJsonCompare(plan, compared),
+  }[flags.format]();
+}
+
 /**
  * Both environments' live objects, read concurrently, each with its own connection (its URL checked
  * before any request). When either fails, each failure is reported as `Error: NAME: ...` and the exit
- * code returned: nothing is compared. Objects export would leave out (no key, a key shared by two
- * objects, values the configuration refuses) are left out of the comparison too, each with a warning.
+ * code returned: nothing is compared. Objects export would leave out are left out of the comparison
+ * too, each with a warning.
  */
 async function readLiveSides(
   workspace: Workspace,
@@ -170,176 +131,42 @@ async function readLiveSides(
 ): Promise<{ before: ComparedSide; after: ComparedSide } | { code: number }> {
   const { environmentConnection } = await import('./environments.js');
   const { withApiClient } = await import('./connection.js');
-  const { readLiveExport } = await import('../ops/export/export.js');
-  const { KINDS } = await import('../kinds/index.js');
-  const { HYDRATION_CONCURRENCY } = await import('./options.js');
-  const { reportEnvironmentError, worse } = await import('./multi-environment.js');
+  const { readLiveSide } = await import('../ops/compare/compare.js');
+  const { noteWriter } = await import('./planning.js');
+  const { reportEnvironmentError } = await import('./multi-environment.js');
+  const { worse } = await import('../ops/environments.js');
   // Both URLs (and their variables) are checked before either firewall is read.
   const connections = await Promise.all(names.map((name) => environmentConnection(workspace, name, io)));
+  const timeout = flags.timeout === undefined ? {} : { timeout: flags.timeout };
   const results = await Promise.allSettled(
     connections.map((environment) =>
       withApiClient(
         io,
-        { ...(flags.timeout === undefined ? {} : { timeout: flags.timeout }), environment },
+        timeout,
         (api) =>
-          readLiveExport(api, KINDS, {
+          readLiveSide(api, {
             concurrency: HYDRATION_CONCURRENCY,
-            warn: (line) => writeErr(io, `Note: ${environment.name}: ${line}.`),
+            warn: noteWriter(io, { environment }),
           }),
+        { environment },
       ),
     ),
   );
   let code = 0;
-  const read: import('../ops/export/export.js').LiveExport[] = [];
+  const read: LiveSide[] = [];
   results.forEach((result, i) => {
-    const name = names[i] ?? '';
     if (result.status === 'fulfilled') read.push(result.value);
-    else code = worse(code, reportEnvironmentError(io, result.reason, name));
+    else code = worse(code, reportEnvironmentError(io, result.reason, names[i] ?? ''));
   });
   if (code !== 0) return { code };
-  const sides = read.map((live, i) => {
-    for (const { kind, id, key, reason } of live.leftOut) {
+  const sides = read.map(({ side, leftOut }, i) => {
+    for (const { kind, id, key, reason } of leftOut) {
       writeErr(
         io,
         `Warning: ${names[i]}: ${kind} ${printable(id)} (${printable(key)}) left out of the comparison: ${printable(reason)}.`,
       );
     }
-    return liveSide(live);
+    return side;
   });
   return { before: sides[0] as ComparedSide, after: sides[1] as ComparedSide };
-}
-
-/**
- * A firewall's exportable objects as the configuration would declare them: each object export writes
- * (defaults omitted, members by username) read back through its family's schema, so both sides of a
- * live comparison go through `kind.attributes` exactly as declared objects do.
- */
-function liveSide(live: import('../ops/export/export.js').LiveExport): ComparedSide {
-  const sectionOf = (kind: Kind) => live.sections.find((candidate) => candidate.section === kind.section);
-  return {
-    objects: (kind) =>
-      sectionOf(kind)?.objects.map((object) => {
-        const parsed = kind.schema.parse(object) as Record<string, unknown>;
-        return { protect: false, ignore_changes: [], ...parsed } as DeclaredObject;
-      }),
-    // The read-only object as export writes its expectation (`admins: {users: [...]}`).
-    expected: (kind) => sectionOf(kind)?.expectation?.object,
-  };
-}
-
-/** One side of a comparison: its objects, and its expectations of read-only objects. */
-interface ComparedSide {
-  objects: Side;
-  expected: Expected;
-}
-
-/**
- * The plan that would turn A's objects into B's: A's as the remote side (id: their key), B's as the
- * desired side, every family either has, scope "everything" and prune on; no field is immutable (a
- * difference is a difference, not a replacement). Both sides are compared as written: `protect` and
- * `ignore_changes` hide nothing, and members are not resolved through a user directory (desired:
- * there is no firewall; live: both sides are already by username). A family is compared only when
- * both sides read it, and a singleton (settings) only when both have it. Safety warnings (a plan's
- * delete limit) do not apply to a comparison.
- */
-async function comparePlan(a: ComparedSide, b: ComparedSide, options: PlanOptions): Promise<Plan> {
-  const { KINDS } = await import('../kinds/index.js');
-  const { planChanges } = await import('../plan/planner.js');
-  const inputs = KINDS.flatMap((kind) => {
-    const before = a.objects(kind);
-    const after = b.objects(kind);
-    // A family one side could not read is not compared: its objects on the other would all differ.
-    if (before === undefined || after === undefined) return [];
-    const expected = readOnlySide(kind, a);
-    if (before.length === 0 && after.length === 0 && expected.length === 0) return [];
-    if (kind.singleton && (before.length === 0 || after.length === 0)) return [];
-    const remote = before.map((object) => {
-      const attributes = kind.attributes(object);
-      const key = kind.keyOf(attributes);
-      return { key, id: key, attributes };
-    });
-    const desired = after.map((object) => {
-      const attributes = kind.attributes(object);
-      return { key: kind.keyOf(attributes), attributes, protect: false, ignoreChanges: [] };
-    });
-    return [
-      {
-        kind: kind.name,
-        // A comparison has no replacements: a field that cannot be updated in place still just differs.
-        immutable: [],
-        impact: kind.impact,
-        scope: { prune: !kind.singleton, match: {} },
-        remote: [...remote, ...readOnlySide(kind, b)],
-        desired,
-        expected: expected.map(({ key, attributes }) => ({ key, attributes })),
-      },
-    ];
-  });
-  const plan = planChanges(inputs, options);
-  return { ...plan, warnings: [] };
-}
-
-/**
- * A side's read-only object as the planner compares it (kinds/kind.ts `expectation`): B's as the
- * live read-only record, A's as what is expected, so that a difference reads A -> B.
- */
-function readOnlySide(
-  kind: Kind,
-  side: ComparedSide,
-): { key: string; id: string; attributes: Attributes; readOnly: string }[] {
-  const expectation = kind.expectation;
-  const object = side.expected(kind);
-  if (expectation === undefined || object === undefined) return [];
-  const attributes = expectation.attributes(object);
-  return [{ key: expectation.key, id: expectation.key, attributes, readOnly: 'built in' }];
-}
-
-export function compareHeadline(plan: Plan, from: string, to: string, live = false): string {
-  const n = driftCount(plan);
-  return `${live ? 'live ' : ''}${from} -> ${to}: ${n === 0 ? 'no differences' : `${n} ${n === 1 ? 'difference' : 'differences'}`}`;
-}
-
-const impactTitle = (from: string, to: string): string => `Security impact of ${from} -> ${to}`;
-
-/** A difference in words: where the object is, or which fields differ. */
-function describe(change: Change, from: string, to: string): string {
-  const fields = change.fields.map(printable).join(', ');
-  switch (change.action) {
-    case 'create':
-      return `only in ${to}`;
-    case 'delete':
-      return `only in ${from}`;
-    case 'update':
-      return `differs (${fields})`;
-    case 'replace':
-      return `differs (${fields}; applying it would replace the object)`;
-  }
-}
-
-const SIGN: Record<Change['action'], string> = { create: '+', delete: '-', update: '~', replace: '~' };
-
-async function renderTextCompare(plan: Plan, from: string, to: string, live: boolean): Promise<string> {
-  const { changeBody } = await import('../plan/render/body.js');
-  const { hasImpactSection, textImpactSection } = await import('../plan/render/security.js');
-  const { address, problemLine } = await import('../plan/render/summary.js');
-  const out = [`Compare ${compareHeadline(plan, from, to, live)}`];
-  if (hasImpactSection(plan)) {
-    // The reviewer's first question, before the details.
-    for (const line of textImpactSection(plan, (_klass, text) => text, impactTitle(from, to))) out.push(line);
-    out.push('');
-    // A read-only object (the built-in admins group) differs as it is: neither side's wafctl changes it.
-    const readOnly = (plan.read_only ?? []).map((entry) => ({ ...readOnlyAsChange(entry), readOnly: true }));
-    for (const change of [...plan.changes, ...readOnly]) {
-      const what =
-        'readOnly' in change ? `${change.fields.join(', ')} differ (read-only)` : describe(change, from, to);
-      out.push(`  ${SIGN[change.action]} ${address(change)}: ${what}`);
-      for (const line of changeBody(change)) {
-        const note = line.note ? ` ${line.note}` : '';
-        out.push(`      ${'    '.repeat(line.depth)}${line.sign} ${line.text}${note}`);
-      }
-      out.push('');
-    }
-  }
-  for (const problem of plan.problems) out.push(`Error: ${problemLine(problem)}`);
-  return `${out.join('\n')}\n`;
 }

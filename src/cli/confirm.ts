@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline/promises';
 
 export type Answer = 'approved' | 'declined' | 'interrupted';
 
+/** Asks once whether to apply: `approved` only for `yes`; `interrupted` by Ctrl-C or the signal. */
 export async function confirm(
   input: NodeJS.ReadableStream,
   output: NodeJS.WritableStream,

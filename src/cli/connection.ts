@@ -6,8 +6,9 @@
  * never leaves the process; and the whole-response deadline of each request from `--timeout` /
  * `WAF_TIMEOUT`.
  *
- * With `--env NAME` (`flags.environment`, environments.ts), the environment's URL and the variables
- * its wafctl.yaml entry names are used instead, and none of the above but the timeout is read.
+ * With `--env NAME` (the `environment` a connection is opened for, environments.ts), the environment's
+ * URL and the variables its wafctl.yaml entry names are used instead, and none of the above but the
+ * timeout is read.
  *
  * A token, when given, wins over the sign-in settings: it is the more specific credential (a pipeline
  * may hold both, and signing in would spend a request and a login on the server for nothing).
@@ -17,9 +18,18 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ApiClient, ApiClientOptions } from '../api/index.js';
 import { type Clock, DEFAULT_TIMEOUT_SECONDS } from '../api/retry.js';
-import { usageError, WafctlError } from '../core/errors.js';
-import { isBearerToken, registerSecret, shortSecretWarning } from '../core/secrets.js';
-import type { EnvironmentConnection } from './environments.js';
+import { usageError } from '../core/errors.js';
+import { registerSecret, shortSecretWarning } from '../core/secrets.js';
+import {
+  type Credential,
+  checkedToken,
+  connectionError,
+  environmentCredential,
+  envValue,
+  signInSource,
+  tokenOf,
+} from '../ops/connection.js';
+import type { EnvironmentConnection } from '../ops/project.js';
 import type { Io } from './io.js';
 import { type ConnectionFlags, quoteValue, readTimeout } from './options.js';
 import { writeErr } from './output.js';
@@ -43,10 +53,6 @@ export interface Connection {
 
 export const EMBEDDED = 'embedded';
 
-function connectionError(message: string): WafctlError {
-  return new WafctlError('CONNECTION', message, { userFault: true });
-}
-
 export interface ConnectionOptions {
   /** What relative `--token-file` and `--password-file` paths are relative to. */
   cwd?: string | undefined;
@@ -56,15 +62,35 @@ export interface ConnectionOptions {
   log?: ((line: string) => void) | undefined;
   /** Lines the user must see whatever the debug setting (a secret too short to redact safely). */
   warn?: ((line: string) => void) | undefined;
+  /**
+   * The environment `--env` selected (environments.ts), whose URL and credentials are used instead of
+   * `--url`, WAF_URL and the token or sign-in settings.
+   */
+  environment?: EnvironmentConnection | undefined;
 }
 
+/**
+ * The API URL a run talks to, in order of precedence: the environment's (its `url`, or the value of
+ * its `url_env`), `--url`, WAF_URL; undefined when none is given (an empty value is none).
+ */
+export function apiUrl(
+  flags: ConnectionFlags,
+  env: Environment,
+  environment: EnvironmentConnection | undefined,
+): string | undefined {
+  const url = environment?.url ?? flags.url ?? env.WAF_URL;
+  return url === '' ? undefined : url;
+}
+
+/** Opens the connection the flags (or the environment in `options`) and the variables describe. */
 export async function openConnection(
   flags: ConnectionFlags,
   env: Environment,
   options: ConnectionOptions = {},
 ): Promise<Connection> {
-  const url = flags.environment?.url ?? flags.url ?? env.WAF_URL;
-  if (url === undefined || url === '') {
+  const { environment } = options;
+  const url = apiUrl(flags, env, environment);
+  if (url === undefined) {
     throw connectionError(`no API URL: pass --url URL or set WAF_URL (or use --url ${EMBEDDED}).`);
   }
   const timeoutSeconds = resolveTimeout(flags, env);
@@ -73,32 +99,19 @@ export async function openConnection(
     throw connectionError(`--emulator-state only applies with --url ${EMBEDDED}.`);
   }
   const credential =
-    flags.environment === undefined
+    environment === undefined
       ? await resolveCredential(flags, env, options)
-      : environmentCredential(flags.environment, env);
+      : environmentCredential(environment, env);
   // Registered already (where it was read); short ones are still redacted, with one warning each.
   const warn = (what: string, kind: 'token' | 'password', secret: string) => {
     const warning = shortSecretWarning(what, kind, secret);
     if (warning !== undefined) options.warn?.(`Warning: ${warning}.`);
   };
-  const { source } = credential;
-  if (credential.kind === 'token') {
-    warn('the API token', 'token', credential.token);
-    return {
-      baseUrl: url,
-      token: credential.token,
-      credential: source,
-      timeoutSeconds,
-      close: async () => {},
-    };
-  }
-  warn('the sign-in password', 'password', credential.password);
-  // Imported here: the client (and zod) is loaded only by commands that talk to the API.
-  const { signIn } = await import('../api/index.js');
-  const { username, password } = credential;
+  if (credential.kind === 'token') warn('the API token', 'token', credential.token);
+  else warn('the sign-in password', 'password', credential.password);
   const { log, clock } = options;
-  const token = await signIn({ baseUrl: url, username, password, timeoutSeconds, log, clock });
-  return { baseUrl: url, token, credential: source, timeoutSeconds, close: async () => {} };
+  const token = await tokenOf(credential, { baseUrl: url, timeoutSeconds, log, clock });
+  return { baseUrl: url, token, credential: credential.source, timeoutSeconds, close: async () => {} };
 }
 
 /**
@@ -112,18 +125,6 @@ function resolveTimeout(flags: ConnectionFlags, env: Environment): number {
   const read = readTimeout('WAF_TIMEOUT', value);
   if ('problem' in read) throw usageError(`${read.problem}, got ${quoteValue(value)}.`);
   return read.seconds;
-}
-
-/** `source` says where it was set (Connection.credential). */
-type Credential = { source: string } & (
-  | { kind: 'token'; token: string }
-  | { kind: 'signin'; username: string; password: string }
-);
-
-/** An environment value, or undefined when unset or empty (an empty value means "not set"). */
-function envValue(env: Environment, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value === '' ? undefined : value;
 }
 
 /** The token when one is given; else the sign-in settings, whole; else what is missing. */
@@ -166,37 +167,7 @@ async function resolveCredential(
       ? (envValue(env, 'WAF_SIGNIN_PASSWORD') ?? '')
       : await readSecretFile(flags.passwordFile, 'password', cwd);
   registerSecret(password);
-  return { kind: 'signin', username, password, source: SIGNIN_SOURCE('WAF_SIGNIN_USERNAME') };
-}
-
-/** What to check when a signed-in request is refused: the user, and the groups that give it rights. */
-const SIGNIN_SOURCE = (variable: string) => `the groups of the user named by ${variable}`;
-
-/**
- * An environment's credential (`--env`): the token in the variable its `token_env` names, else a
- * sign-in with its `signin_username_env` and `signin_password_env` (wafctl.yaml declares exactly one
- * of the two). WAF_TOKEN and the WAF_SIGNIN_* variables are not read. Messages name the variables,
- * never their values; the secrets are registered for redaction as soon as they are read.
- */
-function environmentCredential(environment: EnvironmentConnection, env: Environment): Credential {
-  const { name, file, spec } = environment;
-  const read = (variable: string, key: string, what: string): string => {
-    const value = envValue(env, variable);
-    if (value === undefined) {
-      throw usageError(`environment ${name}: ${variable} is not set (${key} in ${file}): set it to ${what}.`);
-    }
-    return value;
-  };
-  if (spec.token_env !== undefined) {
-    const token = checkedToken(read(spec.token_env, 'token_env', 'the API token'), spec.token_env);
-    return { kind: 'token', token, source: `${spec.token_env} (token_env of environment ${name})` };
-  }
-  const password = read(spec.signin_password_env ?? '', 'signin_password_env', 'the sign-in password');
-  registerSecret(password);
-  const usernameVariable = spec.signin_username_env ?? '';
-  const username = read(usernameVariable, 'signin_username_env', 'the sign-in user name');
-  const source = SIGNIN_SOURCE(`${usernameVariable} (signin_username_env of environment ${name})`);
-  return { kind: 'signin', username, password, source };
+  return { kind: 'signin', username, password, source: signInSource('WAF_SIGNIN_USERNAME') };
 }
 
 /** A token or password file, trimmed (an editor's or `echo`'s newline is not part of it). */
@@ -229,20 +200,6 @@ async function readToken(
   return checkedToken(token, tokenFile === undefined ? 'WAF_TOKEN' : tokenFile);
 }
 
-/**
- * A token read from `source` (a variable or a file), registered for redaction, and checked here,
- * not left to fetch: its error would quote the header, and read like a bug.
- */
-function checkedToken(token: string, source: string): string {
-  registerSecret(token);
-  if (!isBearerToken(token)) {
-    throw connectionError(
-      `the API token in ${source} contains characters an HTTP header cannot carry (spaces, control or non-ASCII characters).`,
-    );
-  }
-  return token;
-}
-
 async function openEmbedded(statePath: string | undefined): Promise<Omit<Connection, 'timeoutSeconds'>> {
   const token = randomBytes(24).toString('hex');
   registerSecret(token);
@@ -269,6 +226,13 @@ export interface ApiSession {
 }
 
 /**
+ * How a session is opened besides the flags: for the environment `--env` selected, if any, and with
+ * the client settings a command needs (e.g. `get --limit` reads small pages, one at a time).
+ */
+export type SessionOptions = Pick<ApiClientOptions, 'pageSize' | 'concurrency'> &
+  Pick<ConnectionOptions, 'environment'>;
+
+/**
  * Opens a client for the resolved connection (`withApiClient` for one piece of work; apply with
  * several environments keeps one session per environment open across its phases). With
  * WAFCTL_DEBUG=1 the client logs one (redacted) line per request to stderr.
@@ -276,8 +240,7 @@ export interface ApiSession {
 export async function openApiClient(
   io: Io,
   flags: ConnectionFlags,
-  /** Client settings a command needs (e.g. `get --limit` reads small pages, one at a time). */
-  clientOptions: Pick<ApiClientOptions, 'pageSize' | 'concurrency'> = {},
+  { environment, ...clientOptions }: SessionOptions = {},
 ): Promise<ApiSession> {
   const log = debugEnabled(io) ? (line: string) => writeErr(io, line) : undefined;
   const { cwd, clock } = io;
@@ -286,6 +249,7 @@ export async function openApiClient(
     clock,
     log,
     warn: (line) => writeErr(io, line),
+    environment,
   });
   try {
     const { createApiClient, limitsFromEnv } = await import('../api/index.js');
@@ -311,9 +275,9 @@ export async function withApiClient<T>(
   io: Io,
   flags: ConnectionFlags,
   work: (api: ApiClient, connection: Connection) => Promise<T>,
-  clientOptions: Pick<ApiClientOptions, 'pageSize' | 'concurrency'> = {},
+  options: SessionOptions = {},
 ): Promise<T> {
-  const session = await openApiClient(io, flags, clientOptions);
+  const session = await openApiClient(io, flags, options);
   try {
     return await work(session.api, session.connection);
   } finally {

@@ -26,6 +26,7 @@ interface DriftFlags extends ConnectionFlags, SelectionFlags, TrustFlags {
   maxChars?: number;
 }
 
+/** `wafctl drift`'s options and help; `done` is given the exit code. */
 export function driftCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
     addEnvironmentOption(
@@ -67,10 +68,10 @@ async function drift(paths: string[], flags: DriftFlags, io: Io): Promise<number
       async (one) => (await driftOne(paths, one, io)).result,
     );
   }
-  const { environmentHeading } = await import('./planning.js');
-  const { result, connection } = await driftOne(paths, flags, io);
+  const { environmentHeading } = await import('../plan/render/environments.js');
+  const { result, environment } = await driftOne(paths, flags, io);
   // The heading is stdout's, not the --report file's: the report stays what it is without --env.
-  const heading = flags.format === 'text' ? environmentHeading(connection) : undefined;
+  const heading = flags.format === 'text' ? environmentHeading(environment) : undefined;
   if (heading !== undefined) writeOut(io, heading);
   writeOut(io, result.output);
   if (flags.report !== undefined) await writeTextFile(io, flags.report, result.output);
@@ -83,13 +84,14 @@ async function driftOne(
   paths: string[],
   flags: DriftFlags,
   io: Io,
-): Promise<{ result: EnvironmentResult; connection: ConnectionFlags }> {
+): Promise<{ result: EnvironmentResult; environment: string | undefined }> {
   const { loadAndPlan, problemsRefusal } = await import('./planning.js');
   const { renderTextDrift, renderMarkdownDrift, renderJsonDrift } = await import('../plan/render/drift.js');
   const { failOnRefusal } = await import('../plan/policy.js');
 
-  const { plan, flags: connection } = await loadAndPlan(io, paths, flags, 'drift');
-  const environment = connection.environment?.name;
+  const planned = await loadAndPlan(io, paths, flags, 'drift');
+  const { plan } = planned;
+  const environment = planned.environment?.name;
   const output = {
     text: () => renderTextDrift(plan, { planCommand: planCommandFor(paths, environment) }),
     markdown: () =>
@@ -103,7 +105,7 @@ async function driftOne(
   const refusal =
     failOnRefusal(plan, flags.failOn ?? [], 'The report was printed.', { readOnly: true }) ??
     problemsRefusal(plan);
-  return { result: { output, code: driftCount(plan) > 0 ? 2 : 0, refusal }, connection };
+  return { result: { output, code: driftCount(plan) > 0 ? 2 : 0, refusal }, environment };
 }
 
 /** The plan command that shows this drift in full: the same PATHs and environment. */

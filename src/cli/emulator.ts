@@ -143,6 +143,7 @@ function warnShortSecrets(
   for (const warning of warnings) if (warning !== undefined) writeErr(io, `Warning: ${warning}.`);
 }
 
+/** `wafctl emulator`'s options and help; `done` is given the exit code. */
 export function emulatorCommand(io: Io, done: (code: number) => void): Command {
   return new Command('emulator')
     .description('serve the WAF management API locally (for pipelines, demos and tests)')

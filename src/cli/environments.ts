@@ -2,27 +2,20 @@
  * `--env NAME` on plan, drift, apply, pull and export: which environment of the root's wafctl.yaml a
  * run works on, and where its firewall is. Commands that take several (`--env all`, or `--env`
  * repeated) ask `severalEnvironments` first and run each as if it alone were selected
- * (multi-environment.ts, apply-environments.ts); `selectEnvironment` gives one. The
- * environment's URL is read here (its `url`, or the variable `url_env` names); its token or sign-in is read when the connection opens (connection.ts), from the variables
- * it names, and registered for redaction there.
+ * (multi-environment.ts, ops/apply/workflow.ts); `selectEnvironment` gives one. What is not the
+ * CLI's own (the checks of a selection, the environment's URL and configuration) is ops/project.ts,
+ * which the library selects with too; this file adds the trusted ref, several environments and the
+ * flags. The environment's token or sign-in is read when the connection opens (connection.ts,
+ * ops/connection.ts), from the variables it names, and registered for redaction there.
  */
 import type { EnvironmentSpec, Project } from '../config/project.js';
 import { usageError } from '../core/errors.js';
+import type { EnvironmentConnection, SelectedNames } from '../ops/project.js';
 import type { Io } from './io.js';
 import type { ConnectionFlags } from './options.js';
-// Types only: this module is loaded with the commands' definitions (`{env}`), the workspace (zod,
-// yaml, git) only when a command runs.
+// Types only: this module is loaded with the commands' definitions (`{env}`); the workspace and the
+// project's environments (zod, yaml, git) only when a command runs.
 import type { TrustFlags, Workspace } from './workspace.js';
-
-/** The connection an environment gives (ConnectionFlags.environment). */
-export interface EnvironmentConnection {
-  name: string;
-  /** The project file, as messages name it. */
-  file: string;
-  /** Its `url`, or the value of its `url_env`. */
-  url: string;
-  spec: EnvironmentSpec;
-}
 
 export interface SelectedEnvironment {
   workspace: Workspace;
@@ -76,6 +69,7 @@ export async function selectEnvironment(
   if (several) throw severalRefused(names, command);
   const name = names[0] ?? '';
   const connection = await environmentConnection(workspace, name, io);
+  const { environmentNamed } = await import('../ops/project.js');
   return { workspace, project, environment: environmentNamed(project, name), connection };
 }
 
@@ -118,53 +112,32 @@ async function resolveSelection(
   paths: readonly string[],
   flags: EnvironmentFlags,
   command: EnvironmentCommand,
-): Promise<{ workspace: Workspace; project: Project; names: string[]; several: boolean } | undefined> {
-  const { PROJECT_FILE, ALL_ENVIRONMENTS } = await import('../config/project.js');
+): Promise<({ workspace: Workspace } & SelectedNames) | undefined> {
+  const { selectedNames } = await import('../ops/project.js');
   const { openWorkspace } = await import('./workspace.js');
-  const given = flags.env ?? [];
   const workspace = await openWorkspace(io, paths, flags);
-  const { root, project, trusted } = workspace;
-  if (project === undefined) {
-    if (trusted?.project !== undefined) {
-      throw usageError(
-        `${trusted.project.file} at the trusted ref ${trusted.tree.ref} declares environments and the work tree's does not: removing the environments cannot be planned with --trusted-ref`,
-      );
-    }
-    if (given.length === 0) return undefined;
+  const { project, trusted } = workspace;
+  if (project === undefined && trusted?.project !== undefined) {
     throw usageError(
-      `--env selects environments of ${PROJECT_FILE} at the configuration root (${root}), which declares none`,
+      `${trusted.project.file} at the trusted ref ${trusted.tree.ref} declares environments and the work tree's does not: removing the environments cannot be planned with --trusted-ref`,
     );
   }
-  const names = project.environments.map((environment) => environment.name);
-  if (given.length === 0) {
-    throw usageError(
-      `${project.file} declares environments (${names.join(', ')}): pass --env NAME to choose the one to ${VERB[command]}; nothing was read from the firewall. \`wafctl validate\` checks every environment.`,
-    );
-  }
-  assertDeclared(
-    project,
-    given.filter((name) => name !== ALL_ENVIRONMENTS),
-  );
-  const distinct = [...new Set(given)];
-  const several = distinct.length > 1 || distinct[0] === ALL_ENVIRONMENTS;
-  // In the order the project declares them, whatever the order of the flags.
-  const selected = names.filter((name) => distinct.includes(ALL_ENVIRONMENTS) || distinct.includes(name));
-  const all = paths.length === 0 ? ['.'] : paths;
-  if (all.length !== 1 || all[0] !== root) {
-    throw usageError(
-      `${project.file} declares environments (${names.join(', ')}), which read their own paths: give the configuration root as PATH (or none), not ${all.join(' ')}`,
-    );
-  }
+  const selection = selectedNames(workspace, paths, flags.env ?? [], {
+    option: '--env',
+    needed: `pass --env NAME to choose the one to ${VERB[command]}; nothing was read from the firewall. \`wafctl validate\` checks every environment.`,
+  });
+  if (selection === undefined) return undefined;
   const conflicting = CONFLICTING.filter(([key]) => flags[key] !== undefined).map(([, flag]) => flag);
   if (conflicting.length > 0) {
+    const { names, several } = selection;
     const whose = several
-      ? `environments ${selected.join(', ')} take their URLs`
-      : `environment ${selected[0]} takes its URL`;
+      ? `environments ${names.join(', ')} take their URLs`
+      : `environment ${names[0]} takes its URL`;
     throw usageError(
-      `${conflicting.join(' and ')} cannot be combined with --env: ${whose} and credentials from ${project.file}`,
+      `${conflicting.join(' and ')} cannot be combined with --env: ${whose} and credentials from ${selection.project.file}`,
     );
   }
-  return { workspace, project, names: selected, several };
+  return { workspace, ...selection };
 }
 
 /**
@@ -179,46 +152,12 @@ export async function environmentConnection(
   io: Io,
 ): Promise<EnvironmentConnection> {
   const { connectionsProject, trustedEnvironment } = await import('./workspace.js');
+  const { connectionOf, environmentNamed } = await import('../ops/project.js');
   const project = connectionsProject(workspace);
   const { trusted } = workspace;
   if (trusted !== undefined) trustedEnvironment(trusted, name); // refuses one the trusted ref lacks
   if (project === undefined)
     throw usageError(`unknown environment ${JSON.stringify(name)}: no environments are declared`);
-  const spec = environmentNamed(project, name);
   const file = trusted === undefined ? project.file : `${trusted.tree.ref}:${project.file}`;
-  return { name: spec.name, file, url: environmentUrl(spec, file, io.env), spec };
-}
-
-/** Refuses, in one usage error, the names `project` does not declare. */
-export function assertDeclared(project: Project, names: readonly string[]): void {
-  const declared = project.environments.map((environment) => environment.name);
-  const unknown = [...new Set(names.filter((name) => !declared.includes(name)))];
-  if (unknown.length === 0) return;
-  throw usageError(
-    `unknown environment ${unknown.map((name) => JSON.stringify(name)).join(', ')}: ${project.file} declares ${declared.join(', ')}`,
-  );
-}
-
-/** The environment `name` of `project` (an unknown name is a usage error). */
-export function environmentNamed(project: Project, name: string): EnvironmentSpec {
-  assertDeclared(project, [name]);
-  return project.environments.find((environment) => environment.name === name) as EnvironmentSpec;
-}
-
-/** Its `url`, or the value of the variable `url_env` names; messages name the variable, never a value. */
-function environmentUrl(spec: EnvironmentSpec, file: string, env: Io['env']): string {
-  if (spec.url !== undefined) return spec.url;
-  const name = spec.url_env ?? '';
-  const value = env[name];
-  if (value === undefined || value === '') {
-    throw usageError(
-      `environment ${spec.name}: ${name} is not set (url_env in ${file}): set it to the firewall's URL`,
-    );
-  }
-  if (!/^https?:\/\/\S+$/.test(value)) {
-    throw usageError(
-      `environment ${spec.name}: ${name} (url_env in ${file}) is not an http:// or https:// URL`,
-    );
-  }
-  return value;
+  return connectionOf(environmentNamed(project, name), file, io.env);
 }

@@ -1,18 +1,13 @@
 /** `wafctl export [--dir DIR] [--kind KIND...]`: the live state as configuration that plans to no changes. */
-import { join } from 'node:path';
 import { Command } from 'commander';
 import { usageError } from '../core/errors.js';
-import { containsSecret, REDACTED, redact } from '../core/secrets.js';
+import { redact } from '../core/secrets.js';
 import { plural, printable } from '../core/text.js';
+import { HYDRATION_CONCURRENCY } from '../ops/defaults.js';
+import type { EnvironmentConnection } from '../ops/project.js';
 import { ENV_PLACEHOLDER } from './environments.js';
 import type { Io } from './io.js';
-import {
-  addConnectionOptions,
-  addEnvironmentOption,
-  type ConnectionFlags,
-  FAMILIES,
-  HYDRATION_CONCURRENCY,
-} from './options.js';
+import { addConnectionOptions, addEnvironmentOption, type ConnectionFlags, FAMILIES } from './options.js';
 import { writeErr, writeOut } from './output.js';
 import type { TrustFlags } from './workspace.js';
 
@@ -24,22 +19,7 @@ interface ExportFlags extends ConnectionFlags, TrustFlags {
   force?: boolean;
 }
 
-/**
- * The export is configuration: printed with the token replaced by [REDACTED] (as writeOut would),
- * it would silently plan to a change, and written to a file it would put the token in git. Either is
- * refused, naming the line, unless the user asked for it redacted.
- */
-function assertNoToken(files: readonly { name: string; text: string }[], dir?: string): void {
-  for (const { name, text } of files) {
-    if (!containsSecret(text)) continue;
-    const line = text.split('\n').findIndex(containsSecret) + 1;
-    const action = dir === undefined ? 'print the export' : `write ${join(dir, name)}`;
-    throw usageError(
-      `refusing to ${action}: the live state holds the API token${line > 0 ? ` (line ${line})` : ''}, which an export must neither show as ${REDACTED} nor write out. Pass --redact-secrets to export it redacted on purpose (it will then not plan to no changes).`,
-    );
-  }
-}
-
+/** `wafctl export`'s options and help; `done` is given the exit code. */
 export function exportCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
     addEnvironmentOption(
@@ -84,7 +64,8 @@ async function exportLive(flags: ExportFlags, io: Io): Promise<number> {
         `export writes one environment's firewall, and ${several.length} are selected (${several.join(', ')}): give --dir with ${ENV_PLACEHOLDER} in it (e.g. --dir 'live/${ENV_PLACEHOLDER}') to write each into its own directory`,
       );
     }
-    const { reportEnvironmentError, worse } = await import('./multi-environment.js');
+    const { reportEnvironmentError } = await import('./multi-environment.js');
+    const { worse } = await import('../ops/environments.js');
     let code = 0;
     for (const name of several) {
       try {
@@ -99,12 +80,16 @@ async function exportLive(flags: ExportFlags, io: Io): Promise<number> {
     return code;
   }
   const selected = await selectEnvironment(io, ['.'], flags, 'export');
-  return exportOne(selected === undefined ? flags : { ...flags, environment: selected.connection }, io);
+  return exportOne(flags, selected?.connection, io);
 }
 
-async function exportOne(flags: ExportFlags, io: Io): Promise<number> {
-  const { resolveKinds } = await import('../ops/export/kind-names.js');
-  const { readLiveExport, exportToDirectory, exportToStream, assertLoadable } = await import(
+async function exportOne(
+  flags: ExportFlags,
+  environment: EnvironmentConnection | undefined,
+  io: Io,
+): Promise<number> {
+  const { namesAKind, resolveKinds } = await import('../ops/export/kind-names.js');
+  const { readLiveExport, exportToDirectory, exportToStream, assertLoadable, assertNoToken } = await import(
     '../ops/export/export.js'
   );
   const { schemaReference } = await import('../ops/export/schema-reference.js');
@@ -114,14 +99,17 @@ async function exportOne(flags: ExportFlags, io: Io): Promise<number> {
   const { noteWriter } = await import('./planning.js');
 
   const kinds = resolveKinds(flags.kind);
-  // A family named with --kind was asked for: one the server lacks or hides is an error, as in `get`.
-  const named = (flags.kind ?? []).some((names) => names.split(',').some((name) => name.trim() !== ''));
-  const live = await withApiClient(io, flags, (api) =>
-    readLiveExport(api, kinds, {
-      concurrency: HYDRATION_CONCURRENCY,
-      warn: noteWriter(io, flags),
-      asked: () => named,
-    }),
+  const named = namesAKind(flags.kind);
+  const live = await withApiClient(
+    io,
+    flags,
+    (api) =>
+      readLiveExport(api, kinds, {
+        concurrency: HYDRATION_CONCURRENCY,
+        warn: noteWriter(io, { environment }),
+        asked: () => named,
+      }),
+    { environment },
   );
   for (const { kind, id, key, reason } of live.leftOut) {
     writeErr(io, `Warning: ${kind} ${printable(id)} (${printable(key)}) left out: ${printable(reason)}.`);
@@ -142,12 +130,12 @@ async function exportOne(flags: ExportFlags, io: Io): Promise<number> {
     flags.redactSecrets ? { ...file, text: redact(file.text) } : file;
   if (flags.dir === undefined) {
     const file = redacted(exportToStream(live, schemaReference('.', { cwd: io.cwd })));
-    assertNoToken([file]);
+    assertNoToken([file], undefined, '--redact-secrets');
     warnings += warnOversized(assertLoadable([file]));
     writeOut(io, file.text);
   } else {
     const files = exportToDirectory(live, schemaReference(flags.dir, { cwd: io.cwd })).map(redacted);
-    assertNoToken(files, flags.dir);
+    assertNoToken(files, flags.dir, '--redact-secrets');
     warnings += warnOversized(assertLoadable(files));
     await writeExportDirectory(flags.dir, files, { force: flags.force === true, cwd: io.cwd });
     const counts = live.sections.map((s) =>

@@ -4,13 +4,13 @@
  */
 import { Command, Option } from 'commander';
 import { usageError } from '../core/errors.js';
+import { HYDRATION_CONCURRENCY } from '../ops/defaults.js';
 import type { Io } from './io.js';
 import {
   addConnectionOptions,
   addEnvironmentOption,
   type ConnectionFlags,
   FAMILIES,
-  HYDRATION_CONCURRENCY,
   parsePositiveInt,
 } from './options.js';
 import { colorEnabled, writeErr, writeOut } from './output.js';
@@ -29,6 +29,7 @@ interface GetFlags extends ConnectionFlags, TrustFlags {
 /** The API's largest useful page (the emulator's cap; bigger asks are served at it anyway). */
 const MAX_PAGE_SIZE = 1000;
 
+/** `wafctl get`'s arguments, options and help; `done` is given the exit code. */
 export function getCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
     addEnvironmentOption(
@@ -66,7 +67,6 @@ async function get(kindName: string, idOrName: string | undefined, flags: GetFla
   const render = { color: flags.output === 'table' && colorEnabled(io, flags.color) };
   const { selectEnvironment } = await import('./environments.js');
   const selected = await selectEnvironment(io, ['.'], flags, 'get');
-  const connection = selected === undefined ? flags : { ...flags, environment: selected.connection };
 
   // With `--limit N` the listing asks for pages of N rows, one page at a time: reading stops after
   // the first N rows instead of fetching pages ahead that would be thrown away.
@@ -74,7 +74,7 @@ async function get(kindName: string, idOrName: string | undefined, flags: GetFla
     flags.limit === undefined ? {} : { pageSize: Math.min(flags.limit, MAX_PAGE_SIZE), concurrency: 1 };
   await withApiClient(
     io,
-    connection,
+    flags,
     async (api) => {
       if (idOrName !== undefined) {
         writeOut(io, renderRecord(kind, await getRecord(api, kind, idOrName), flags.output, render));
@@ -92,7 +92,7 @@ async function get(kindName: string, idOrName: string | undefined, flags: GetFla
       }
       writeOut(io, renderRecords(kind, records, flags.output, render));
     },
-    paging,
+    { ...paging, environment: selected?.connection },
   );
   return 0;
 }

@@ -11,7 +11,9 @@
  * default handler stops the run, and stops there itself once `Io.interrupted` is aborted.
  */
 import type { LoadOptions } from '../config/load.js';
-import { EXIT_CODES, Interrupted, type InterruptSignal, type Io } from './io.js';
+import type { Interruption } from '../ops/apply/workflow.js';
+import { SIGNAL_EXIT_CODES } from '../ops/defaults.js';
+import { Interrupted, type InterruptSignal, type Io } from './io.js';
 import { writeErr } from './output.js';
 import { debugEnabled } from './report-error.js';
 
@@ -20,7 +22,7 @@ type SignalHandler = (signal: InterruptSignal) => void;
 /** Outside an apply's writes: one line, and the signal's exit code at once. */
 export function stopAtOnce(io: Io, signal: InterruptSignal): never {
   writeErr(io, `\nInterrupted (${signal}): stopped; the firewall was not changed.`);
-  return io.exit(EXIT_CODES[signal]);
+  return io.exit(SIGNAL_EXIT_CODES[signal]);
 }
 
 /**
@@ -61,14 +63,7 @@ export function loadHooks(io: Io): Pick<LoadOptions, 'signal' | 'log'> {
   };
 }
 
-export interface Interruption {
-  signal: AbortSignal;
-  /** The exit code of the first signal received, if one was. */
-  exitCode(): number | undefined;
-  /** Removes the handlers: signals take their default effect again. */
-  dispose(): void;
-}
-
+/** While an apply writes: the first SIGINT/SIGTERM aborts the writes' signal, a second exits at once. */
 export function interruptOnSignals(io: Io): Interruption {
   const controller = new AbortController();
   let first: InterruptSignal | undefined;
@@ -78,7 +73,7 @@ export function interruptOnSignals(io: Io): Interruption {
         io,
         `\nInterrupt received again (${signal}): exiting at once. Calls in flight may or may not have been carried out; run \`wafctl apply\` again: it re-reads the firewall and repairs what this run left (duplicates included).`,
       );
-      io.exit(EXIT_CODES[signal]);
+      io.exit(SIGNAL_EXIT_CODES[signal]);
     }
     first = signal;
     writeErr(
@@ -89,7 +84,7 @@ export function interruptOnSignals(io: Io): Interruption {
   });
   return {
     signal: controller.signal,
-    exitCode: () => (first === undefined ? undefined : EXIT_CODES[first]),
+    exitCode: () => (first === undefined ? undefined : SIGNAL_EXIT_CODES[first]),
     dispose,
   };
 }

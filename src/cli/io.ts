@@ -4,6 +4,7 @@
  * (test/helpers/cli.ts), so a command runs in the test's own process as it does in a terminal.
  */
 import type { Clock } from '../api/retry.js';
+import { SIGNAL_EXIT_CODES } from '../ops/defaults.js';
 
 /** A stream a command writes to, and whether a person watches it (colour, live progress). */
 export type OutputStream = NodeJS.WritableStream & {
@@ -12,7 +13,7 @@ export type OutputStream = NodeJS.WritableStream & {
   readonly columns?: number | undefined;
 };
 
-export type InterruptSignal = 'SIGINT' | 'SIGTERM';
+export type InterruptSignal = keyof typeof SIGNAL_EXIT_CODES;
 
 export interface Io {
   readonly stdout: OutputStream;
@@ -40,8 +41,6 @@ export interface Io {
   readonly interrupted?: AbortSignal | undefined;
 }
 
-export const EXIT_CODES: Readonly<Record<InterruptSignal, number>> = { SIGINT: 130, SIGTERM: 143 };
-
 /**
  * Why `Io.interrupted` was aborted. Work that stops for it throws it; the run then ends with the
  * signal's exit code and prints nothing more: the signal's handler has said what happened.
@@ -51,6 +50,6 @@ export class Interrupted extends Error {
   constructor(readonly signal: InterruptSignal) {
     super(`interrupted (${signal})`);
     this.name = 'Interrupted';
-    this.exitCode = EXIT_CODES[signal];
+    this.exitCode = SIGNAL_EXIT_CODES[signal];
   }
 }

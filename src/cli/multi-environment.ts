@@ -8,13 +8,12 @@
 import { exitCodeFor, usageError, WafctlError } from '../core/errors.js';
 import { PLAN_FORMAT_VERSION } from '../core/plan-document.js';
 import { mapLimited } from '../kinds/normalize.js';
+import { ENVIRONMENT_CONCURRENCY, type Settled, settle, worse } from '../ops/environments.js';
+import { textSections } from '../plan/render/environments.js';
 import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown.js';
 import type { Io } from './io.js';
 import { writeOut, writeTextFile } from './output.js';
 import { reportError } from './report-error.js';
-
-/** How many environments are planned at once. */
-export const ENVIRONMENT_CONCURRENCY = 2;
 
 /** What one environment's run gives: its output, as it alone would print it (without a heading). */
 export interface EnvironmentResult {
@@ -36,15 +35,7 @@ export interface SeveralOptions {
   report?: string | undefined;
 }
 
-interface Outcome {
-  result?: EnvironmentResult;
-  error?: unknown;
-}
-
-/** Worst first: an error, then a `--fail-on` class, then changes or drift (any other code: an error). */
-const SEVERITY = [1, 3, 2, 0];
-const rank = (code: number): number => Math.max(0, SEVERITY.indexOf(code));
-export const worse = (a: number, b: number): number => (rank(a) <= rank(b) ? a : b);
+type Outcome = Settled<EnvironmentResult>;
 
 const markdownHeader = (options: SeveralOptions, names: readonly string[]): string =>
   `${options.marker}\n## wafctl ${options.command}: ${names.join(', ')}\n`;
@@ -84,25 +75,18 @@ export async function runSeveral<F extends object>(
 ): Promise<number> {
   // Checked before any request.
   const share = options.format === 'markdown' ? markdownShare(options, names) : undefined;
-  const outcomes = await mapLimited(names, ENVIRONMENT_CONCURRENCY, async (name): Promise<Outcome> => {
-    try {
-      return {
-        result: await run({ ...flags, env: [name], ...(share === undefined ? {} : { maxChars: share }) }),
-      };
-    } catch (error) {
-      return { error };
-    }
-  });
+  const outcomes = await mapLimited(names, ENVIRONMENT_CONCURRENCY, (name) =>
+    settle(name, () => run({ ...flags, env: [name], ...(share === undefined ? {} : { maxChars: share }) })),
+  );
   const combined = combine(options, names, outcomes);
   writeOut(io, combined);
   if (options.report !== undefined) await writeTextFile(io, options.report, combined);
   let code = 0;
-  names.forEach((name, i) => {
-    const { result, error } = outcomes[i] ?? {};
-    const failure = error ?? result?.refusal;
+  for (const { name, value, error } of outcomes) {
+    const failure = error ?? value?.refusal;
     if (failure !== undefined) code = worse(code, reportEnvironmentError(io, failure, name));
-    else code = worse(code, result?.code ?? exitCodeFor(error));
-  });
+    else code = worse(code, value?.code ?? exitCodeFor(error));
+  }
   return code;
 }
 
@@ -118,7 +102,7 @@ export function reportEnvironmentError(io: Io, error: unknown, name: string): nu
 
 function combine(options: SeveralOptions, names: readonly string[], outcomes: readonly Outcome[]): string {
   const what = options.command === 'plan' ? 'plan' : 'drift report';
-  const output = (i: number): string | undefined => outcomes[i]?.result?.output;
+  const output = (i: number): string | undefined => outcomes[i]?.value?.output;
   if (options.format === 'json') {
     // A failed environment is null: its error is on stderr, and the exit code is 1.
     const environments = Object.fromEntries(
@@ -149,21 +133,4 @@ function combine(options: SeveralOptions, names: readonly string[], outcomes: re
     names.map((_, i) => output(i)),
     `No ${what}`,
   );
-}
-
-/**
- * Text output of several environments: each one's under `== Environment: NAME ==`, in the order
- * given; `missing` starts the line of one that failed (its error is printed at the end).
- */
-export function textSections(
-  names: readonly string[],
-  outputs: readonly (string | undefined)[],
-  missing: string,
-): string {
-  return names
-    .map((name, i) => {
-      const shown = outputs[i] ?? `${missing}: this environment failed (the error is shown at the end).\n`;
-      return `== Environment: ${name} ==\n${shown}`;
-    })
-    .join('\n');
 }

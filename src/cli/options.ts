@@ -5,7 +5,6 @@ import { CHANGES_TRUST, FAIL_ON_CLASSES, type FailOnClass, IMPACT_CLASSES } from
 import { didYouMean } from '../core/suggest.js';
 import { printable } from '../core/text.js';
 import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown-limits.js';
-import type { EnvironmentConnection } from './environments.js';
 
 /**
  * Options of every command that talks to the API. The token and the sign-in password are never
@@ -19,11 +18,6 @@ export interface ConnectionFlags {
   emulatorState?: string;
   /** `--timeout SECONDS`, checked; when absent, WAF_TIMEOUT, then DEFAULT_TIMEOUT_SECONDS. */
   timeout?: number;
-  /**
-   * Not a flag: the environment `--env` selected (environments.ts), whose URL and credentials are
-   * used instead of `--url`, WAF_URL and the token or sign-in settings.
-   */
-  environment?: EnvironmentConnection;
 }
 
 /**
@@ -43,6 +37,7 @@ export function addEnvironmentOption(
   );
 }
 
+/** `--url`, `--token-file`, `--password-file`, `--emulator-state` and `--timeout`: where and as whom to connect. */
 export function addConnectionOptions(command: Command): Command {
   return command
     .option('--url <URL>', "API base URL, or 'embedded' for an in-process emulator (env: WAF_URL)")
@@ -92,6 +87,7 @@ export function quoteValue(value: string): string {
   return printable(JSON.stringify(value));
 }
 
+/** For commander: an integer of at least 1, or `NAME must be a positive integer.` */
 export function parsePositiveInt(name: string) {
   return (value: string): number => {
     const n = Number(value);
@@ -101,16 +97,6 @@ export function parsePositiveInt(name: string) {
 }
 
 export const FORMATS = ['text', 'markdown', 'json'] as const;
-
-/**
- * GET-one calls in flight while plan, drift, export and get hydrate list rows (groups, rules): a
- * latency-bound chain of idempotent reads (BENCHMARKS.md: 16 -> 32 took ~90 ms off the plan scenario).
- */
-export const HYDRATION_CONCURRENCY = 32;
-/** `apply --parallelism`: write calls in flight across all kinds. */
-export const DEFAULT_PARALLELISM = 8;
-/** `apply --batch-size`: objects per bulk call (the API documents no limit). */
-export const DEFAULT_BATCH_SIZE = 100;
 
 /**
  * `--fail-on CLASS[,CLASS]`, repeatable: the security impact classes that make plan, drift and apply
@@ -195,17 +181,6 @@ export function addSelectionOptions(command: Command): Command {
       repeatable('--exclude <ADDRESS>', 'leave out changes to this address (as --target); repeatable'),
     )
     .addOption(repeatable('--kind <KIND>', `only changes of this kind: ${FAMILIES}; repeatable`));
-}
-
-/** The selection the flags make (checked, before any request), or undefined for a whole run. */
-export async function selectionOf(
-  flags: Partial<SelectionFlags>,
-): Promise<import('../plan/targets.js').Selection | undefined> {
-  const { checkSelection, isPartial } = await import('../plan/targets.js');
-  const { resolveKinds } = await import('../ops/export/kind-names.js');
-  const kinds = (flags.kind ?? []).length === 0 ? [] : resolveKinds(flags.kind).map((kind) => kind.name);
-  const selection = { target: flags.target ?? [], exclude: flags.exclude ?? [], kind: kinds };
-  return isPartial(selection) ? checkSelection(selection) : undefined;
 }
 
 /**

@@ -16,10 +16,12 @@ import type { Io } from './io.js';
 const line = (text: string): string =>
   neutralizeWorkflowCommands(redact(text.endsWith('\n') ? text : `${text}\n`));
 
+/** A line (or lines) on stdout, through the redaction and CI-log guards. */
 export function writeOut(io: Io, text: string): void {
   io.stdout.write(line(text));
 }
 
+/** A line (or lines) on stderr, through the redaction and CI-log guards. */
 export function writeErr(io: Io, text: string): void {
   io.stderr.write(line(text));
 }

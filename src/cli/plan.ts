@@ -28,6 +28,7 @@ interface PlanFlags extends ConnectionFlags, SelectionFlags, TrustFlags {
   color?: boolean;
 }
 
+/** `wafctl plan`'s options and help; `done` is given the exit code. */
 export function planCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
     addEnvironmentOption(
@@ -68,30 +69,31 @@ async function plan(paths: string[], flags: PlanFlags, io: Io): Promise<number> 
       { command: 'plan', format: flags.format, maxChars: flags.maxChars, marker: MARKDOWN_MARKER },
       async (one) => {
         const { result, planned } = await planOne(paths, one, io);
-        await savePlan(io, one.out, planned);
+        await savePlan(io, one, planned);
         return result;
       },
     );
   }
-  const { environmentHeading } = await import('./planning.js');
+  const { environmentHeading } = await import('../plan/render/environments.js');
   const { result, planned } = await planOne(paths, flags, io);
-  const heading = flags.format === 'text' ? environmentHeading(planned.flags) : undefined;
+  const heading = flags.format === 'text' ? environmentHeading(planned.environment?.name) : undefined;
   if (heading !== undefined) writeOut(io, heading);
   writeOut(io, result.output);
-  await savePlan(io, flags.out, planned);
+  await savePlan(io, flags, planned);
   if (result.refusal) throw result.refusal;
   return result.code;
 }
 
 /** `--out`: the plan, saved for `apply --plan`; `{env}` in the name is the environment's. */
-async function savePlan(io: Io, out: string | undefined, planned: PlannedConfig): Promise<void> {
+async function savePlan(io: Io, flags: PlanFlags, planned: PlannedConfig): Promise<void> {
+  const { out } = flags;
   if (out === undefined) return;
   const { baseUrlInUse, savedPlanContext } = await import('./planning.js');
   const { renderSavedPlan } = await import('../ops/apply/saved-plan.js');
-  const environment = planned.flags.environment?.name;
-  const file = environment === undefined ? out : out.replaceAll(ENV_PLACEHOLDER, environment);
+  const { environment } = planned;
+  const file = environment === undefined ? out : out.replaceAll(ENV_PLACEHOLDER, environment.name);
   // Always known here (the plan was fetched through it); were it not, `apply --plan` refuses ''.
-  const baseUrl = baseUrlInUse(planned.flags, io.env) ?? '';
+  const baseUrl = baseUrlInUse(flags, io.env, environment) ?? '';
   await writeTextFile(io, file, renderSavedPlan(planned.plan, savedPlanContext(planned.config, baseUrl)));
 }
 
@@ -109,7 +111,7 @@ async function planOne(
 
   const planned = await loadAndPlan(io, paths, flags);
   const { plan } = planned;
-  const environment = planned.flags.environment?.name;
+  const environment = planned.environment?.name;
   const output = {
     text: () => renderTextPlan(plan, { color: colorEnabled(io, flags.color) }),
     markdown: () =>

@@ -16,13 +16,15 @@ import {
   type SavedPlanContext,
   scopesByKind,
 } from '../ops/apply/saved-plan.js';
+import { HYDRATION_CONCURRENCY } from '../ops/defaults.js';
+import type { EnvironmentConnection } from '../ops/project.js';
 import { refreshAndPlan } from '../ops/refresh.js';
-import { type Selection, selectPlan } from '../plan/targets.js';
-import { EMBEDDED, withApiClient } from './connection.js';
+import { selectionOf } from '../ops/selection/selection.js';
+import type { Selection } from '../plan/targets.js';
+import { apiUrl, EMBEDDED, withApiClient } from './connection.js';
 import type { EnvironmentCommand, EnvironmentFlags } from './environments.js';
 import type { Io } from './io.js';
-import type { ConnectionFlags } from './options.js';
-import { HYDRATION_CONCURRENCY, type SelectionFlags, selectionOf } from './options.js';
+import type { ConnectionFlags, SelectionFlags } from './options.js';
 import { writeErr } from './output.js';
 
 export interface PlannedConfig {
@@ -31,10 +33,14 @@ export interface PlannedConfig {
   plan: Plan;
   /** The selection that made the plan partial, if any. */
   selection?: Selection | undefined;
-  /** The connection flags in use: with `--env`, they carry the environment's connection. */
-  flags: ConnectionFlags;
+  /** The environment `--env` selected, if any: the plan was made against its firewall. */
+  environment?: EnvironmentConnection | undefined;
 }
 
+/**
+ * The configuration (one environment's, with `--env NAME`) planned against its firewall: its
+ * selected changes, with its Trust section when there is one.
+ */
 export async function loadAndPlan(
   io: Io,
   paths: readonly string[],
@@ -44,47 +50,59 @@ export async function loadAndPlan(
 ): Promise<PlannedConfig> {
   // Bad selections, configuration errors (and the choice of environment) are reported before any
   // network call.
-  const selection = await selectionOf(given);
-  const { config, flags, trust } = await loadSelected(
+  const selection = selectionOf(given);
+  const { config, environment, trust } = await loadSelected(
     io,
     paths,
     given,
     impactDirection === 'drift' ? 'drift' : 'plan',
   );
-  const whole = await withApiClient(io, flags, (api) =>
-    refreshAndPlan(config, api, {
-      concurrency: HYDRATION_CONCURRENCY,
-      impactDirection,
-      warn: noteWriter(io, flags),
-    }),
+  const plan = await withApiClient(
+    io,
+    given,
+    (api) =>
+      refreshAndPlan(config, api, {
+        concurrency: HYDRATION_CONCURRENCY,
+        impactDirection,
+        warn: noteWriter(io, { environment }),
+        selection,
+        trust,
+      }),
+    { environment },
   );
-  const plan = withTrust(selection === undefined ? whole : selectPlan(whole, selection), trust);
-  return { config, plan, flags, selection };
-}
-
-/** The plan with its Trust section (`--trusted-ref`), when there is one. */
-export function withTrust(plan: Plan, trust: PlanTrust | undefined): Plan {
-  return trust === undefined ? plan : { ...plan, trust };
+  return { config, plan, environment, selection };
 }
 
 /** Refresh notes on stderr, naming the environment when there is one (several may run at once). */
-export function noteWriter(io: Io, flags: ConnectionFlags): (line: string) => void {
-  const where = flags.environment === undefined ? '' : `${flags.environment.name}: `;
+export function noteWriter(
+  io: Io,
+  { environment }: { environment?: { name: string } | undefined },
+): (line: string) => void {
+  const where = environment === undefined ? '' : `${environment.name}: `;
   return (line) => writeErr(io, `Note: ${where}${line}.`);
+}
+
+/** The configuration a run loads, the environment it connects to, and what it trusts. */
+export interface SelectedConfig {
+  config: LoadedConfig;
+  /** The environment `--env` selected, if any: its connection. */
+  environment?: EnvironmentConnection | undefined;
+  /** The Trust section, with a trusted ref (workspace.ts). */
+  trust?: PlanTrust | undefined;
 }
 
 /**
  * The configuration to plan: with `--env NAME`, that environment's (its paths, overlays and vars),
- * and flags carrying its connection; without, the PATHs', as before (refused when the root declares
- * environments: `selectEnvironment`). With a trusted ref, judged by its policy, with `trust` saying
- * what the work tree changes in it (workspace.ts).
+ * and its connection; without, the PATHs', as before (refused when the root declares environments:
+ * `selectEnvironment`). With a trusted ref, judged by its policy, with `trust` saying what the work
+ * tree changes in it (workspace.ts).
  */
 export async function loadSelected(
   io: Io,
   paths: readonly string[],
   given: EnvironmentFlags & { failOn?: readonly FailOnClass[] | undefined },
   command: EnvironmentCommand,
-): Promise<{ config: LoadedConfig; flags: ConnectionFlags; trust?: PlanTrust | undefined }> {
+): Promise<SelectedConfig> {
   const { selectWorkspace } = await import('./environments.js');
   const { loadWorkspaceConfig, assertTrustGate } = await import('./workspace.js');
   const { selected, workspace } = await selectWorkspace(io, paths, given, command);
@@ -93,13 +111,7 @@ export async function loadSelected(
     paths,
     environment: selected?.environment,
   });
-  const flags = selected === undefined ? given : { ...given, environment: selected.connection };
-  return { config, flags, trust };
-}
-
-/** The first line of a text plan, drift report or apply made for an environment. */
-export function environmentHeading(flags: ConnectionFlags): string | undefined {
-  return flags.environment === undefined ? undefined : `Environment: ${flags.environment.name}`;
+  return { config, environment: selected?.connection, trust };
 }
 
 /** The plan's problems make the command fail, after the plan itself has been shown. */
@@ -120,13 +132,17 @@ export function problemsRefusal(plan: Plan): WafctlError | undefined {
 }
 
 /**
- * The base URL in use, as a saved plan records and compares it (`normalizeBaseUrl`): the `--env`
- * environment's, else `--url`, else WAF_URL; `embedded` for the embedded emulator. Undefined when none is given or it is not a URL:
- * opening the connection then fails with its own message.
+ * The base URL in use, as a saved plan records and compares it (`normalizeBaseUrl`), by the
+ * connection's precedence (`apiUrl`); `embedded` for the embedded emulator. Undefined when none is
+ * given or it is not a URL: opening the connection then fails with its own message.
  */
-export function baseUrlInUse(flags: ConnectionFlags, env: Io['env']): string | undefined {
-  const url = flags.environment?.url ?? flags.url ?? env.WAF_URL;
-  if (url === undefined || url === '') return undefined;
+export function baseUrlInUse(
+  flags: ConnectionFlags,
+  env: Io['env'],
+  environment?: EnvironmentConnection,
+): string | undefined {
+  const url = apiUrl(flags, env, environment);
+  if (url === undefined) return undefined;
   return url === EMBEDDED ? EMBEDDED : normalizeBaseUrl(url);
 }
 

@@ -1,12 +1,7 @@
 /** Apply progress on stderr: a live line on a terminal, otherwise one line per finished call. */
 import { neutralizeWorkflowCommands } from '../core/text.js';
-import type { CallEvent } from '../ops/apply/model.js';
+import type { Progress } from '../ops/apply/workflow.js';
 import type { OutputStream } from './io.js';
-
-export interface ProgressReporter {
-  onCall(event: CallEvent): void;
-  finish(): void;
-}
 
 /**
  * `stream` is where a live line is drawn when it is a terminal; undefined (several environments
@@ -15,7 +10,7 @@ export interface ProgressReporter {
 export function progressReporter(
   stream: OutputStream | undefined,
   writeLine: (line: string) => void,
-): ProgressReporter {
+): Progress {
   let live = false;
   return {
     onCall(event) {

@@ -20,6 +20,7 @@
 import { Command, Option } from 'commander';
 import { usageError, WafctlError } from '../core/errors.js';
 import { plural, printable } from '../core/text.js';
+import { HYDRATION_CONCURRENCY } from '../ops/defaults.js';
 import type { PullResult } from '../ops/pull/pull.js';
 import type { Io } from './io.js';
 import {
@@ -28,7 +29,6 @@ import {
   type ConnectionFlags,
   FAMILIES,
   FORMATS,
-  HYDRATION_CONCURRENCY,
 } from './options.js';
 import { writeErr, writeOut, writeTextFile } from './output.js';
 import type { TrustFlags } from './workspace.js';
@@ -62,6 +62,7 @@ interface PullFlags extends ConnectionFlags, TrustFlags {
   format: (typeof FORMATS)[number];
 }
 
+/** `wafctl pull`'s options and help; `done` is given the exit code. */
 export function pullCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
     addEnvironmentOption(
@@ -101,18 +102,22 @@ async function pull(paths: string[], flags: PullFlags, io: Io): Promise<number> 
       '--write-shared takes --env NAME: without environments, every file is written where it declares the value',
     );
   }
-  const result = await withApiClient(io, connection, (api) =>
-    preparePull(config, api, {
-      paths,
-      kinds,
-      adopt: flags.adopt === true,
-      concurrency: HYDRATION_CONCURRENCY,
-      warn: (line) => writeErr(io, `Note: ${line}.`),
-      env,
-      cwd: io.cwd,
-      writeShared: flags.writeShared === true,
-      ...(environment === undefined ? {} : { environment }),
-    }),
+  const result = await withApiClient(
+    io,
+    flags,
+    (api) =>
+      preparePull(config, api, {
+        paths,
+        kinds,
+        adopt: flags.adopt === true,
+        concurrency: HYDRATION_CONCURRENCY,
+        warn: (line) => writeErr(io, `Note: ${line}.`),
+        env,
+        cwd: io.cwd,
+        writeShared: flags.writeShared === true,
+        ...(environment === undefined ? {} : { environment }),
+      }),
+    { environment: connection },
   );
   await warnings(io, result, flags.adopt === true);
   await showOrWrite(io, result, flags);
@@ -202,13 +207,13 @@ async function loadForPull(io: Io, paths: readonly string[], flags: PullFlags) {
   // With a trusted ref, its allow-list and `manage` (what --adopt may take) apply (workspace.ts).
   const { config } = await loadWorkspaceConfig(io, workspace, { paths, environment: selected?.environment });
   if (selected === undefined) {
-    return { config, connection: flags as ConnectionFlags, env: io.env, environment: undefined };
+    return { config, connection: undefined, env: io.env, environment: undefined };
   }
   const { project, environment: spec } = selected;
   const environment = await pullEnvironment(project, spec, io.cwd);
   return {
     config,
-    connection: { ...flags, environment: selected.connection } as ConnectionFlags,
+    connection: selected.connection,
     env: withEnvironmentVars(io.env, { name: spec.name, vars: spec.vars }),
     environment,
   };

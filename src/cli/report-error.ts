@@ -16,6 +16,7 @@ import { writeErr } from './output.js';
  */
 const printableLines = (text: string): string => text.split('\n').map(printable).join('\n');
 
+/** Whether WAFCTL_DEBUG=1 asks for debug lines and stack traces. */
 export function debugEnabled(io: Io): boolean {
   return io.env.WAFCTL_DEBUG === '1';
 }

@@ -26,6 +26,7 @@ import type { LoadedConfig } from '../config/validate-sources.js';
 import { usageError, type WafctlError } from '../core/errors.js';
 import { CHANGES_TRUST, type FailOnClass, type PlanTrust } from '../core/model.js';
 import { registerSecret } from '../core/secrets.js';
+import { type LoadTarget, loadTarget } from '../ops/project.js';
 import { loadHooks } from './interrupt.js';
 import type { Io } from './io.js';
 import { writeErr } from './output.js';
@@ -120,12 +121,6 @@ export function connectionsProject(workspace: Workspace): Project | undefined {
   return workspace.trusted === undefined ? workspace.project : workspace.trusted.project;
 }
 
-/** What a run loads: one environment of the work tree's project, or the PATHs. */
-export interface LoadTarget {
-  paths: readonly string[];
-  environment?: EnvironmentSpec | undefined;
-}
-
 /** The loaded configuration, and with a trusted ref what it trusted and what it did not use. */
 export interface WorkspaceConfig {
   config: LoadedConfig;
@@ -186,16 +181,6 @@ function trustOf(
     { environments: workspace.project?.environments ?? [], config: work },
   );
   return { ref: trusted.tree.ref, commit: trusted.tree.commit, changes };
-}
-
-function loadTarget(
-  project: Project | undefined,
-  target: LoadTarget,
-  options: LoadOptions,
-): Promise<LoadedConfig> {
-  if (project === undefined || target.environment === undefined)
-    return loadDesiredState(target.paths, options);
-  return loadEnvironment(project, target.environment, options);
 }
 
 /**

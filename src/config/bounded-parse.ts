@@ -8,15 +8,12 @@
  * only for inputs with a six-figure number of problems, of which a hundred are shown anyway.
  */
 import * as z from 'zod';
+import { isMapping } from './mapping.js';
 import { unwrapSchema } from './schema-lookup.js';
 
 type Issue = z.core.$ZodIssue;
 
 export type BoundedResult<T> = { success: true; data: T } | { success: false; issues: Issue[] };
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function parsePiece(schema: z.ZodType, value: unknown, path: PropertyKey[], out: Issue[]): void {
   let issues: readonly Issue[];
@@ -43,6 +40,10 @@ function parsePiece(schema: z.ZodType, value: unknown, path: PropertyKey[], out:
     out.push(path.length === 0 ? issue : { ...issue, path: [...path, ...issue.path] });
 }
 
+/**
+ * `schema.safeParse(value)`, validated piece by piece when zod overflows the call stack (see the
+ * module comment).
+ */
 export function boundedSafeParse<T extends z.ZodType>(schema: T, value: unknown): BoundedResult<z.output<T>> {
   try {
     const result = schema.safeParse(value, { reportInput: true });

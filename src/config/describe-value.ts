@@ -7,6 +7,7 @@ function quote(text: string): string {
   return JSON.stringify(shown);
 }
 
+/** A value as messages name it: `string "yes"`, `number 3`, `a list`, `a mapping`. */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return value.length === 0 ? 'an empty list' : 'a list';
@@ -34,6 +35,7 @@ const TYPE_WORDS: Record<string, string> = {
   null: 'null',
 };
 
+/** A type zod expected, in words: `integer`, `a list`, `a mapping`. */
 export function describeType(expected: string, isInteger: boolean): string {
   if (expected === 'number' && isInteger) return 'integer';
   return TYPE_WORDS[expected] ?? expected;

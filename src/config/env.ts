@@ -100,6 +100,7 @@ export function cannotDeclare(name: string, reason: string): string {
   return `${name} cannot be declared: it is ${reason}, and \${NAME} never reads a credential (a value the configuration must hold comes from a ${VARIABLE_PREFIX}* variable)`;
 }
 
+/** Whether `${name}` may read the variable: a `WAFCTL_VAR_*` or declared name, never a credential. */
 export function isAllowedVariable(name: string, rules: VariableRules): boolean {
   if (credentialReason(name, rules.credentials) !== undefined) return false;
   return name.startsWith(VARIABLE_PREFIX) || rules.declared.has(name);
@@ -148,133 +149,179 @@ interface Open {
 }
 
 /**
- * Replaces the references in `value`. `${VAR:-default}` uses the default when VAR is unset or empty
- * (as in sh); the default runs to the first `}` that does not close a reference inside it. A default
- * is evaluated only when it is used: `${A:-${B}}` with A set needs no B. Malformed references are
- * reported whether used or not.
- *
- * One pass with an explicit stack (no recursion): nesting depth is bounded by the text alone.
+ * One value's substitution under way: what is written so far, and the references open. One pass over
+ * the value with an explicit stack (no recursion): nesting depth is bounded by the text alone.
  */
-export function substituteVariables(
-  value: string,
-  variables: Variables,
-): { value: string; problems: SubstitutionProblem[] } {
-  const { env } = variables;
-  const environment = environmentVarsOf(env);
-  const problems: SubstitutionProblem[] = [];
-  const stack: Open[] = [];
-  let top = '';
-  let references = 0;
-  const used = () => stack.length === 0 || (stack.at(-1)?.used ?? false);
-  const emit = (text: string) => {
-    const open = stack.at(-1);
-    if (open === undefined) top += text;
+class Substitution {
+  readonly problems: SubstitutionProblem[] = [];
+  private readonly environment: EnvironmentVars | undefined;
+  private readonly stack: Open[] = [];
+  /** The value written outside every reference. */
+  private top = '';
+  private references = 0;
+  /** Where the text not yet written starts. */
+  private literalFrom = 0;
+
+  constructor(
+    private readonly value: string,
+    private readonly variables: Variables,
+  ) {
+    this.environment = environmentVarsOf(variables.env);
+  }
+
+  /** The value with its references replaced; `problems` says what could not be. */
+  run(): string {
+    const value = this.value;
+    let i = 0;
+    while (i < value.length) {
+      const c = value[i];
+      if (c === '$' && value.startsWith('$${', i)) i = this.escape(i);
+      else if (c === '$' && value.startsWith('${', i)) i = this.open(i);
+      else if (c === '}' && this.stack.length > 0) i = this.close(i);
+      else i++;
+    }
+    this.flush(i);
+    this.closeUnclosed();
+    this.problems.sort((a, b) => a.reference - b.reference);
+    return this.top;
+  }
+
+  /** Whether what is read now is used: outside every reference, or in a default that is. */
+  private used(): boolean {
+    return this.stack.length === 0 || (this.stack.at(-1)?.used ?? false);
+  }
+
+  private emit(text: string): void {
+    const open = this.stack.at(-1);
+    if (open === undefined) this.top += text;
     else if (open.used) open.out += text;
-  };
-  const unset = (reference: number, name: string) => {
-    const outer = stack.at(-1)?.name;
+  }
+
+  /** Writes the text read since `literalFrom`, up to `to`. */
+  private flush(to: number): void {
+    if (to > this.literalFrom) this.emit(this.value.slice(this.literalFrom, to));
+  }
+
+  private unset(reference: number, name: string): void {
+    const outer = this.stack.at(-1)?.name;
     const because = outer === undefined ? '' : `; it is needed because ${outer} is unset or empty`;
     const what =
-      name.startsWith(VAR_PREFIX) && environment !== undefined
-        ? `${name} is not in the vars of environment ${environment.name} (wafctl.yaml)`
+      name.startsWith(VAR_PREFIX) && this.environment !== undefined
+        ? `${name} is not in the vars of environment ${this.environment.name} (wafctl.yaml)`
         : `environment variable ${name} is not set`;
-    problems.push({
+    this.problems.push({
       reference,
       message: `${what} (use \${${name}:-default} for a default)${because}`,
     });
-  };
+  }
 
   /** The variable's value, or undefined when unset or not allowed (then said, used or not). */
-  const read = (reference: number, name: string): string | undefined => {
+  private read(reference: number, name: string): string | undefined {
     if (name.startsWith(VAR_PREFIX)) {
-      if (environment !== undefined) {
+      if (this.environment !== undefined) {
         const key = name.slice(VAR_PREFIX.length);
-        return Object.hasOwn(environment.vars, key) ? environment.vars[key] : undefined;
+        return Object.hasOwn(this.environment.vars, key) ? this.environment.vars[key] : undefined;
       }
-      problems.push({
+      this.problems.push({
         reference,
         message: `\${${name}} reads the vars of an environment: only when an environment of wafctl.yaml is loaded (validate --env NAME)`,
       });
       return undefined;
     }
-    if (isAllowedVariable(name, variables)) return env[name];
-    problems.push({ reference, message: notAllowedMessage(name, variables.credentials) });
+    if (isAllowedVariable(name, this.variables)) return this.variables.env[name];
+    this.problems.push({ reference, message: notAllowedMessage(name, this.variables.credentials) });
     return undefined;
-  };
-
-  let i = 0;
-  let literalFrom = 0;
-  const flush = (to: number) => {
-    if (to > literalFrom) emit(value.slice(literalFrom, to));
-  };
-  while (i < value.length) {
-    const c = value[i];
-    if (c === '$' && value.startsWith('$${', i)) {
-      flush(i);
-      emit('${');
-      i += 3;
-      literalFrom = i;
-    } else if (c === '$' && value.startsWith('${', i)) {
-      flush(i);
-      const reference = references++;
-      NAME.lastIndex = i + 2;
-      let name = NAME.exec(value)?.[0];
-      let after = name === undefined ? i + 2 : i + 2 + name.length;
-      if (name === 'var' && value[after] === '.') {
-        // `${var.NAME}`: an environment's var.
-        NAME.lastIndex = after + 1;
-        const own = NAME.exec(value)?.[0];
-        name = own === undefined ? undefined : `${VAR_PREFIX}${own}`;
-        after = own === undefined ? after : after + 1 + own.length;
-      }
-      if (name !== undefined && value[after] === '}') {
-        const allowed = name.startsWith(VAR_PREFIX)
-          ? environment !== undefined
-          : isAllowedVariable(name, variables);
-        const current = read(reference, name);
-        if (current !== undefined) emit(current);
-        else if (allowed && used()) unset(reference, name);
-        i = after + 1;
-      } else if (name !== undefined && value.startsWith(':-', after)) {
-        const current = read(reference, name);
-        // A set variable's default is still read (malformed references in it are reported), not used.
-        if (current !== undefined && current !== '')
-          stack.push({ start: i, reference, name, used: false, out: current });
-        else stack.push({ start: i, reference, name, used: used(), out: '' });
-        i = after + 2;
-      } else {
-        // Malformed: read on to its `}`. References inside it are numbered, and reported if malformed.
-        stack.push({ start: i, reference, name: undefined, used: false, out: '' });
-        i += 2;
-      }
-      literalFrom = i;
-    } else if (c === '}' && stack.length > 0) {
-      flush(i);
-      const open = stack.pop() as Open;
-      i += 1;
-      literalFrom = i;
-      if (open.name === undefined) {
-        const text = value.slice(open.start, i);
-        problems.push({
-          reference: open.reference,
-          message: `invalid variable reference ${shown(text)}: ${EXPECTED}`,
-        });
-        emit(text);
-      } else emit(open.out);
-    } else i++;
   }
-  flush(i);
-  const unclosed = stack[0];
-  if (unclosed !== undefined) {
-    const text = value.slice(unclosed.start);
-    problems.push({
+
+  /** `$${` at `i`: a literal `${`. Returns where reading goes on. */
+  private escape(i: number): number {
+    this.flush(i);
+    this.emit('${');
+    this.literalFrom = i + 3;
+    return this.literalFrom;
+  }
+
+  /** A reference's `${` at `i`: `${NAME}` is replaced, `${NAME:-` and a malformed one stay open. */
+  private open(i: number): number {
+    const value = this.value;
+    this.flush(i);
+    const reference = this.references++;
+    NAME.lastIndex = i + 2;
+    let name = NAME.exec(value)?.[0];
+    let after = name === undefined ? i + 2 : i + 2 + name.length;
+    if (name === 'var' && value[after] === '.') {
+      // `${var.NAME}`: an environment's var.
+      NAME.lastIndex = after + 1;
+      const own = NAME.exec(value)?.[0];
+      name = own === undefined ? undefined : `${VAR_PREFIX}${own}`;
+      after = own === undefined ? after : after + 1 + own.length;
+    }
+    let next: number;
+    if (name !== undefined && value[after] === '}') {
+      const allowed = name.startsWith(VAR_PREFIX)
+        ? this.environment !== undefined
+        : isAllowedVariable(name, this.variables);
+      const current = this.read(reference, name);
+      if (current !== undefined) this.emit(current);
+      else if (allowed && this.used()) this.unset(reference, name);
+      next = after + 1;
+    } else if (name !== undefined && value.startsWith(':-', after)) {
+      const current = this.read(reference, name);
+      // A set variable's default is still read (malformed references in it are reported), not used.
+      if (current !== undefined && current !== '')
+        this.stack.push({ start: i, reference, name, used: false, out: current });
+      else this.stack.push({ start: i, reference, name, used: this.used(), out: '' });
+      next = after + 2;
+    } else {
+      // Malformed: read on to its `}`. References inside it are numbered, and reported if malformed.
+      this.stack.push({ start: i, reference, name: undefined, used: false, out: '' });
+      next = i + 2;
+    }
+    this.literalFrom = next;
+    return next;
+  }
+
+  /** The `}` at `i` closes the innermost open reference: its value, or a malformed one's text. */
+  private close(i: number): number {
+    this.flush(i);
+    const open = this.stack.pop() as Open;
+    this.literalFrom = i + 1;
+    if (open.name === undefined) {
+      const text = this.value.slice(open.start, i + 1);
+      this.problems.push({
+        reference: open.reference,
+        message: `invalid variable reference ${shown(text)}: ${EXPECTED}`,
+      });
+      this.emit(text);
+    } else this.emit(open.out);
+    return i + 1;
+  }
+
+  /** A reference left open at the end of the value is malformed: written as it is, from its `${`. */
+  private closeUnclosed(): void {
+    const unclosed = this.stack[0];
+    if (unclosed === undefined) return;
+    const text = this.value.slice(unclosed.start);
+    this.problems.push({
       reference: unclosed.reference,
       message: `invalid variable reference ${shown(text)}: no closing }; ${EXPECTED}`,
     });
-    top += text;
+    this.top += text;
   }
-  problems.sort((a, b) => a.reference - b.reference);
-  return { value: top, problems };
+}
+
+/**
+ * Replaces the references in `value`. `${VAR:-default}` uses the default when VAR is unset or empty
+ * (as in sh); the default runs to the first `}` that does not close a reference inside it. A default
+ * is evaluated only when it is used: `${A:-${B}}` with A set needs no B. Malformed references are
+ * reported whether used or not.
+ */
+export function substituteVariables(
+  value: string,
+  variables: Variables,
+): { value: string; problems: SubstitutionProblem[] } {
+  const substitution = new Substitution(value, variables);
+  return { value: substitution.run(), problems: substitution.problems };
 }
 
 /** Offset of the n-th `${` reference (escapes skipped) in a scalar's source text, if it is there. */

@@ -16,8 +16,9 @@
  *   it adds the key to the mapping's object (`hasOwnProperty`: one lookup a key, linear);
  * - a mapping of more than MAX_MAPPING_KEYS keys, declined before anything is built from the events
  *   (yaml's reader refuses it, at the mapping);
- * - a node it cannot place as yaml does (`Positions` below): an empty value inside a flow collection,
- *   a mapping written inside a flow sequence without braces, a block mapping that starts with `?`.
+ * - a node it cannot place as yaml does (`Positions`, node-positions.ts): an empty value inside a
+ *   flow collection, a mapping written inside a flow sequence without braces, a block mapping that
+ *   starts with `?`.
  * Plain scalars are resolved by yaml's own core-schema tags, tried in yaml's order, so `0o17`,
  * `.inf`, `~` or `0b1` mean here what they mean to yaml.
  *
@@ -35,16 +36,18 @@ import {
   type Event,
   FAILSAFE_SCHEMA,
   getScalarValue,
+  type MappingEvent,
   NOT_RESOLVED,
   parseEvents,
   SCALAR_STYLE,
   type ScalarEvent,
-  type ScalarStyle,
+  type SequenceEvent,
 } from 'js-yaml';
-import { Document, isScalar, LineCounter, Pair, Scalar, Schema, YAMLMap, YAMLSeq } from 'yaml';
-import { MAX_FILE_BYTES, MAX_MAPPING_KEYS, type ParsedDocument, SCHEMA_OPTIONS } from './parse-yaml.js';
+import { isScalar, LineCounter, Schema } from 'yaml';
+import { MAX_MAPPING_KEYS } from './key-check.js';
+import { MAPPING, Positions, SEQUENCE } from './node-positions.js';
+import { MAX_FILE_BYTES, type ParsedDocument, SCHEMA_OPTIONS } from './parse-yaml.js';
 import { characterProblem, MAX_NESTING, valueProblem } from './text-checks.js';
-import type { YamlPath } from './yaml-path.js';
 
 /**
  * Text that sends a file to yaml (see the module comment): `${`, tab, CR, BOM, a `%` directive, and
@@ -153,148 +156,6 @@ function scalarTaken(text: string, event: ScalarEvent, isKey: boolean, isRoot: b
   return source !== '' && !CORE_TAGS.some(({ test }) => test.test(source));
 }
 
-/** A node's kind in `Positions`: a scalar's style (SCALAR_STYLE, 1-5), or one of these. */
-const SEQUENCE = 6;
-const MAPPING = 7;
-
-/**
- * Where yaml places each node of one document: the start of the node's range in yaml's tree, which
- * is what every problem is placed at (`offsetOf`). That is a plain scalar's first character, a quoted
- * scalar's opening quote, a block scalar's `|` or `>`, an empty value just after its `:` or `-` and
- * the spaces after it, a collection's `[`, `{`, first `-` or first key. Nodes are numbered in
- * document order (the root is 0), three typed arrays wide, so that keeping them costs ~9 bytes a node.
- */
-class Positions {
-  /** Sequences' items, listed when first asked for (`pull` and natural keys ask for every item). */
-  private readonly items = new Map<number, Int32Array>();
-
-  constructor(
-    private readonly text: string,
-    /** A scalar's SCALAR_STYLE, or SEQUENCE or MAPPING. */
-    private readonly kinds: Uint8Array,
-    /** yaml's offset for the node. */
-    private readonly starts: Int32Array,
-    /** A scalar: where its text ends (keys are read from it); a collection: the node after its last. */
-    private readonly extents: Int32Array,
-  ) {}
-
-  /** The node after `node` and everything in it. */
-  private after(node: number): number {
-    const kind = this.kinds[node];
-    return kind === SEQUENCE || kind === MAPPING ? (this.extents[node] as number) : node + 1;
-  }
-
-  /** The nodes directly in a collection: items, or keys and values alternately. */
-  private children(node: number): number[] {
-    const found: number[] = [];
-    const end = this.extents[node] as number;
-    for (let child = node + 1; child < end; child = this.after(child)) found.push(child);
-    return found;
-  }
-
-  private keyString(node: number): string {
-    const style = this.kinds[node] as ScalarStyle;
-    const quoted = style === SCALAR_STYLE.SINGLE_QUOTED || style === SCALAR_STYLE.DOUBLE_QUOTED;
-    const start = (this.starts[node] as number) + (quoted ? 1 : 0);
-    return getScalarValue(this.text, {
-      type: EVENT_ID.SCALAR,
-      valueStart: start,
-      valueEnd: this.extents[node] as number,
-      style,
-      fast: false,
-      anchorStart: -1,
-      anchorEnd: -1,
-      tagStart: -1,
-      tagEnd: -1,
-      chomping: 1,
-      indent: 0,
-    } as ScalarEvent);
-  }
-
-  /** The key node of `key` in the mapping `node`. */
-  private keyNode(node: number, key: string): number | undefined {
-    if (this.kinds[node] !== MAPPING) return undefined;
-    const end = this.extents[node] as number;
-    for (let child = node + 1; child < end; child = this.after(this.after(child))) {
-      if (this.keyString(child) === key) return child;
-    }
-    return undefined;
-  }
-
-  private child(node: number, segment: string | number): number | undefined {
-    if (typeof segment === 'string') {
-      const key = this.keyNode(node, segment);
-      return key === undefined ? undefined : this.after(key);
-    }
-    if (this.kinds[node] !== SEQUENCE) return undefined;
-    let items = this.items.get(node);
-    if (items === undefined) {
-      items = Int32Array.from(this.children(node));
-      this.items.set(node, items);
-    }
-    return items[segment];
-  }
-
-  /** The deepest node on `path` and how many of its segments lead to it (yaml-path's `nodeAt`). */
-  private walk(path: YamlPath): { node: number; depth: number } {
-    let node = 0;
-    let depth = 0;
-    for (const segment of path) {
-      const next = this.child(node, segment);
-      if (next === undefined) break;
-      node = next;
-      depth++;
-    }
-    return { node, depth };
-  }
-
-  /** Where the node at `path` starts (the deepest node on it that exists), as `nodeAt` finds it. */
-  offsetAt(path: YamlPath): number {
-    return this.starts[this.walk(path).node] as number;
-  }
-
-  has(path: YamlPath): boolean {
-    return this.walk(path).depth === path.length;
-  }
-
-  /** The document as yaml nodes that carry these positions (values are left out): to place problems. */
-  tree(): Document {
-    const build = (node: number): YAMLMap | YAMLSeq | Scalar => {
-      const start = this.starts[node] as number;
-      const kind = this.kinds[node];
-      let built: YAMLMap | YAMLSeq | Scalar;
-      if (kind === SEQUENCE) {
-        const seq = new YAMLSeq();
-        for (const item of this.children(node)) seq.items.push(build(item));
-        built = seq;
-      } else if (kind === MAPPING) {
-        const map = new YAMLMap();
-        const nodes = this.children(node);
-        for (let i = 0; i < nodes.length; i += 2) {
-          const keyNode = nodes[i] as number;
-          const key = new Scalar(this.keyString(keyNode));
-          key.range = [this.starts[keyNode] as number, 0, 0];
-          map.items.push(new Pair(key, build(nodes[i + 1] as number)));
-        }
-        built = map;
-      } else {
-        // A scalar's range ends where its text does (past a closing quote): messages quote a number
-        // as it is written there.
-        built = new Scalar<unknown>(null);
-        const quoted = kind === SCALAR_STYLE.SINGLE_QUOTED || kind === SCALAR_STYLE.DOUBLE_QUOTED;
-        const end = Math.max(start, (this.extents[node] as number) + (quoted ? 1 : 0));
-        built.range = [start, end, end];
-        return built;
-      }
-      built.range = [start, start, start];
-      return built;
-    };
-    const doc = new Document();
-    doc.contents = build(0);
-    return doc;
-  }
-}
-
 /** Skips blanks, line breaks, comments and the ends of flow collections from `at`. */
 function skipBetweenNodes(text: string, at: number): number {
   let i = at;
@@ -336,99 +197,137 @@ interface Frame {
 }
 
 /**
- * Walks the events of a file: each document's positions, or undefined if any event is outside what
- * the fast reader takes. The frames of the stack are reused from one collection to the next: a file
- * of 1,000 rules opens some 10,000.
+ * A walk over the events of a file, noting where yaml places each node (`Positions`), one document
+ * after another. The frames of the stack are reused from one collection to the next: a file of 1,000
+ * rules opens some 10,000.
  */
-function positionsOf(text: string, events: readonly Event[]): Positions[] | undefined {
-  const found: Positions[] = [];
-  const kinds = new Uint8Array(events.length);
-  const starts = new Int32Array(events.length);
-  const extents = new Int32Array(events.length);
-  let count = 0;
-  /** Where the text read so far ends: the last scalar's end, the last collection's start (past a `[` or `{`). */
-  let last = 0;
-  const stack: Frame[] = [];
-  let depth = 0;
-  const push = (type: Frame['type'], flow: boolean, node: number): void => {
-    const frame = stack[depth] ?? { type, flow, atKey: true, keys: 0, node };
-    stack[depth++] = frame;
+class EventWalk {
+  /** Each document's positions, once its last event is read. */
+  readonly found: Positions[] = [];
+  private readonly kinds: Uint8Array;
+  private readonly starts: Int32Array;
+  private readonly extents: Int32Array;
+  /** The nodes noted so far, in all documents. */
+  private count = 0;
+  /**
+   * Where the text read so far ends: the last scalar's end, the last collection's start (past a `[`
+   * or `{`).
+   */
+  private last = 0;
+  private readonly stack: Frame[] = [];
+  private depth = 0;
+
+  constructor(
+    private readonly text: string,
+    events: number,
+  ) {
+    this.kinds = new Uint8Array(events);
+    this.starts = new Int32Array(events);
+    this.extents = new Int32Array(events);
+  }
+
+  /** Notes one event; false when it is outside what the fast reader takes. */
+  take(event: Event): boolean {
+    if (event.type === EVENT_ID.POP) {
+      this.pop();
+      return true;
+    }
+    if (event.type === EVENT_ID.DOCUMENT) {
+      if (event.directives.length > 0) return false;
+      this.push('document', false, this.count);
+      return true;
+    }
+    if (event.type === EVENT_ID.ALIAS || event.anchorStart !== -1 || event.tagStart !== -1) return false;
+    const parent = this.depth > 0 ? this.stack[this.depth - 1] : undefined;
+    if (parent === undefined) return false;
+    const isKey = parent.type === 'mapping' && parent.atKey;
+    if (isKey && ++parent.keys > MAX_MAPPING_KEYS) return false; // yaml's reader refuses it
+    if (parent.type === 'mapping') parent.atKey = !parent.atKey;
+    if (event.type === EVENT_ID.SCALAR) return this.scalar(event, parent, isKey);
+    return !isKey && this.collection(event); // a collection as a mapping key is not taken
+  }
+
+  private push(type: Frame['type'], flow: boolean, node: number): void {
+    const frame = this.stack[this.depth] ?? { type, flow, atKey: true, keys: 0, node };
+    this.stack[this.depth++] = frame;
     frame.type = type;
     frame.flow = flow;
     frame.atKey = true;
     frame.keys = 0;
     frame.node = node;
-  };
-  const add = (kind: number, start: number, extent: number): number => {
-    kinds[count] = kind;
-    starts[count] = start;
-    extents[count] = extent;
-    return count++;
-  };
-  for (const event of events) {
-    if (event.type === EVENT_ID.POP) {
-      const frame = stack[--depth] as Frame;
-      if (frame.type !== 'document') extents[frame.node] = count;
-      else {
-        const at = frame.node;
-        found.push(
-          new Positions(
-            text,
-            kinds.slice(at, count),
-            starts.slice(at, count),
-            extents.slice(at, count).map((extent, i) => {
-              const kind = kinds[at + i];
-              return kind === SEQUENCE || kind === MAPPING ? extent - at : extent;
-            }),
-          ),
-        );
-      }
-      continue;
-    }
-    if (event.type === EVENT_ID.DOCUMENT) {
-      if (event.directives.length > 0) return undefined;
-      push('document', false, count);
-      continue;
-    }
-    if (event.type === EVENT_ID.ALIAS || event.anchorStart !== -1 || event.tagStart !== -1) return undefined;
-    const parent = depth > 0 ? stack[depth - 1] : undefined;
-    if (parent === undefined) return undefined;
-    const isKey = parent.type === 'mapping' && parent.atKey;
-    if (isKey && ++parent.keys > MAX_MAPPING_KEYS) return undefined; // yaml's reader refuses it
-    if (parent.type === 'mapping') parent.atKey = !parent.atKey;
-    if (event.type === EVENT_ID.SCALAR) {
-      if (!scalarTaken(text, event, isKey, parent.type === 'document')) return undefined;
-      const { style, valueStart, valueEnd } = event;
-      let start: number | undefined;
-      if (valueStart === -1) {
-        // An empty value (yaml's null): placed after its indicator, which flow collections may omit.
-        if (parent.flow) return undefined;
-        start = emptyValueAt(text, last, parent.type === 'mapping' ? ':' : '-');
-        last = start ?? last;
-      } else if (style === SCALAR_STYLE.PLAIN) {
-        start = valueStart;
-        last = valueEnd;
-      } else if (style === SCALAR_STYLE.SINGLE_QUOTED || style === SCALAR_STYLE.DOUBLE_QUOTED) {
-        start = valueStart - 1;
-        if (text[start] !== (style === SCALAR_STYLE.SINGLE_QUOTED ? "'" : '"')) return undefined;
-        last = valueEnd + 1;
-      } else {
-        start = blockHeaderAt(text, last);
-        last = valueEnd;
-      }
-      if (start === undefined) return undefined;
-      add(style, start, valueStart === -1 ? start : valueEnd);
-      continue;
-    }
-    if (isKey) return undefined; // a collection as a mapping key
-    const flow = event.style === COLLECTION_STYLE.FLOW;
-    const opener = text[event.start];
-    if (flow ? opener !== (event.type === EVENT_ID.SEQUENCE ? '[' : '{') : opener === '?') return undefined;
-    last = flow ? event.start + 1 : event.start; // past a `[` or `{`: its `]` or `}` is skipped
-    const node = add(event.type === EVENT_ID.SEQUENCE ? SEQUENCE : MAPPING, event.start, 0);
-    push(event.type === EVENT_ID.SEQUENCE ? 'sequence' : 'mapping', flow, node);
   }
-  return found.length > 0 ? found : undefined;
+
+  private add(kind: number, start: number, extent: number): number {
+    this.kinds[this.count] = kind;
+    this.starts[this.count] = start;
+    this.extents[this.count] = extent;
+    return this.count++;
+  }
+
+  /** The end of a collection (its extent), or of a document (its positions, numbered from its root). */
+  private pop(): void {
+    const frame = this.stack[--this.depth] as Frame;
+    const count = this.count;
+    if (frame.type !== 'document') {
+      this.extents[frame.node] = count;
+      return;
+    }
+    const at = frame.node;
+    const kinds = this.kinds;
+    const extents = this.extents.slice(at, count).map((extent, i) => {
+      const kind = kinds[at + i];
+      return kind === SEQUENCE || kind === MAPPING ? extent - at : extent;
+    });
+    this.found.push(new Positions(this.text, kinds.slice(at, count), this.starts.slice(at, count), extents));
+  }
+
+  /** A scalar, placed as yaml places it (see `Positions`); false when it is not taken. */
+  private scalar(event: ScalarEvent, parent: Frame, isKey: boolean): boolean {
+    const text = this.text;
+    if (!scalarTaken(text, event, isKey, parent.type === 'document')) return false;
+    const { style, valueStart, valueEnd } = event;
+    let start: number | undefined;
+    if (valueStart === -1) {
+      // An empty value (yaml's null): placed after its indicator, which flow collections may omit.
+      if (parent.flow) return false;
+      start = emptyValueAt(text, this.last, parent.type === 'mapping' ? ':' : '-');
+      this.last = start ?? this.last;
+    } else if (style === SCALAR_STYLE.PLAIN) {
+      start = valueStart;
+      this.last = valueEnd;
+    } else if (style === SCALAR_STYLE.SINGLE_QUOTED || style === SCALAR_STYLE.DOUBLE_QUOTED) {
+      start = valueStart - 1;
+      if (text[start] !== (style === SCALAR_STYLE.SINGLE_QUOTED ? "'" : '"')) return false;
+      this.last = valueEnd + 1;
+    } else {
+      start = blockHeaderAt(text, this.last);
+      this.last = valueEnd;
+    }
+    if (start === undefined) return false;
+    this.add(style, start, valueStart === -1 ? start : valueEnd);
+    return true;
+  }
+
+  /** A sequence or mapping opened; false when it is not taken (see the module comment). */
+  private collection(event: SequenceEvent | MappingEvent): boolean {
+    const flow = event.style === COLLECTION_STYLE.FLOW;
+    const opener = this.text[event.start];
+    const sequence = event.type === EVENT_ID.SEQUENCE;
+    if (flow ? opener !== (sequence ? '[' : '{') : opener === '?') return false;
+    this.last = flow ? event.start + 1 : event.start; // past a `[` or `{`: its `]` or `}` is skipped
+    const node = this.add(sequence ? SEQUENCE : MAPPING, event.start, 0);
+    this.push(sequence ? 'sequence' : 'mapping', flow, node);
+    return true;
+  }
+}
+
+/** Each document's positions, or undefined if any event is outside what the fast reader takes. */
+function positionsOf(text: string, events: readonly Event[]): Positions[] | undefined {
+  const walk = new EventWalk(text, events.length);
+  for (const event of events) {
+    if (!walk.take(event)) return undefined;
+  }
+  return walk.found.length > 0 ? walk.found : undefined;
 }
 
 function lineCounterOf(text: string): LineCounter {

@@ -24,8 +24,6 @@ export interface IssueContext {
 
 type Issue = z.core.$ZodIssue;
 
-const TOP_LEVEL_HINT = 'groups, application_rules, notifications, schedules, manage, settings, variables';
-
 function toYamlPath(path: readonly PropertyKey[]): YamlPath {
   return path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
 }
@@ -75,7 +73,10 @@ function typeMessage(
   path: YamlPath,
 ): string {
   const got = shown(ctx, path, issue.input);
-  if (path.length === 0) return `the top level must be a mapping (keys: ${TOP_LEVEL_HINT}), got ${got}`;
+  if (path.length === 0) {
+    // The document schema's keys: built from the registry (schema.ts), so every family's section is named.
+    return `the top level must be a mapping (keys: ${allowedKeysAt(ctx.root, []).join(', ')}), got ${got}`;
+  }
   const nullable = schemaAt(ctx.root, path)?.nullable ?? false;
   return `expected ${describeType(issue.expected, isInteger(ctx, path))}${nullable ? ' or null' : ''}, got ${got}`;
 }
@@ -148,6 +149,7 @@ function keyNodesOf(doc: Document, mapping: unknown): Map<string, unknown> {
   return keys;
 }
 
+/** One zod issue as problems, each placed at FILE:LINE:COL (see the module comment). */
 export function problemsFromIssue(issue: Issue, ctx: IssueContext): ConfigProblem[] {
   const path = toYamlPath(issue.path);
   const at = (node: unknown, problemPath: YamlPath, message: string): ConfigProblem => {

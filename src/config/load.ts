@@ -38,12 +38,13 @@ import { type Environment, withEnvironmentVars } from './env.js';
 import { MAX_FILE_BYTES, tooLargeProblem } from './parse-yaml.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
 import { type EnvironmentSpec, environmentPath, PROJECT_FILE, type Project, projectRoot } from './project.js';
-import { runStepsPausing } from './steps.js';
+import { runStepsPausing, type Steps } from './steps.js';
 import { decodeUtf8 } from './text-checks.js';
 import {
   type LoadedConfig,
   type SourceFile,
   type ValidateOptions,
+  type ValidationResult,
   validatingLayers,
   validatingSources,
 } from './validate-sources.js';
@@ -279,6 +280,27 @@ async function readSources(
 }
 
 /**
+ * The loaded configuration of a validation run in steps, pausing between files (`betweenFiles`), or
+ * a ConfigError carrying every problem found: `problems` (reading the files), then the validation's.
+ * `files`: the files read, as the load names them.
+ */
+async function validated(
+  steps: Steps<ValidationResult>,
+  problems: readonly ConfigProblem[],
+  files: string[],
+  options: LoadOptions,
+): Promise<LoadedConfig> {
+  const result = await runStepsPausing(steps, (step) => betweenFiles(options, step));
+  if (!result.ok || problems.length > 0) {
+    throw new ConfigError(
+      [...problems, ...(result.ok ? [] : result.problems)],
+      result.ok ? [] : result.skipped,
+    );
+  }
+  return { ...result.config, files };
+}
+
+/**
  * Loads and validates the desired state from PATHs (files or directories; default `.`). Throws a
  * ConfigError carrying every problem found. The `environments` key of the root's project file
  * (project.ts) is not configuration and is ignored; the rest of that file is read as usual.
@@ -293,16 +315,13 @@ export async function loadDesiredState(
   const { files, problems } = await expandPaths(given, cwd, root, options.skipMissing);
   const project = resolve(cwd, root, PROJECT_FILE);
   const sources = await readSources(files, project, problems, options.signal);
-  const result = await runStepsPausing(validatingSources(sources, validateOptions(options)), (step) =>
-    betweenFiles(options, step),
+  const steps = validatingSources(sources, validateOptions(options));
+  return validated(
+    steps,
+    problems,
+    files.map((file) => file.display),
+    options,
   );
-  if (!result.ok || problems.length > 0) {
-    throw new ConfigError(
-      [...problems, ...(result.ok ? [] : result.problems)],
-      result.ok ? [] : result.skipped,
-    );
-  }
-  return { ...result.config, files: files.map((file) => file.display) };
 }
 
 /**
@@ -339,14 +358,5 @@ export async function loadEnvironment(
     layers.push({ path: display, sources: await readSources(files, projectFile, problems, options.signal) });
   }
   const env = withEnvironmentVars(options.env, { name: environment.name, vars: environment.vars });
-  const result = await runStepsPausing(validatingLayers(layers, validateOptions(options, env)), (step) =>
-    betweenFiles(options, step),
-  );
-  if (!result.ok || problems.length > 0) {
-    throw new ConfigError(
-      [...problems, ...(result.ok ? [] : result.problems)],
-      result.ok ? [] : result.skipped,
-    );
-  }
-  return { ...result.config, files: allFiles };
+  return validated(validatingLayers(layers, validateOptions(options, env)), problems, allFiles, options);
 }

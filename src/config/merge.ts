@@ -1,18 +1,15 @@
 /**
- * `settings` and `manage` may be spread over files; they are merged leaf by leaf. A leaf is any value
- * that is not a mapping (a glob list is one leaf). The same leaf set twice, even to the same value,
- * is a conflict naming both places: which file wins must never depend on file names.
+ * `settings`, `manage` and the expectation sections (`admins:`) may be spread over files; they are
+ * merged leaf by leaf. A leaf is any value that is not a mapping (a glob list is one leaf). The same
+ * leaf set twice, even to the same value, is a conflict naming both places: which file wins must
+ * never depend on file names.
  */
 
+import type { Kind } from '../kinds/index.js';
+import { isMapping, type Mapping } from './mapping.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import type { ConfigProblem } from './problems.js';
 import { formatPath, type YamlPath } from './yaml-path.js';
-
-type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 interface Leaf {
   path: YamlPath;
@@ -79,4 +76,27 @@ export function mergeSection(documents: readonly ParsedDocument[], section: stri
     }
   }
   return { merged, problems };
+}
+
+/**
+ * Each expectation section (`admins:`, kind.ts `expectation`) merged across the documents as
+ * `settings` is, leaf by leaf (the same leaf twice is a conflict, in `problems`); a section no
+ * document writes is left out.
+ */
+export function mergedExpectations(
+  kinds: readonly Kind[],
+  documents: readonly ParsedDocument[],
+  problems: ConfigProblem[],
+): Record<string, Record<string, unknown>> {
+  const expected: Record<string, Record<string, unknown>> = {};
+  for (const kind of kinds) {
+    const section = kind.expectation?.section;
+    if (section === undefined) continue;
+    const merged = mergeSection(documents, section);
+    for (const problem of merged.problems) problems.push(problem);
+    if (documents.some((document) => isMapping(document.data) && Object.hasOwn(document.data, section))) {
+      expected[section] = merged.merged;
+    }
+  }
+  return expected;
 }

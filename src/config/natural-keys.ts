@@ -4,6 +4,7 @@
  */
 
 import type { Kind } from '../kinds/index.js';
+import { isMapping, type Mapping } from './mapping.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import type { ConfigProblem } from './problems.js';
 import { formatPath } from './yaml-path.js';
@@ -25,6 +26,31 @@ export function naturalKey(kind: Kind, item: unknown): string | undefined {
   return parts.join('/');
 }
 
+/**
+ * `document` for declaring natural keys: an object whose key field is written twice in it (or a
+ * section written twice) is left out, since which key the user meant is unknown.
+ */
+export function declarable(document: ParsedDocument, kinds: readonly Kind[]): ParsedDocument {
+  const ambiguous = document.ambiguous;
+  const data = document.data;
+  if (ambiguous === undefined || !isMapping(data)) return document;
+  const view: Mapping = { ...data };
+  for (const path of ambiguous) {
+    const kind = kinds.find((candidate) => candidate.section === path[0]);
+    if (kind === undefined) continue;
+    const [, index, field] = path;
+    if (path.length === 1) delete view[kind.section];
+    else if (typeof index === 'number' && typeof field === 'string' && path.length === 3) {
+      const items = view[kind.section];
+      if (!Array.isArray(items) || !kind.keyFields.includes(field)) continue;
+      const copy = [...items];
+      copy[index] = null;
+      view[kind.section] = copy;
+    }
+  }
+  return { ...document, data: view };
+}
+
 export interface SourceLocation {
   file: string;
   line: number;
@@ -41,6 +67,7 @@ function locationOf(at: SourceLocation): Pick<ConfigProblem, 'file' | 'line' | '
   return { file: at.file, line: at.line, col: at.col, path: at.path };
 }
 
+/** `FILE:LINE:COL`. */
 export function formatLocation(location: SourceLocation): string {
   return `${location.file}:${location.line}:${location.col}`;
 }

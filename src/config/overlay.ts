@@ -19,6 +19,7 @@
  * marks: an object `superseded` by a later path is validated but neither declared nor loaded).
  */
 import type { Kind } from '../kinds/index.js';
+import { isMapping, type Mapping } from './mapping.js';
 import { naturalKey } from './natural-keys.js';
 import type { ParsedDocument, ParsedFile } from './parse-yaml.js';
 import type { ConfigProblem } from './problems.js';
@@ -46,12 +47,6 @@ export interface Layer<F extends ParsedFile = ParsedFile> {
   /** The path as the environment lists it (for messages). */
   path: string;
   files: F[];
-}
-
-type Mapping = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Mapping {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 interface Declared {
@@ -158,6 +153,177 @@ export function mergedFields(sources: readonly Mapping[]): Mapping {
   return result;
 }
 
+/** A file's documents as overlaid ones: each with its own copy of its top-level mapping, and no marks yet. */
+function overlaidFile<F extends ParsedFile>(file: F): F {
+  const documents = file.documents.map((document): OverlaidDocument => {
+    const data = isMapping(document.data) ? { ...document.data } : document.data;
+    return { ...document, data, superseded: new Set(), overlaid: new Map() };
+  });
+  return { ...file, documents };
+}
+
+/** An overlay's `fields` over an earlier object: the merged object; the earlier one is superseded. */
+function overlayOver(
+  kind: Kind,
+  earlier: Declared,
+  document: OverlaidDocument,
+  here: string,
+  fields: Mapping,
+): Mapping {
+  const earlierValid = kind.schema.safeParse(earlier.raw).success;
+  earlier.document.superseded?.add(itemKey(kind.section, earlier.index));
+  document.overlaid?.set(here, { fields: new Set(Object.keys(fields)), earlierValid });
+  return mergedFields([knownFields(kind, earlier.raw), fields]);
+}
+
+/** A family of list sections, and its objects by natural key as they stand. */
+interface ListSection {
+  kind: Kind;
+  declared: Map<string, Declared>;
+}
+
+/**
+ * The overlay of an environment's layers under way (see the module comment): each key as it stands
+ * after the paths read so far, and the problems of `remove:`.
+ */
+class Overlay {
+  readonly problems: ConfigProblem[] = [];
+  /** Each family of list sections, with its objects by natural key. */
+  private readonly lists: readonly ListSection[];
+  /** Each singleton section. */
+  private readonly singles = new Map<string, Declared>();
+  private readonly singleKinds: readonly Kind[];
+
+  constructor(
+    private readonly layers: readonly Layer[],
+    kinds: readonly Kind[],
+  ) {
+    this.lists = kinds.filter((kind) => !kind.singleton).map((kind) => ({ kind, declared: new Map() }));
+    this.singleKinds = kinds.filter((kind) => kind.singleton);
+  }
+
+  /** The files of the layer at `layer`, their documents overlaid over the earlier layers'. */
+  layer<F extends ParsedFile>(layer: number, files: readonly F[]): F[] {
+    const out = files.map(overlaidFile);
+    for (const file of out) {
+      for (const document of file.documents) this.document(document, layer);
+    }
+    return out;
+  }
+
+  private document(document: OverlaidDocument, layer: number): void {
+    const data = document.data;
+    if (!isMapping(data)) return;
+    for (const kind of this.singleKinds) this.singleton(kind, document, data, layer);
+    for (const list of this.lists) {
+      const section = list.kind.section;
+      const items = Object.hasOwn(data, section) ? data[section] : undefined;
+      if (!Array.isArray(items)) continue;
+      const copy = [...items];
+      data[section] = copy;
+      for (let index = 0; index < copy.length; index++) this.item(list, document, copy, index, layer);
+    }
+  }
+
+  /**
+   * The object at `index` of a list section (`copy`, the document's own): declared, removing an
+   * earlier path's object (`removal`), or merged over it, in its place in `copy`.
+   */
+  private item(
+    { kind, declared }: ListSection,
+    document: OverlaidDocument,
+    copy: unknown[],
+    index: number,
+    layer: number,
+  ): void {
+    const item = copy[index];
+    if (!isMapping(item)) return;
+    const key = naturalKey(kind, item);
+    if (key === undefined) return;
+    const found = declared.get(key);
+    const earlier = found !== undefined && found.layer < layer ? found : undefined;
+    if (Object.hasOwn(item, REMOVE)) {
+      const removed = this.removal(kind, document, index, item, key, earlier, layer);
+      if (removed === undefined) return;
+      declared.delete(key);
+      copy[index] = removed.raw;
+      return;
+    }
+    if (earlier === undefined) {
+      declared.set(key, { document, index, raw: item, layer });
+      return;
+    }
+    const object = overlayOver(kind, earlier, document, itemKey(kind.section, index), item);
+    copy[index] = object;
+    declared.set(key, { document, index, raw: object, layer });
+  }
+
+  /**
+   * A `remove:` object, superseded itself: the earlier path's object it removes (superseded too), or
+   * undefined after a problem (`remove:` not `true`, or no earlier path declares the key).
+   */
+  private removal(
+    kind: Kind,
+    document: OverlaidDocument,
+    index: number,
+    item: Mapping,
+    key: string,
+    earlier: Declared | undefined,
+    layer: number,
+  ): Declared | undefined {
+    const section = kind.section;
+    const here = itemKey(section, index);
+    const { [REMOVE]: remove, ...rest } = item;
+    document.superseded?.add(here);
+    document.overlaid?.set(here, { fields: new Set(), earlierValid: true });
+    const at = [section, index, REMOVE];
+    if (remove !== true) {
+      this.problems.push(problemAt(document, at, 'expected remove: true (or no remove field)'));
+      return undefined;
+    }
+    if (earlier === undefined) {
+      const before =
+        layer === 0
+          ? 'no path'
+          : this.layers
+              .slice(0, layer)
+              .map((entry) => entry.path)
+              .join(', ');
+      const path = this.layers[layer]?.path;
+      const message = `remove: true on ${kind.noun} "${key}", which no earlier path declares (${path} is read after ${before})`;
+      this.problems.push(problemAt(document, at, message));
+      return undefined;
+    }
+    for (const field of Object.keys(rest)) {
+      if (kind.keyFields.includes(field)) continue;
+      const message = `remove: true takes only the natural key (${kind.keyFields.join(', ')}): ${field} is not read`;
+      this.problems.push(problemAt(document, [section, index, field], message));
+    }
+    earlier.document.superseded?.add(itemKey(section, earlier.index));
+    return earlier;
+  }
+
+  /**
+   * A singleton section of `document` (at `layer`) over an earlier path's: the earlier one is
+   * superseded and this one holds the merged fields (see the module comment). Within one path a
+   * second declaration is left alone: natural-keys.ts says it is a duplicate.
+   */
+  private singleton(kind: Kind, document: OverlaidDocument, data: Mapping, layer: number): void {
+    const section = kind.section;
+    const item = Object.hasOwn(data, section) ? data[section] : undefined;
+    if (!isMapping(item)) return;
+    const found = this.singles.get(section);
+    if (found !== undefined && found.layer >= layer) return;
+    if (found === undefined) {
+      this.singles.set(section, { document, index: -1, raw: item, layer });
+      return;
+    }
+    const object = overlayOver(kind, found, document, itemKey(section, -1), item);
+    data[section] = object;
+    this.singles.set(section, { document, index: -1, raw: object, layer });
+  }
+}
+
 /**
  * Applies the overlay rules to the layers' documents (in the order given; each layer's files in
  * their own order). Returns each file with its documents replaced by overlaid ones, and the
@@ -167,132 +333,7 @@ export function overlayLayers<F extends ParsedFile>(
   layers: readonly Layer<F>[],
   kinds: readonly Kind[],
 ): { layers: Layer<F>[]; problems: ConfigProblem[] } {
-  const problems: ConfigProblem[] = [];
-  const current = new Map<string, Map<string, Declared>>();
-  const sectionMap = (section: string) => {
-    const map = current.get(section) ?? new Map<string, Declared>();
-    current.set(section, map);
-    return map;
-  };
-  const out: Layer<F>[] = [];
-  const lists = kinds.filter((kind) => !kind.singleton);
-  const singles = kinds.filter((kind) => kind.singleton);
-  /** Each singleton section as it stands after the layers read so far. */
-  const singleDeclared = new Map<string, Declared>();
-  for (const [layer, { path, files }] of layers.entries()) {
-    const outFiles = files.map((file) => {
-      const documents = file.documents.map((document): OverlaidDocument => {
-        const data = isMapping(document.data) ? { ...document.data } : document.data;
-        return { ...document, data, superseded: new Set(), overlaid: new Map() };
-      });
-      return { ...file, documents };
-    });
-    for (const file of outFiles) {
-      for (const document of file.documents) {
-        const data = document.data;
-        if (!isMapping(data)) continue;
-        for (const kind of singles) overlaySingleton(kind, document, data, layer, singleDeclared);
-        for (const kind of lists) {
-          const section = kind.section;
-          const items = Object.hasOwn(data, section) ? data[section] : undefined;
-          if (!Array.isArray(items)) continue;
-          const copy = [...items];
-          data[section] = copy;
-          const declared = sectionMap(section);
-          copy.forEach((item: unknown, index) => {
-            if (!isMapping(item)) return;
-            const key = naturalKey(kind, item);
-            if (key === undefined) return;
-            const found = declared.get(key);
-            const earlier = found !== undefined && found.layer < layer ? found : undefined;
-            const here = itemKey(section, index);
-            if (Object.hasOwn(item, REMOVE)) {
-              const { [REMOVE]: remove, ...rest } = item;
-              document.superseded?.add(here);
-              document.overlaid?.set(here, { fields: new Set(), earlierValid: true });
-              if (remove !== true) {
-                problems.push(
-                  problemAt(document, [section, index, REMOVE], 'expected remove: true (or no remove field)'),
-                );
-                return;
-              }
-              if (earlier === undefined) {
-                problems.push(
-                  problemAt(
-                    document,
-                    [section, index, REMOVE],
-                    `remove: true on ${kind.noun} "${key}", which no earlier path declares (${path} is read after ${
-                      layer === 0
-                        ? 'no path'
-                        : layers
-                            .slice(0, layer)
-                            .map((entry) => entry.path)
-                            .join(', ')
-                    })`,
-                  ),
-                );
-                return;
-              }
-              for (const field of Object.keys(rest)) {
-                if (kind.keyFields.includes(field)) continue;
-                const keyPath = [section, index, field];
-                problems.push(
-                  problemAt(
-                    document,
-                    keyPath,
-                    `remove: true takes only the natural key (${kind.keyFields.join(', ')}): ${field} is not read`,
-                  ),
-                );
-              }
-              earlier.document.superseded?.add(itemKey(section, earlier.index));
-              declared.delete(key);
-              copy[index] = earlier.raw;
-              return;
-            }
-            if (earlier === undefined) {
-              declared.set(key, { document, index, raw: item, layer });
-              return;
-            }
-            const earlierValid = kind.schema.safeParse(earlier.raw).success;
-            const object = mergedFields([knownFields(kind, earlier.raw), item]);
-            earlier.document.superseded?.add(itemKey(section, earlier.index));
-            document.overlaid?.set(here, { fields: new Set(Object.keys(item)), earlierValid });
-            copy[index] = object;
-            declared.set(key, { document, index, raw: object, layer });
-          });
-        }
-      }
-    }
-    out.push({ path, files: outFiles as F[] });
-  }
-  return { layers: out, problems };
-}
-
-/**
- * A singleton section of `document` (at `layer`) over an earlier path's: the earlier one is
- * superseded and this one holds the merged fields (see the module comment). Within one path a second
- * declaration is left alone: natural-keys.ts says it is a duplicate.
- */
-function overlaySingleton(
-  kind: Kind,
-  document: OverlaidDocument,
-  data: Mapping,
-  layer: number,
-  declared: Map<string, Declared>,
-): void {
-  const section = kind.section;
-  const item = Object.hasOwn(data, section) ? data[section] : undefined;
-  if (!isMapping(item)) return;
-  const found = declared.get(section);
-  if (found !== undefined && found.layer >= layer) return;
-  if (found === undefined) {
-    declared.set(section, { document, index: -1, raw: item, layer });
-    return;
-  }
-  const earlierValid = kind.schema.safeParse(found.raw).success;
-  const object = mergedFields([knownFields(kind, found.raw), item]);
-  found.document.superseded?.add(itemKey(section, -1));
-  document.overlaid?.set(itemKey(section, -1), { fields: new Set(Object.keys(item)), earlierValid });
-  data[section] = object;
-  declared.set(section, { document, index: -1, raw: object, layer });
+  const overlay = new Overlay(layers, kinds);
+  const out = layers.map(({ path, files }, layer) => ({ path, files: overlay.layer(layer, files) }));
+  return { layers: out, problems: overlay.problems };
 }

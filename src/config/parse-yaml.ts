@@ -1,28 +1,19 @@
 /**
  * One file's text -> its YAML documents, with positions, after variable substitution. Everything
- * that is not plain data is refused here, before any schema sees it: syntax errors, duplicate keys,
- * mappings of more than MAX_MAPPING_KEYS keys, tags, complex keys, unknown aliases and alias bombs.
- *
- * Duplicate keys are found here, not by yaml: its check (`uniqueKeys`) compares each key with every
- * key before it in its mapping, so a mapping of 300,000 keys took minutes. `checkKeys` makes one
- * pass with a Map per mapping, as many lookups as there are keys, and says what yaml said.
+ * that is not plain data is refused here, before any schema sees it: syntax errors, duplicate keys
+ * and mappings of more than MAX_MAPPING_KEYS keys (found by key-check.ts, not by yaml), tags,
+ * complex keys, unknown aliases and alias bombs.
  */
-import {
-  type Document,
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  parseAllDocuments,
-  type SchemaOptions,
-} from 'yaml';
+import { type Document, isScalar, LineCounter, parseAllDocuments, type SchemaOptions } from 'yaml';
 import {
   type Environment,
   NO_VARIABLES,
   substituteInDocument,
-  VARIABLE_NAME,
   type VariableRules,
+  type Variables,
 } from './env.js';
+import { checkKeys, type KeyCheck, TOO_MANY_KEYS } from './key-check.js';
+import { hasPath } from './mapping.js';
 import type { ConfigProblem } from './problems.js';
 import { characterProblem, lineAndColumn, nestingProblem, valueProblem } from './text-checks.js';
 import {
@@ -30,7 +21,6 @@ import {
   complexKeys,
   forEachStringValue,
   formatPath,
-  keyString,
   nodeAt,
   offsetOf,
   type YamlPath,
@@ -40,14 +30,6 @@ import {
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
 /** yaml's expansion budget (uses x anchor size): plenty for shared conditions, fatal for alias bombs. */
 export const MAX_ALIAS_COUNT = 100;
-/**
- * Keys one mapping may hold. wafctl's mappings are objects of a few dozen fields and small maps
- * (`vars`, `environments`); a larger one is refused at its start and the document is read no
- * further. It bounds what still grows faster than a mapping: each problem about a key looks the key
- * up among its mapping's keys (an unknown field, a position), and pull's editing parse checks
- * uniqueness as yaml does. The fast reader declines such a mapping (fast-read.ts).
- */
-export const MAX_MAPPING_KEYS = 1000;
 /**
  * Distinct keys written twice in one document, past which it is read no further (every duplicate
  * is still reported): each problem found under it would be compared with every one of them.
@@ -118,25 +100,17 @@ export function isEmptyDocument(doc: Document): boolean {
   return isScalar(contents) && contents.value === null && contents.range?.[0] === contents.range?.[1];
 }
 
+/** The problem of a file over MAX_FILE_BYTES, at its start. */
 export function tooLargeProblem(file: string, bytes: number): ConfigProblem {
   const message = `file is too large: ${bytes} bytes, the limit is ${MAX_FILE_BYTES} bytes (5 MiB)`;
   return { file, line: 1, col: 1, path: '', message };
-}
-
-function hasPath(data: unknown, path: YamlPath): boolean {
-  let current = data;
-  for (const segment of path) {
-    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment)) return false;
-    current = (current as Record<string | number, unknown>)[segment];
-  }
-  return true;
 }
 
 /**
  * Refused before yaml reads anything: a file over the size limit, text that is not text, nesting
  * deeper than MAX_NESTING. One problem at most: the rest of the file is not read.
  */
-function unreadableProblem(file: string, text: string): ConfigProblem | undefined {
+export function unreadableProblem(file: string, text: string): ConfigProblem | undefined {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_FILE_BYTES) return tooLargeProblem(file, bytes);
   const found = characterProblem(text) ?? nestingProblem(text);
@@ -145,7 +119,7 @@ function unreadableProblem(file: string, text: string): ConfigProblem | undefine
 }
 
 /** yaml's reading, without its duplicate-key check (quadratic: `checkKeys` does it in one pass). */
-function parseDocuments(text: string, lineCounter?: LineCounter): Document[] {
+export function parseDocuments(text: string, lineCounter?: LineCounter): Document[] {
   const parsed = parseAllDocuments(text, {
     lineCounter,
     prettyErrors: false,
@@ -154,103 +128,6 @@ function parseDocuments(text: string, lineCounter?: LineCounter): Document[] {
     logLevel: 'silent',
   });
   return Array.isArray(parsed) ? parsed : [];
-}
-
-/** A key written again in its mapping (`offset`), as yaml's `uniqueKeys` finds it. */
-export interface DuplicateKey {
-  offset: number;
-  /** The key as the data names it (`keyString`). */
-  key: string;
-  /** Where the first key of that name is in the mapping. */
-  firstOffset: number;
-  /** The mapping's path and the key. */
-  path: YamlPath;
-}
-
-export interface KeyCheck {
-  duplicates: DuplicateKey[];
-  /** Duplicates inside a mapping that is itself a key (`? {a: 1, a: 2}`), refused anyway. */
-  inKeys: number[];
-  /** Mappings of more than the cap: where they start, and their paths. Their keys are not checked. */
-  tooLarge: { offset: number; path: YamlPath }[];
-  /** Set and Map lookups made: two per key (test/config/key-bounds.test.ts counts them). */
-  lookups: number;
-}
-
-/**
- * Duplicate keys and oversized mappings of a document, in one pass: a Map per mapping. A key is a
- * duplicate when its scalar value equals an earlier key's (`===`: `1` and `0x1` are, `1` and `"1"`
- * are not, as with yaml's `uniqueKeys`); its first occurrence is the first key of the same name
- * (`keyString`). Paths follow values; an alias is not followed (its anchor is checked where it is
- * written). `maxKeys`: the cap, a parameter for the test that counts the lookups of a larger mapping.
- */
-export function checkKeys(doc: Document, maxKeys = MAX_MAPPING_KEYS): KeyCheck {
-  const found: KeyCheck = { duplicates: [], inKeys: [], tooLarge: [], lookups: 0 };
-  const walk = (node: unknown, path: YamlPath, inKey: boolean): void => {
-    if (isSeq(node)) {
-      node.items.forEach((item, index) => {
-        walk(item, [...path, index], inKey);
-      });
-      return;
-    }
-    if (!isMap(node)) return;
-    if (node.items.length > maxKeys) {
-      if (!inKey) found.tooLarge.push({ offset: offsetOf(node), path });
-      return;
-    }
-    const values = new Set<unknown>();
-    const firsts = new Map<string, number>();
-    // In document order: each key, then what is under it.
-    for (const pair of node.items) {
-      const key = pair.key;
-      const name = keyString(key) ?? '';
-      // A collection or alias as a key is never equal to another key (and is refused anyway).
-      if (isScalar(key)) {
-        found.lookups += 2;
-        const first = firsts.get(name);
-        if (first === undefined) firsts.set(name, offsetOf(key));
-        // NaN is no duplicate of NaN (`===`), although a Set would say so.
-        if (!values.has(key.value) || Number.isNaN(key.value)) values.add(key.value);
-        else if (inKey) found.inKeys.push(offsetOf(key));
-        else
-          found.duplicates.push({
-            offset: offsetOf(key),
-            key: name,
-            firstOffset: first as number,
-            path: [...path, name],
-          });
-      }
-      walk(key, path, true);
-      walk(pair.value, [...path, name], inKey);
-    }
-  };
-  walk(doc.contents, [], false);
-  return found;
-}
-
-/** The problem of a mapping over MAX_MAPPING_KEYS. */
-export const TOO_MANY_KEYS = `a mapping holds more than ${MAX_MAPPING_KEYS} keys: wafctl configurations never need that many`;
-
-/**
- * The names a file declares in top-level `variables:` lists (any of its documents), read before
- * substitution so that one file may use a name another declares. Only names: the schema checks
- * the lists themselves. A file that cannot be read declares nothing (its problems come later).
- */
-export function declaredVariablesIn(text: string): string[] {
-  if (!text.includes('variables') || unreadableProblem('', text) !== undefined) return [];
-  const names: string[] = [];
-  for (const doc of parseDocuments(text)) {
-    const check = doc.errors.length === 0 ? checkKeys(doc) : undefined;
-    const readable =
-      check !== undefined && check.duplicates.length + check.inKeys.length + check.tooLarge.length === 0;
-    const list = readable ? doc.get('variables') : undefined;
-    if (!isSeq(list)) continue;
-    for (const item of list.items) {
-      if (isScalar(item) && typeof item.value === 'string' && VARIABLE_NAME.test(item.value))
-        names.push(item.value);
-    }
-  }
-  return names;
 }
 
 /**
@@ -269,6 +146,130 @@ export const INVALID_YAML = 'invalid YAML: ';
 export const EMPTY_FILE = 'file is empty';
 
 /**
+ * One file's reading by yaml under way: its line counter, and the problems found so far, each placed
+ * by its offset.
+ */
+class YamlReading {
+  readonly problems: ConfigProblem[] = [];
+  readonly lineCounter = new LineCounter();
+
+  constructor(
+    private readonly file: string,
+    private readonly text: string,
+    private readonly variables: Variables,
+  ) {}
+
+  private at(offset: number, path: YamlPath, message: string): void {
+    this.problems.push(problemAt(this.file, this.lineCounter, offset, path, message));
+  }
+
+  /**
+   * The document at `index` read as data, or undefined when it is empty or refused (its problems
+   * reported). A key written twice leaves the rest of the document readable: it is read on (the later
+   * value counts, and `ambiguous` says where), so the checks after the schema still run on it.
+   */
+  document(doc: Document, index: number): ParsedDocument | undefined {
+    const before = this.problems.length;
+    const keys = checkKeys(doc);
+    const ambiguous = this.duplicateKeys(keys);
+    const aliases = this.refusals(doc, keys);
+    if (this.problems.length > before + keys.duplicates.length || ambiguous.length > MAX_AMBIGUOUS_KEYS) {
+      return undefined;
+    }
+    if (isEmptyDocument(doc)) return undefined;
+    const reportedPaths = this.substitute(doc);
+    let data: unknown;
+    try {
+      data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.at(
+        offsetOf(aliases[0]?.alias ?? doc.contents),
+        [],
+        message.includes('Excessive alias count')
+          ? `too many alias expansions (limit ${MAX_ALIAS_COUNT}): refusing a possible alias bomb`
+          : `${INVALID_YAML}${message}`,
+      );
+      return undefined;
+    }
+    const { file, lineCounter, text } = this;
+    return {
+      file,
+      index,
+      data,
+      reportedPaths,
+      ...(ambiguous.length > 0 ? { ambiguous } : {}),
+      locate: (path) => lineCounter.linePos(offsetOf(nodeAt(doc, path))),
+      has: (path) => hasPath(data, path),
+      tree: () => ({ doc, lineCounter, text }),
+    };
+  }
+
+  /** Each key written twice, reported; the paths of those keys, each once. */
+  private duplicateKeys(keys: KeyCheck): YamlPath[] {
+    const ambiguous: YamlPath[] = [];
+    const seen = new Set<string>();
+    for (const duplicate of keys.duplicates) {
+      const first = this.lineCounter.linePos(duplicate.firstOffset);
+      this.at(
+        duplicate.offset,
+        [],
+        `duplicate key "${duplicate.key}" (first at ${this.file}:${first.line}:${first.col})`,
+      );
+      const shown = formatPath(duplicate.path);
+      if (!seen.has(shown)) ambiguous.push(duplicate.path);
+      seen.add(shown);
+    }
+    return ambiguous;
+  }
+
+  /**
+   * Reports what refuses the document: a duplicate inside a key, an oversized mapping, yaml's errors
+   * and warnings (an unsupported tag), a complex key, an unknown alias. Returns the document's
+   * aliases (a failed expansion is placed at the first).
+   */
+  private refusals(doc: Document, keys: KeyCheck): ReturnType<typeof aliasesOf> {
+    for (const offset of keys.inKeys) this.at(offset, [], `${INVALID_YAML}Map keys must be unique`);
+    for (const { offset, path } of keys.tooLarge) this.at(offset, path, TOO_MANY_KEYS);
+    for (const error of doc.errors) this.at(error.pos[0], [], `${INVALID_YAML}${yamlMessage(error.message)}`);
+    for (const warning of doc.warnings) {
+      if (warning.code === 'TAG_RESOLVE_FAILED') {
+        const tag = yamlMessage(this.text.slice(warning.pos[0], warning.pos[1]));
+        this.at(warning.pos[0], [], `unsupported tag ${tag}: tags are not allowed in wafctl files`);
+      } else this.at(warning.pos[0], [], `${INVALID_YAML}${yamlMessage(warning.message)}`);
+    }
+    for (const pair of complexKeys(doc)) {
+      this.at(offsetOf(pair.key), [], 'a mapping key must be a plain scalar, not a list or mapping');
+    }
+    const aliases = aliasesOf(doc);
+    for (const { alias, resolved } of aliases) {
+      if (!resolved)
+        this.at(offsetOf(alias), [], `unknown alias *${alias.source}: no anchor &${alias.source} before it`);
+    }
+    return aliases;
+  }
+
+  /**
+   * The string values checked (escapes make in values what raw text cannot hold: `"\0"`, `"\uD800"`)
+   * and substituted, in place; the paths of those reported, whose schema problems would be noise.
+   */
+  private substitute(doc: Document): Set<string> {
+    const reportedPaths = new Set<string>();
+    forEachStringValue(doc, (scalar, path) => {
+      const refused = valueProblem(scalar.value);
+      if (refused === undefined) return;
+      this.at(offsetOf(scalar), path, refused);
+      reportedPaths.add(formatPath(path));
+    });
+    for (const problem of substituteInDocument(doc, this.text, this.variables)) {
+      this.at(problem.offset, problem.path, problem.message);
+      reportedPaths.add(formatPath(problem.path));
+    }
+    return reportedPaths;
+  }
+}
+
+/**
  * `variables`: the names the whole configuration declares in `variables:` (see `declaredVariablesIn`)
  * and the credentials never read; `WAFCTL_VAR_*` variables are read without being declared.
  */
@@ -280,87 +281,13 @@ export function parseYamlFile(
 ): ParsedFile {
   const unreadable = unreadableProblem(file, text);
   if (unreadable !== undefined) return { documents: [], problems: [unreadable] };
-  const lineCounter = new LineCounter();
-  const docs = parseDocuments(text, lineCounter);
-  const problems: ConfigProblem[] = [];
-  const at = (offset: number, path: YamlPath, message: string) =>
-    problems.push(problemAt(file, lineCounter, offset, path, message));
-
+  const reading = new YamlReading(file, text, { env, ...variables });
   const documents: ParsedDocument[] = [];
-  for (const [index, doc] of docs.entries()) {
-    const before = problems.length;
-    // A key written twice leaves the rest of the document readable: it is read on (the later value
-    // counts, and `ambiguous` says where), so the checks after the schema still run on it.
-    const keys = checkKeys(doc);
-    const ambiguous: YamlPath[] = [];
-    const seen = new Set<string>();
-    for (const duplicate of keys.duplicates) {
-      const first = lineCounter.linePos(duplicate.firstOffset);
-      at(
-        duplicate.offset,
-        [],
-        `duplicate key "${duplicate.key}" (first at ${file}:${first.line}:${first.col})`,
-      );
-      const shown = formatPath(duplicate.path);
-      if (!seen.has(shown)) ambiguous.push(duplicate.path);
-      seen.add(shown);
-    }
-    for (const offset of keys.inKeys) at(offset, [], `${INVALID_YAML}Map keys must be unique`);
-    for (const { offset, path } of keys.tooLarge) at(offset, path, TOO_MANY_KEYS);
-    for (const error of doc.errors) at(error.pos[0], [], `${INVALID_YAML}${yamlMessage(error.message)}`);
-    for (const warning of doc.warnings) {
-      if (warning.code === 'TAG_RESOLVE_FAILED') {
-        const tag = yamlMessage(text.slice(warning.pos[0], warning.pos[1]));
-        at(warning.pos[0], [], `unsupported tag ${tag}: tags are not allowed in wafctl files`);
-      } else at(warning.pos[0], [], `${INVALID_YAML}${yamlMessage(warning.message)}`);
-    }
-    for (const pair of complexKeys(doc)) {
-      at(offsetOf(pair.key), [], 'a mapping key must be a plain scalar, not a list or mapping');
-    }
-    const aliases = aliasesOf(doc);
-    for (const { alias, resolved } of aliases) {
-      if (!resolved)
-        at(offsetOf(alias), [], `unknown alias *${alias.source}: no anchor &${alias.source} before it`);
-    }
-    if (problems.length > before + keys.duplicates.length || ambiguous.length > MAX_AMBIGUOUS_KEYS) continue;
-    if (isEmptyDocument(doc)) continue;
-    const reportedPaths = new Set<string>();
-    // Escapes make in values what raw text cannot hold (`"\0"`, `"\uD800"`).
-    forEachStringValue(doc, (scalar, path) => {
-      const refused = valueProblem(scalar.value);
-      if (refused === undefined) return;
-      at(offsetOf(scalar), path, refused);
-      reportedPaths.add(formatPath(path));
-    });
-    for (const problem of substituteInDocument(doc, text, { env, ...variables })) {
-      at(problem.offset, problem.path, problem.message);
-      reportedPaths.add(formatPath(problem.path));
-    }
-    let data: unknown;
-    try {
-      data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      at(
-        offsetOf(aliases[0]?.alias ?? doc.contents),
-        [],
-        message.includes('Excessive alias count')
-          ? `too many alias expansions (limit ${MAX_ALIAS_COUNT}): refusing a possible alias bomb`
-          : `${INVALID_YAML}${message}`,
-      );
-      continue;
-    }
-    documents.push({
-      file,
-      index,
-      data,
-      reportedPaths,
-      ...(ambiguous.length > 0 ? { ambiguous } : {}),
-      locate: (path) => lineCounter.linePos(offsetOf(nodeAt(doc, path))),
-      has: (path) => hasPath(data, path),
-      tree: () => ({ doc, lineCounter, text }),
-    });
+  for (const [index, doc] of parseDocuments(text, reading.lineCounter).entries()) {
+    const document = reading.document(doc, index);
+    if (document !== undefined) documents.push(document);
   }
+  const problems = reading.problems;
   if (documents.length === 0 && problems.length === 0) {
     problems.push({ file, line: 1, col: 1, path: '', message: EMPTY_FILE });
   }

@@ -86,6 +86,7 @@ export function capProblems(sorted: readonly ConfigProblem[]): ConfigProblem[] {
   return shown;
 }
 
+/** Every problem of a run, thrown as one error: its message lists them, capped per file. */
 export class ConfigError extends WafctlError {
   /** What is shown: at most MAX_PROBLEMS_PER_FILE per file, and a line for each file's rest. */
   readonly problems: ConfigProblem[];

@@ -6,7 +6,7 @@
  *
  * No project file, or one without `environments:`: nothing changes. The same file stays an ordinary
  * configuration file too (it may hold `manage:` and anything else): the loader ignores the
- * `environments` key of the root's project file, and of no other file (validate-sources.ts,
+ * `environments` key of the root's project file, and of no other file (read-sources.ts,
  * `SourceFile.project`), so it is read as configuration wherever a load includes it.
  */
 import { readFile, stat } from 'node:fs/promises';
@@ -16,6 +16,7 @@ import { boundedSafeParse } from './bounded-parse.js';
 import { containedProjectFile } from './containment.js';
 import { VARIABLE_NAME } from './env.js';
 import { problemsFromIssue } from './issues.js';
+import { isMapping } from './mapping.js';
 import { MAX_FILE_BYTES, type ParsedDocument, parseYamlFile } from './parse-yaml.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
 import { formatPath } from './yaml-path.js';
@@ -204,19 +205,7 @@ export async function readProject(root: string, cwd: string): Promise<Project | 
   }
   const document = found[0];
   if (document === undefined) return undefined;
-  const declared = (document.data as Record<string, unknown>).environments;
-  if (declared !== null && typeof declared === 'object' && !Array.isArray(declared)) {
-    for (const name of Object.keys(declared)) {
-      const message = !ENVIRONMENT_NAME.test(name)
-        ? 'expected an environment name: letters, digits, _, . and -, starting with a letter or digit'
-        : name === ALL_ENVIRONMENTS
-          ? `"${ALL_ENVIRONMENTS}" cannot name an environment: --env ${ALL_ENVIRONMENTS} selects every environment`
-          : undefined;
-      if (message === undefined) continue;
-      const { line, col } = document.locate(['environments', name]);
-      problems.push({ file, line, col, path: formatPath(['environments', name]), message });
-    }
-  }
+  for (const problem of nameProblems(document, file)) problems.push(problem);
   const result = boundedSafeParse(projectSchema, document.data);
   if (!result.success) {
     const context = { file, ...document.tree(), root: projectSchema };
@@ -238,6 +227,22 @@ export async function readProject(root: string, cwd: string): Promise<Project | 
   const unread = unreadConfiguration(parsed.documents, environments, file);
   if (unread.length > 0) throw new ConfigError(unread);
   return { root, file, environments };
+}
+
+/** The environment names of `environments:` that cannot name one, each at its key. */
+function nameProblems(document: ParsedDocument, file: string): ConfigProblem[] {
+  const declared = (document.data as Record<string, unknown>).environments;
+  if (!isMapping(declared)) return [];
+  return Object.keys(declared).flatMap((name) => {
+    const message = !ENVIRONMENT_NAME.test(name)
+      ? 'expected an environment name: letters, digits, _, . and -, starting with a letter or digit'
+      : name === ALL_ENVIRONMENTS
+        ? `"${ALL_ENVIRONMENTS}" cannot name an environment: --env ${ALL_ENVIRONMENTS} selects every environment`
+        : undefined;
+    if (message === undefined) return [];
+    const { line, col } = document.locate(['environments', name]);
+    return [{ file, line, col, path: formatPath(['environments', name]), message }];
+  });
 }
 
 /** Whether an environment path reads the project file: the root itself (`.`), or the file by name. */

@@ -29,6 +29,7 @@ export function unwrapSchema(schema: z.ZodType): SchemaAtPath {
   }
 }
 
+/** The schema that validates the value at `path`, unwrapped; undefined when `path` leaves the schema. */
 export function schemaAt(root: z.ZodType, path: YamlPath): SchemaAtPath | undefined {
   let current = root;
   for (const segment of path) {

@@ -125,6 +125,39 @@ export const documentSchema = documentSchemaFor(KINDS) as unknown as z.ZodObject
   z.core.$strict
 >;
 
+/** A document as its schema outputs it: each section's objects, `manage`, `settings`, `variables`. */
+export type ValidDocument = Record<string, unknown>;
+
+/** `manage.<section>` as its schema outputs it; a match field a file left out is `undefined`. */
+export type ScopeInput = { prune: boolean; match: Record<string, string[] | undefined> };
+
+/**
+ * The schemas of a configuration of some families, made once: the registry's are the module's
+ * constants (`documentSchema`, typed section by section); a test's own families get theirs.
+ */
+export interface Family {
+  kinds: readonly Kind[];
+  document: z.ZodType<ValidDocument>;
+  /** The document schema's sections, each validated alone when the document fails. */
+  shape: Record<string, z.ZodType>;
+  manage: z.ZodType<Record<string, ScopeInput | undefined>>;
+  /** One value per family, by section. */
+  bySection<T>(make: (kind: Kind) => T): Record<Section, T>;
+}
+
+/** The schemas of a configuration of `kinds` (see `Family`). */
+export function familyOf(kinds: readonly Kind[]): Family {
+  const document = kinds === KINDS ? documentSchema : documentSchemaFor(kinds);
+  return {
+    kinds,
+    document: document as z.ZodType<ValidDocument>,
+    shape: (document as z.ZodObject).shape as Record<string, z.ZodType>,
+    manage: kinds === KINDS ? manageSchema : manageSchemaFor(kinds),
+    bySection: <T>(make: (kind: Kind) => T) =>
+      Object.fromEntries(kinds.map((kind) => [kind.section, make(kind)])) as Record<Section, T>,
+  };
+}
+
 /** The loaded configuration: every section's objects (`DesiredObjects`), `manage` and `settings`. */
 export type DesiredState = DesiredObjects & {
   /**
@@ -159,7 +192,12 @@ export function declaredObjects(state: DesiredState, kind: Kind): readonly Decla
     : objects;
 }
 
+/** The scope of a family that no file mentions in `manage:`: everything, never pruned. */
+export function manageAll(): ManageScope {
+  return { prune: false, match: {} };
+}
+
 /** A family's resolved `manage` scope (every family has one once loaded). */
 export function scopeOf(state: DesiredState, kind: Kind): ManageScope {
-  return (state.manage as Record<string, ManageScope>)[kind.section] ?? { prune: false, match: {} };
+  return (state.manage as Record<string, ManageScope>)[kind.section] ?? manageAll();
 }

@@ -8,6 +8,7 @@
  */
 export type Steps<T> = Generator<string, T, undefined>;
 
+/** Runs the steps at once and returns their result. */
 export function runSteps<T>(steps: Steps<T>): T {
   for (;;) {
     const next = steps.next();

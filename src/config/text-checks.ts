@@ -52,6 +52,7 @@ export function characterProblem(text: string): TextProblem | undefined {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point.
 const NOT_STORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** Why a string value cannot be stored (`NOT_STORABLE`), or undefined when it can. */
 export function valueProblem(value: string): string | undefined {
   const match = NOT_STORABLE.exec(value);
   return match === null ? undefined : `invalid string value: ${refusal(match[0])}`;

@@ -30,6 +30,11 @@ export function formatPath(path: YamlPath): string {
   return out;
 }
 
+/** Whether the formatted `path` is `at` or under it. */
+export function isAtOrUnder(path: string, at: string): boolean {
+  return path === at || (path.startsWith(at) && (path[at.length] === '.' || path[at.length] === '['));
+}
+
 /** The string a mapping key becomes in the loaded data (the yaml library's rule for plain objects). */
 export function keyString(key: unknown): string | undefined {
   if (!isScalar(key)) return undefined;
@@ -40,6 +45,7 @@ function resolve(doc: Document, node: unknown): unknown {
   return isAlias(node) ? node.resolve(doc) : node;
 }
 
+/** The first pair of `map` whose key is `key`; undefined when `map` is no mapping or has none. */
 export function pairOf(map: unknown, key: string): Pair | undefined {
   return isMap(map) ? map.items.find((pair) => keyString(pair.key) === key) : undefined;
 }

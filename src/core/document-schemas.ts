@@ -1,10 +1,11 @@
 /**
  * JSON Schemas of wafctl's JSON outputs, generated from the zod schemas that write them (the plan,
- * the drift report; the apply report's is in src/ops/apply/report-document.ts). Written to
- * `schemas/` by `npm run schema` (scripts/generate-schema.mjs); a test fails when a committed file
- * differs from what these generate.
+ * the drift report, the comparison; the apply report's is in src/ops/apply/report-document.ts, the
+ * pull report's in src/ops/pull/report-document.ts). Written to `schemas/` by `npm run schema`
+ * (scripts/generate-schema.mjs); a test fails when a committed file differs from what these generate.
  */
 import * as z from 'zod';
+import { compareDocumentSchema } from './compare-document.js';
 import { driftDocumentSchema, driftEnvironmentsSchema } from './drift-document.js';
 import { planDocumentSchema, planEnvironmentsSchema } from './plan-document.js';
 
@@ -41,6 +42,7 @@ export function documentJsonSchema(schema: z.ZodType, heading: SchemaHeading): s
 
 export const PLAN_SCHEMA_FILE = 'plan.schema.json';
 export const DRIFT_SCHEMA_FILE = 'drift-report.schema.json';
+export const COMPARE_SCHEMA_FILE = 'compare.schema.json';
 
 /** `schemas/plan.schema.json`: `plan --format json` and the body of `plan --out`. */
 export function buildPlanJsonSchema(): string {
@@ -60,6 +62,17 @@ export function buildDriftJsonSchema(): string {
     title: 'wafctl drift report',
     description:
       'The JSON drift report: `wafctl drift --format json` and the body of `drift --report FILE` (as JSON): the plan document with `drift` and `objects`; with several environments, `{"format_version": 1, "environments": {NAME: report or null}}`.',
+    reused: 'ref',
+  });
+}
+
+/** `schemas/compare.schema.json`: `compare --format json`. */
+export function buildCompareJsonSchema(): string {
+  return documentJsonSchema(compareDocumentSchema, {
+    file: COMPARE_SCHEMA_FILE,
+    title: 'wafctl compare',
+    description:
+      'The JSON comparison of two environments: `wafctl compare A B --format json`: the plan document of the changes from A to B, with `from` (A), `to` (B) and `compared` (`live`: their firewalls, `desired`: their configurations).',
     reused: 'ref',
   });
 }

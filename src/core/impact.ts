@@ -73,7 +73,7 @@ export function classifyChange(
 ): Impact[] {
   if (rules.length === 0) return [];
   // Either way a copy with the key survives: deleting a duplicate, or one appearing, loses nothing.
-  if (change.action === 'delete' && change.duplicateOf !== undefined) return [];
+  if (change.action === 'delete' && change.duplicate_of !== undefined) return [];
   const applied = subjectOf(change);
   const subject: ImpactSubject =
     direction === 'apply'

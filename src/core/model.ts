@@ -3,17 +3,13 @@
  * it into strings, the applier into API calls, `plan --out` into a file. Nothing here does I/O.
  */
 
+import { IMPACT_CLASSES } from './impact-classes.js';
 import type { ChangeOf, Plan, ReadOnlyDrift } from './plan-document.js';
+
+export { IMPACT_CLASSES, type ImpactClass } from './impact-classes.js';
 
 /** A family's name in plans (`group`, `application_rule`, ...): the registry in src/kinds/ lists them. */
 export type KindName = string;
-
-/** A comparable record: the desired shape of one object, server fields dropped, sets sorted. */
-export type Attributes = Record<string, unknown>;
-
-/** The security consequences a reviewer must see, worst first (see src/core/impact.ts). */
-export const IMPACT_CLASSES = ['weakens_protection', 'broadens_access', 'reduces_audit'] as const;
-export type ImpactClass = (typeof IMPACT_CLASSES)[number];
 
 /**
  * What `--fail-on` takes: the impact classes, and `changes_trust`, which a plan has when the work tree
@@ -29,6 +25,7 @@ export type FailOnClass = (typeof FAIL_ON_CLASSES)[number];
  */
 export type {
   Action,
+  Attributes,
   Change,
   ChangeOf,
   CreateChange,

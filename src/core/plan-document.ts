@@ -5,17 +5,23 @@
  * (src/ops/apply/saved-plan.ts) reads with it (`safeParse` decodes): the mapping between the two forms
  * is written once, here.
  *
- * In memory every change is symmetric: the whole object `before` (null for a create) and `after`
- * (null for a delete), plus `fields`, the names of the fields that differ. The JSON keeps the
- * contract's meaning (format_version 1): an update's `before` and `after` hold its changed fields only
- * and `target` the whole object after; every change also carries the whole objects as
- * `objects: {before, after}` (an addition). A plan written before `objects` existed decodes too: an
- * update's whole `before` is then rebuilt from `target` and its changed fields.
+ * Both forms name every field as the JSON does (`renamed_from`, `forced_by`, `duplicate_of`,
+ * `max_delete_percent`, `read_only`, ...): the codec does only structural work. In memory every
+ * change is symmetric: the whole object `before` (null for a create) and `after` (null for a delete),
+ * plus `fields`, the names of the fields that differ. The JSON keeps the contract's meaning
+ * (format_version 1): an update's `before` and `after` hold its changed fields only and `target` the
+ * whole object after; every change also carries the whole objects as `objects: {before, after}` (an
+ * addition), and a duplicate's delete says `reason: "duplicate"`; the codec writes the keys in the
+ * contract's order. A plan written before `objects` existed decodes too: an update's whole `before`
+ * is then rebuilt from `target` and its changed fields.
  */
 import * as z from 'zod';
-import { type Attributes, IMPACT_CLASSES } from './model.js';
+import { IMPACT_CLASSES } from './impact-classes.js';
 
 export const PLAN_FORMAT_VERSION = 1 as const;
+
+/** A comparable record: the desired shape of one object, server fields dropped, sets sorted. */
+export type Attributes = Record<string, unknown>;
 
 /** The named fields of an object (those it has): an update's changed values. */
 export function pick<T extends Attributes>(object: T, fields: readonly string[]): Partial<T> {
@@ -71,7 +77,7 @@ const existing = { id: z.string(), fingerprint: z.string() };
  * Set when the object was matched by its old natural key (`renamed_from:` in the file): the key it
  * had, as plans print it. Absent from every other change, so plans without renames are unchanged.
  */
-const renamedFrom = z.string().optional();
+const renamed_from = z.string().optional();
 
 const changeModel = z.discriminatedUnion('action', [
   z.object({ ...changeBase, action: z.literal('create'), before: z.null(), after: attributes }),
@@ -79,7 +85,7 @@ const changeModel = z.discriminatedUnion('action', [
     ...changeBase,
     ...existing,
     action: z.literal('update'),
-    renamedFrom,
+    renamed_from,
     /** The whole remote object. */
     before: attributes,
     /** The whole object as the update leaves it (ignored fields keep their remote value). */
@@ -89,11 +95,11 @@ const changeModel = z.discriminatedUnion('action', [
     ...changeBase,
     ...existing,
     action: z.literal('replace'),
-    renamedFrom,
+    renamed_from,
     before: attributes,
     after: attributes,
     /** The immutable fields whose change forces the replacement. */
-    forcedBy: names,
+    forced_by: names,
   }),
   z.object({
     ...changeBase,
@@ -105,7 +111,7 @@ const changeModel = z.discriminatedUnion('action', [
      * Set when the object is deleted as a duplicate: another in-scope remote object with the same
      * natural key (this id) survives. Without it, the delete is a prune.
      */
-    duplicateOf: z.string().optional(),
+    duplicate_of: z.string().optional(),
   }),
 ]);
 
@@ -116,7 +122,7 @@ const warningModel = z.object({
   /** How many of `deletes` are duplicates of a surviving object. */
   duplicates: count,
   existing: count,
-  maxDeletePercent: z.number(),
+  max_delete_percent: z.number(),
 });
 
 // --- The plan as JSON.
@@ -187,37 +193,27 @@ const warningJson = z.strictObject({
   max_delete_percent: z.number(),
 });
 
+/**
+ * A change's JSON: the keys in the contract's order, an update narrowed to its changed fields (with
+ * `target`), `objects` added, `reason` derived; `renamed_from` and `duplicate_of` only when set.
+ */
 const changeCodec = z.codec(changeJson, changeModel, {
   decode: (json): z.input<typeof changeModel> => {
-    const { kind, key, fields, impact } = json;
-    const base = { kind, key, fields, impact };
     switch (json.action) {
       case 'create':
-        return { ...base, action: json.action, before: null, after: json.after };
-      case 'update': {
-        const { id, fingerprint, target } = json;
-        // Without `objects` (an older plan), the fields that did not change are those of `target`.
-        const before = json.objects?.before ?? { ...omit(target, fields), ...json.before };
-        const change = { ...base, action: json.action, id, fingerprint, before, after: target };
-        return json.renamed_from === undefined ? change : { ...change, renamedFrom: json.renamed_from };
-      }
       case 'replace': {
-        const { id, fingerprint, before, after } = json;
-        const change = {
-          ...base,
-          action: json.action,
-          id,
-          fingerprint,
-          before,
-          after,
-          forcedBy: json.forced_by,
-        };
-        return json.renamed_from === undefined ? change : { ...change, renamedFrom: json.renamed_from };
+        const { objects: _, ...change } = json;
+        return change;
+      }
+      case 'update': {
+        const { objects, before: changed, after: _, target, ...change } = json;
+        // Without `objects` (an older plan), the fields that did not change are those of `target`.
+        const before = objects?.before ?? { ...omit(target, change.fields), ...changed };
+        return { ...change, before, after: target };
       }
       case 'delete': {
-        const { id, fingerprint, before } = json;
-        const change = { ...base, action: json.action, id, fingerprint, before, after: null };
-        return json.duplicate_of === undefined ? change : { ...change, duplicateOf: json.duplicate_of };
+        const { objects: _, reason: _duplicate, ...change } = json;
+        return change;
       }
     }
   },
@@ -230,23 +226,21 @@ const changeCodec = z.codec(changeJson, changeModel, {
         return { ...base, action, fields, before, after, objects: { before, after } };
       }
       case 'update': {
-        const { action, id, fingerprint, before, after } = change;
-        const changed = changedView(change);
+        const { action, id, fingerprint, before, after, renamed_from } = change;
         return {
           ...base,
           action,
           id,
           fields,
-          ...changed,
+          ...changedView(change),
           target: after,
           fingerprint,
-          ...renamedJson(change.renamedFrom),
+          ...(renamed_from === undefined ? {} : { renamed_from }),
           objects: { before, after },
         };
       }
       case 'replace': {
-        const { action, id, fingerprint, before, after } = change;
-        const forced_by = change.forcedBy;
+        const { action, id, fingerprint, before, after, forced_by, renamed_from } = change;
         return {
           ...base,
           action,
@@ -256,14 +250,13 @@ const changeCodec = z.codec(changeJson, changeModel, {
           before,
           after,
           fingerprint,
-          ...renamedJson(change.renamedFrom),
+          ...(renamed_from === undefined ? {} : { renamed_from }),
           objects: { before, after },
         };
       }
       case 'delete': {
-        const { action, id, fingerprint, before, after, duplicateOf } = change;
-        const why =
-          duplicateOf === undefined ? {} : { reason: 'duplicate' as const, duplicate_of: duplicateOf };
+        const { action, id, fingerprint, before, after, duplicate_of } = change;
+        const why = duplicate_of === undefined ? {} : { reason: 'duplicate' as const, duplicate_of };
         return {
           ...base,
           action,
@@ -280,23 +273,15 @@ const changeCodec = z.codec(changeJson, changeModel, {
   },
 });
 
-/** `renamed_from`, written only when set: a plan without renames keeps its bytes. */
-function renamedJson(renamedFrom: string | undefined): { renamed_from?: string } {
-  return renamedFrom === undefined ? {} : { renamed_from: renamedFrom };
-}
-
+/** Written under the same names; `duplicates` is absent from plans written before it. */
 const warningCodec = z.codec(warningJson, warningModel, {
-  decode: ({ max_delete_percent, duplicates, ...counts }) => ({
-    ...counts,
-    duplicates: duplicates ?? 0,
-    maxDeletePercent: max_delete_percent,
-  }),
-  encode: ({ kind, deletes, duplicates, existing, maxDeletePercent }) => ({
+  decode: ({ duplicates, ...counts }) => ({ ...counts, duplicates: duplicates ?? 0 }),
+  encode: ({ kind, deletes, duplicates, existing, max_delete_percent }) => ({
     kind,
     deletes,
     duplicates,
     existing,
-    max_delete_percent: maxDeletePercent,
+    max_delete_percent,
   }),
 });
 

@@ -108,6 +108,7 @@ export const applicationRuleSchema = kindObject(
   },
 );
 
+/** An application rule's natural key: `RQ_HOST/DESCRIPTION`. */
 export const applicationRuleKey = (rqHost: string, description: string | null): string =>
   `${rqHost}/${description ?? ''}`;
 

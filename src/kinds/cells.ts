@@ -9,6 +9,7 @@ function isoDate(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** UNIX microseconds as an ISO date; absent or null is empty, and a value no date can hold is shown as is. */
 export function fromMicros(micros: number | null | undefined): string {
   if (micros === null || micros === undefined) return '';
   const date = new Date(Math.floor(micros / 1000));
@@ -22,11 +23,13 @@ export function fromIso(text: string | undefined): string {
   return Number.isNaN(date.getTime()) ? text : isoDate(date);
 }
 
+/** A text, absent or null as empty. */
 export const text = (value: string | null | undefined): string => value ?? '';
 
 /** A list of names, comma-separated (`shop.example.com,api.example.com`); absent or null is empty. */
 export const list = (values: readonly string[] | null | undefined): string => values?.join(',') ?? '';
 
+/** `true` or `false`; absent is empty. */
 export const flag = (value: boolean | undefined): string => (value === undefined ? '' : String(value));
 
 /** `10.0.0.5:514`, `[2001:db8::1]:514`. */

@@ -59,6 +59,7 @@ function unknownPermission(value: string): string {
  */
 export type PermissionKey = string | number;
 
+/** The key a permission id is written with: its name when the spec names it, else the id. */
 export function permissionKey(id: number): PermissionKey {
   return permissionById(id)?.name ?? id;
 }

@@ -1,6 +1,6 @@
 /**
- * Refresh: read the live state of the kinds a configuration uses and plan against it. This is the
- * one place in src/plan that does I/O (through the kinds); `planChanges` itself stays pure.
+ * Refresh: read the live state of the kinds a configuration uses and plan against it. The reading
+ * (I/O through the kinds) is done here, in src/ops; `planChanges` (src/plan) itself stays pure.
  *
  * All kinds are fetched concurrently. A listing that does not add up (IncompleteListingError) aborts
  * the whole plan: deletes planned from a partial listing would destroy objects that exist.
@@ -13,7 +13,7 @@ import { ConfigError, type ConfigProblem } from '../config/problems.js';
 import { declaredObjects, scopeOf } from '../config/schema.js';
 import { type LoadedConfig, sourcesOf } from '../config/validate-sources.js';
 import type { ImpactDirection } from '../core/impact.js';
-import type { Attributes, Plan } from '../core/model.js';
+import type { Attributes, Plan, PlanTrust } from '../core/model.js';
 import { safetyCodec } from '../core/safety.js';
 import { KINDS, type Kind } from '../kinds/index.js';
 import { sortedSet } from '../kinds/normalize.js';
@@ -26,6 +26,7 @@ import {
   type PlanOptions,
   planChanges,
 } from '../plan/planner.js';
+import { type Selection, selectPlan } from '../plan/targets.js';
 
 export interface RefreshOptions {
   /** GET-one calls in flight at once while hydrating. */
@@ -46,7 +47,7 @@ class Declared implements DesiredObject {
     readonly protect: boolean,
     readonly ignoreChanges: readonly string[],
     readonly sources: DeclaredSources,
-    readonly renamedFrom: string | undefined,
+    readonly renamed_from: string | undefined,
   ) {}
 
   get source(): string | undefined {
@@ -105,17 +106,39 @@ export async function refreshInputs(
     warn: options.warn,
   });
   const expected = await Promise.all(kinds.map((kind) => expectedObjects(config, kind, users, options.warn)));
-  return kinds.map((kind, i) => ({
+  return kinds.map((kind, i) =>
+    planInputOf(kind, {
+      scope: scopeOf(state, kind),
+      remote: remote[i] ?? [],
+      desired: desired[i] ?? [],
+      ...(expected[i] === undefined ? {} : { expected: expected[i] }),
+    }),
+  );
+}
+
+/** One family's objects on both sides of a plan, and the scope it manages. */
+export type FamilyObjects = Pick<KindPlanInput, 'scope' | 'remote' | 'desired' | 'expected'>;
+
+/**
+ * The planner's input for `kind`: its objects, with what its descriptor says of them (the fields an
+ * update cannot change, the natural key's fields, the impact table). For a `comparison` of two
+ * sides as written (`wafctl compare`), a difference is a difference: no field is immutable, so
+ * nothing is replaced, and no key field is given, so no rename is suggested.
+ */
+export function planInputOf(
+  kind: Kind,
+  objects: FamilyObjects,
+  purpose: 'plan' | 'comparison' = 'plan',
+): KindPlanInput {
+  const plan = purpose === 'plan';
+  return {
     kind: kind.name,
-    immutable: kind.immutable,
-    keyFields: kind.keyFields,
-    ...(kind.fixedKeyFields === undefined ? {} : { fixedKeyFields: kind.fixedKeyFields }),
+    immutable: plan ? kind.immutable : [],
+    ...(plan ? { keyFields: kind.keyFields } : {}),
+    ...(plan && kind.fixedKeyFields !== undefined ? { fixedKeyFields: kind.fixedKeyFields } : {}),
     impact: kind.impact,
-    scope: scopeOf(state, kind),
-    remote: remote[i] ?? [],
-    desired: desired[i] ?? [],
-    ...(expected[i] === undefined ? {} : { expected: expected[i] }),
-  }));
+    ...objects,
+  };
 }
 
 /**
@@ -285,10 +308,22 @@ export function planOptions(config: LoadedConfig, impactDirection?: ImpactDirect
   };
 }
 
+/** What a plan of the live state is made with: the refresh's options, and what the plan holds. */
+export interface PlanRefreshOptions extends RefreshOptions {
+  /** `--target`, `--exclude`, `--kind`: the plan holds only the selected changes (plan/targets.ts). */
+  selection?: Selection | undefined;
+  /** The Trust section (`--trusted-ref`): what the work tree changes in what the trusted ref pins. */
+  trust?: PlanTrust | undefined;
+}
+
+/**
+ * The plan of the configuration against the live state: its selected changes (all without a
+ * selection), and its Trust section when there is one.
+ */
 export async function refreshAndPlan(
   config: LoadedConfig,
   api: ApiClient,
-  options: RefreshOptions,
+  options: PlanRefreshOptions,
 ): Promise<Plan> {
   const users = options.users ?? userDirectoryOnce(api);
   const inputs = await refreshInputs(config, api, { ...options, users });
@@ -296,11 +331,20 @@ export async function refreshAndPlan(
   const kindOf = (input: KindPlanInput) => KINDS.find((kind) => kind.name === input.kind);
   const members = inputs.some((input) => hasMembers(kindOf(input), input));
   const directory = members ? await optionalDirectory(users) : undefined;
-  const plan = planChanges(inputs, {
+  const whole = planChanges(inputs, {
     ...planOptions(config, options.impactDirection),
     ...(directory === undefined ? {} : { userLabel: (id: string) => userLabel(directory, id) }),
   });
-  return directory === undefined ? plan : withPlanUsernames(plan, directory);
+  const named = directory === undefined ? whole : withPlanUsernames(whole, directory);
+  return withTrust(
+    options.selection === undefined ? named : selectPlan(named, options.selection),
+    options.trust,
+  );
+}
+
+/** The plan with its Trust section (`--trusted-ref`), when there is one. */
+export function withTrust(plan: Plan, trust: PlanTrust | undefined): Plan {
+  return trust === undefined ? plan : { ...plan, trust };
 }
 
 /** Whether a kind's input holds members: the kind has `userFields`, and its input some object. */

@@ -28,7 +28,7 @@ export interface DeleteCounts {
 /**
  * The warning when a kind's pure deletes exceed `maxDeletePercent` of its existing in-scope objects
  * and at least `minExisting` exist (apply refuses it without --force), else undefined. Duplicates (a
- * declared object's extra copies, `duplicateOf`) are counted neither among the deletes nor among the
+ * declared object's extra copies, `duplicate_of`) are counted neither among the deletes nor among the
  * existing objects: two applies at once leave such copies, removing them loses nothing, and copies
  * must not make a real loss look smaller. The warning's `existing` is the objects without them.
  */
@@ -42,7 +42,7 @@ export function safetyWarning(
   if (existing < safety.minExisting || !exceedsDeleteLimit(counts, existing, safety.maxDeletePercent)) {
     return undefined;
   }
-  return { kind, deletes, duplicates, existing, maxDeletePercent: safety.maxDeletePercent };
+  return { kind, deletes, duplicates, existing, max_delete_percent: safety.maxDeletePercent };
 }
 
 /**

@@ -38,7 +38,7 @@ export interface DesiredObject {
    * `renamed_from:`: the natural key the object had. When no live object has `key`, the live object
    * with this key is the one declared, updated in place (or replaced, see `fixedKeyFields`).
    */
-  renamedFrom?: string | undefined;
+  renamed_from?: string | undefined;
 }
 
 export interface RemoteObject {
@@ -114,6 +114,10 @@ interface KindResult {
   warning?: SafetyWarning;
 }
 
+/**
+ * The plan of every kind given, in the registry's order: its changes (impact attached), problems,
+ * safety warnings and notes, the objects left alone, and the read-only objects' drift.
+ */
 export function planChanges(inputs: readonly KindPlanInput[], options: PlanOptions = {}): Plan {
   const safety = options.safety ?? DEFAULT_SAFETY;
   const context: ImpactContext = {
@@ -190,144 +194,44 @@ function readOnlyDrift(input: KindPlanInput, context: ImpactContext): ReadOnlyDr
   return found;
 }
 
+/** What planning one kind works with: made once per kind, and handed to each of its phases. */
+interface KindState {
+  input: KindPlanInput;
+  result: KindResult;
+  /** The in-scope remote objects, by key (read-only ones are in `readOnly`). */
+  byKey: Map<string, RemoteObject[]>;
+  /** The ids of the remote objects outside the scope, by key. */
+  outOfScope: Map<string, string[]>;
+  /** The ids of the read-only remote objects, by key. */
+  readOnly: Map<string, string[]>;
+  /** The keys declared, and the old keys of the renames matched: what the prune leaves alone. */
+  declared: Set<string>;
+  /**
+   * Only when some object has `renamed_from`: the keys every object declares, and the old keys
+   * already matched (one live object is renamed once).
+   */
+  renames: Renames | undefined;
+  /** The safety threshold's counts: in-scope remote objects, deletes, and deletes of duplicates. */
+  existing: number;
+  deletes: number;
+  duplicates: number;
+}
+
+interface Renames {
+  declaredKeys: ReadonlySet<string>;
+  claimed: Set<string>;
+}
+
 function planKind(input: KindPlanInput, safety: SafetySettings, suggest: boolean): KindResult {
-  const { kind, scope } = input;
-  const result: KindResult = {
-    changes: [],
-    problems: [],
-    notes: [],
-    suggestions: [],
-    unchanged: 0,
-    unmanaged: [],
-  };
-
-  // Remote objects outside the scope are never touched, only listed as unmanaged — and remembered by key: a
-  // declared object whose key exists out of scope must not be created a second time.
-  const byKey = new Map<string, RemoteObject[]>();
-  const outOfScope = new Map<string, string[]>();
-  let existing = 0;
-  const readOnly = new Map<string, string[]>();
-  for (const remote of input.remote) {
-    // Built in and read-only on the server (the `admins` group): never planned, and not news in a
-    // plan either, so not listed among the unmanaged objects.
-    if (remote.readOnly !== undefined) {
-      readOnly.set(remote.key, [...(readOnly.get(remote.key) ?? []), remote.id]);
-      continue;
-    }
-    if (!inScope(remote.attributes, scope)) {
-      result.unmanaged.push({ kind, key: remote.key, id: remote.id, reason: 'outside_scope' });
-      outOfScope.set(remote.key, [...(outOfScope.get(remote.key) ?? []), remote.id]);
-      continue;
-    }
-    existing += 1;
-    const same = byKey.get(remote.key);
-    if (same) same.push(remote);
-    else byKey.set(remote.key, [remote]);
+  const state = indexRemote(input);
+  for (const desired of input.desired) planDesired(state, desired);
+  prune(state);
+  const { kind, keyFields } = input;
+  const { result, deletes, duplicates, existing } = state;
+  if (suggest && keyFields !== undefined && keyFields.length > 0) {
+    const found = renameSuggestions(kind, keyFields, result.changes, state.byKey, state.declared);
+    for (const suggestion of found) result.suggestions.push(suggestion);
   }
-
-  let deletes = 0;
-  let duplicates = 0;
-  const destroy = (remote: RemoteObject, duplicateOf?: string) => {
-    deletes += 1;
-    if (duplicateOf !== undefined) duplicates += 1;
-    result.changes.push(deleteChange(kind, remote, duplicateOf));
-  };
-
-  const declared = new Set<string>();
-  // Only read when some object has `renamed_from`: the keys every object declares, and the old keys
-  // already matched (one live object is renamed once).
-  const renames = input.desired.some((d) => d.renamedFrom !== undefined)
-    ? { declaredKeys: new Set(input.desired.map((d) => d.key)), claimed: new Set<string>() }
-    : undefined;
-  for (const desired of input.desired) {
-    declared.add(desired.key);
-    if (!inScope(desired.attributes, scope)) {
-      result.problems.push({
-        kind,
-        key: desired.key,
-        message: `declared outside the manage scope of ${kind}s${declaredAt(desired)}; wafctl never touches objects outside it`,
-      });
-      continue;
-    }
-    const fixed = readOnly.get(desired.key);
-    if (fixed !== undefined) {
-      result.problems.push({
-        kind,
-        key: desired.key,
-        message: `is read-only on the server (id ${fixed.join(', ')})${declaredAt(desired)}; wafctl never changes it: remove the declaration`,
-      });
-      continue;
-    }
-    const outside = outOfScope.get(desired.key);
-    const renamed =
-      renames === undefined || desired.renamedFrom === undefined
-        ? undefined
-        : matchRename(kind, desired, desired.renamedFrom, {
-            byKey,
-            outOfScope,
-            readOnly,
-            renames,
-            note: (message) => result.notes.push({ kind, key: desired.key, message }),
-          });
-    const renamedFrom = renamed === undefined ? undefined : desired.renamedFrom;
-    if (renamedFrom !== undefined) declared.add(renamedFrom);
-    const matches = renamed ?? byKey.get(desired.key) ?? [];
-    if (matches.length === 0 && outside !== undefined) {
-      result.problems.push({
-        kind,
-        key: desired.key,
-        message: `exists outside the manage scope of ${kind}s (id ${outside.join(', ')})${declaredAt(desired)}; wafctl neither touches it nor creates a second one: widen the scope or change the declaration`,
-      });
-      continue;
-    }
-    if (matches.length === 0) {
-      result.changes.push({
-        kind,
-        key: desired.key,
-        action: 'create',
-        fields: Object.keys(desired.attributes),
-        before: null,
-        after: desired.attributes,
-        impact: [],
-      });
-      continue;
-    }
-    // Several objects with one key (an interrupted replacement, two applies at once, a create whose
-    // answer was lost): one survives and is compared as usual, the others are deleted.
-    const ranked =
-      matches.length === 1
-        ? matches
-        : survivorFirst(matches, (remote) => changedFields(desired, remote).length === 0);
-    const survivor = ranked[0]!;
-    if (ranked.length > 1 && desired.protect) {
-      result.problems.push(
-        protectedDuplicatesProblem(kind, desired.key, declaredAt(desired), survivor, matches),
-      );
-      continue;
-    }
-    const change = compare(input, desired, survivor, result.problems, renamedFrom);
-    if (change) result.changes.push(change);
-    else result.unchanged += 1;
-    for (let i = 1; i < ranked.length; i++) destroy(ranked[i]!, survivor.id);
-  }
-
-  // Prune: in-scope remote objects no file declares (every one of them, duplicates or not).
-  for (const [key, remotes] of byKey) {
-    if (declared.has(key)) continue;
-    // Not declared and not pruned: left alone, and counted as unmanaged like out-of-scope objects.
-    if (!scope.prune) {
-      for (const remote of remotes) {
-        result.unmanaged.push({ kind, key: remote.key, id: remote.id, reason: 'not_declared' });
-      }
-    } else for (const remote of survivorFirst(remotes, () => false)) destroy(remote);
-  }
-
-  if (suggest && input.keyFields !== undefined && input.keyFields.length > 0) {
-    for (const suggestion of renameSuggestions(kind, input.keyFields, result.changes, byKey, declared)) {
-      result.suggestions.push(suggestion);
-    }
-  }
-
   const warning = safetyWarning(kind, { deletes, duplicates, existing }, safety);
   if (warning) result.warning = warning;
   // Stable: several changes of one key (a survivor's update, then its duplicates) keep their order.
@@ -337,60 +241,207 @@ function planKind(input: KindPlanInput, safety: SafetySettings, suggest: boolean
 }
 
 /**
+ * The kind's state, its remote objects sorted out by key. Remote objects outside the scope are never
+ * touched, only listed as unmanaged — and remembered by key: a declared object whose key exists out
+ * of scope must not be created a second time.
+ */
+function indexRemote(input: KindPlanInput): KindState {
+  const { kind, scope } = input;
+  const state: KindState = {
+    input,
+    result: { changes: [], problems: [], notes: [], suggestions: [], unchanged: 0, unmanaged: [] },
+    byKey: new Map(),
+    outOfScope: new Map(),
+    readOnly: new Map(),
+    declared: new Set(),
+    renames: input.desired.some((d) => d.renamed_from !== undefined)
+      ? { declaredKeys: new Set(input.desired.map((d) => d.key)), claimed: new Set() }
+      : undefined,
+    existing: 0,
+    deletes: 0,
+    duplicates: 0,
+  };
+  const { byKey, outOfScope, readOnly } = state;
+  for (const remote of input.remote) {
+    // Built in and read-only on the server (the `admins` group): never planned, and not news in a
+    // plan either, so not listed among the unmanaged objects.
+    if (remote.readOnly !== undefined) {
+      readOnly.set(remote.key, [...(readOnly.get(remote.key) ?? []), remote.id]);
+      continue;
+    }
+    if (!inScope(remote.attributes, scope)) {
+      state.result.unmanaged.push({ kind, key: remote.key, id: remote.id, reason: 'outside_scope' });
+      outOfScope.set(remote.key, [...(outOfScope.get(remote.key) ?? []), remote.id]);
+      continue;
+    }
+    state.existing += 1;
+    const same = byKey.get(remote.key);
+    if (same) same.push(remote);
+    else byKey.set(remote.key, [remote]);
+  }
+  return state;
+}
+
+/**
+ * One declared object: a problem when it is out of scope or read-only, else matched with its live
+ * objects (by key, or by `renamed_from`) and planned.
+ */
+function planDesired(state: KindState, desired: DesiredObject): void {
+  const { input, result, renames } = state;
+  const { kind } = input;
+  state.declared.add(desired.key);
+  if (!inScope(desired.attributes, input.scope)) {
+    result.problems.push({
+      kind,
+      key: desired.key,
+      message: `declared outside the manage scope of ${kind}s${declaredAt(desired)}; wafctl never touches objects outside it`,
+    });
+    return;
+  }
+  const fixed = state.readOnly.get(desired.key);
+  if (fixed !== undefined) {
+    result.problems.push({
+      kind,
+      key: desired.key,
+      message: `is read-only on the server (id ${fixed.join(', ')})${declaredAt(desired)}; wafctl never changes it: remove the declaration`,
+    });
+    return;
+  }
+  const renamed =
+    renames === undefined || desired.renamed_from === undefined
+      ? undefined
+      : matchRename(state, renames, desired, desired.renamed_from);
+  const renamedFrom = renamed === undefined ? undefined : desired.renamed_from;
+  if (renamedFrom !== undefined) state.declared.add(renamedFrom);
+  const matches = renamed ?? state.byKey.get(desired.key) ?? [];
+  if (matches.length === 0) planMissing(state, desired);
+  else planMatched(state, desired, matches, renamedFrom);
+}
+
+/** A declared object no live object matches: created, unless its key exists out of scope. */
+function planMissing(state: KindState, desired: DesiredObject): void {
+  const { kind } = state.input;
+  const outside = state.outOfScope.get(desired.key);
+  if (outside !== undefined) {
+    state.result.problems.push({
+      kind,
+      key: desired.key,
+      message: `exists outside the manage scope of ${kind}s (id ${outside.join(', ')})${declaredAt(desired)}; wafctl neither touches it nor creates a second one: widen the scope or change the declaration`,
+    });
+    return;
+  }
+  state.result.changes.push({
+    kind,
+    key: desired.key,
+    action: 'create',
+    fields: Object.keys(desired.attributes),
+    before: null,
+    after: desired.attributes,
+    impact: [],
+  });
+}
+
+/**
+ * A declared object and the live objects it matches. Several objects with one key (an interrupted
+ * replacement, two applies at once, a create whose answer was lost): one survives and is compared
+ * as usual, the others are deleted.
+ */
+function planMatched(
+  state: KindState,
+  desired: DesiredObject,
+  matches: readonly RemoteObject[],
+  renamedFrom: string | undefined,
+): void {
+  const { input, result } = state;
+  const ranked =
+    matches.length === 1
+      ? matches
+      : survivorFirst(matches, (remote) => changedFields(desired, remote).length === 0);
+  const survivor = ranked[0]!;
+  if (ranked.length > 1 && desired.protect) {
+    result.problems.push(
+      protectedDuplicatesProblem(input.kind, desired.key, declaredAt(desired), survivor, matches),
+    );
+    return;
+  }
+  const change = compare(input, desired, survivor, result.problems, renamedFrom);
+  if (change) result.changes.push(change);
+  else result.unchanged += 1;
+  for (let i = 1; i < ranked.length; i++) destroy(state, ranked[i]!, survivor.id);
+}
+
+/** Prune: in-scope remote objects no file declares (every one of them, duplicates or not). */
+function prune(state: KindState): void {
+  const { kind, scope } = state.input;
+  for (const [key, remotes] of state.byKey) {
+    if (state.declared.has(key)) continue;
+    // Not declared and not pruned: left alone, and counted as unmanaged like out-of-scope objects.
+    if (!scope.prune) {
+      for (const remote of remotes) {
+        state.result.unmanaged.push({ kind, key: remote.key, id: remote.id, reason: 'not_declared' });
+      }
+    } else for (const remote of survivorFirst(remotes, noneEqual)) destroy(state, remote);
+  }
+}
+
+/** An undeclared object's copies are all deleted: none is equal to a configuration. */
+const noneEqual = () => false;
+
+/** Plans the delete of a remote object (of a duplicate, when `duplicateOf` is its survivor's id). */
+function destroy(state: KindState, remote: RemoteObject, duplicateOf?: string): void {
+  state.deletes += 1;
+  if (duplicateOf !== undefined) state.duplicates += 1;
+  state.result.changes.push(deleteChange(state.input.kind, remote, duplicateOf));
+}
+
+/**
  * The live objects a `renamed_from` matches: those of the old key, when no live object has the new
  * key, no object declares the old key and no other object was renamed from it (one live object is
  * renamed once). Otherwise undefined, with a note saying why (the new key exists, so the rename is
  * done or both exist; or the old key matches nothing usable).
  */
 function matchRename(
-  kind: KindName,
+  state: KindState,
+  renames: Renames,
   desired: DesiredObject,
   old: string,
-  context: {
-    byKey: ReadonlyMap<string, RemoteObject[]>;
-    outOfScope: ReadonlyMap<string, string[]>;
-    readOnly: ReadonlyMap<string, string[]>;
-    renames: { declaredKeys: ReadonlySet<string>; claimed: Set<string> };
-    note: (message: string) => void;
-  },
 ): RemoteObject[] | undefined {
-  const { byKey, outOfScope, readOnly, renames, note } = context;
-  const quoted = (key: string) => JSON.stringify(key);
+  const { byKey, outOfScope, readOnly } = state;
+  const { kind } = state.input;
   const live = byKey.get(old) ?? [];
   const current = byKey.get(desired.key) ?? [];
   const outside = outOfScope.get(desired.key);
   const from = `renamed_from ${quoted(old)}${declaredAt(desired)}`;
+  let message: string;
   if (current.length > 0 || outside !== undefined) {
     // The new key exists: it is the match. The old one, if it exists too, is any undeclared object.
     if (live.length === 0) {
-      note(
-        `${from} matches nothing: no live ${kind} has that key and ${quoted(desired.key)} exists, so the rename is done; the line can be removed`,
-      );
+      message = `${from} matches nothing: no live ${kind} has that key and ${quoted(desired.key)} exists, so the rename is done; the line can be removed`;
     } else {
       const ids = current.length > 0 ? current.map((r) => r.id) : (outside ?? []);
-      note(
-        `${from}: both ${quoted(old)} (id ${live.map((r) => r.id).join(', ')}) and ${quoted(desired.key)} (id ${ids.join(', ')}) exist; ${quoted(desired.key)} is the one declared, and ${quoted(old)} is left to prune like any object no file declares`,
-      );
+      message = `${from}: both ${quoted(old)} (id ${live.map((r) => r.id).join(', ')}) and ${quoted(desired.key)} (id ${ids.join(', ')}) exist; ${quoted(desired.key)} is the one declared, and ${quoted(old)} is left to prune like any object no file declares`;
     }
-    return undefined;
-  }
-  if (live.length > 0 && !renames.declaredKeys.has(old) && !renames.claimed.has(old)) {
+  } else if (live.length > 0 && !renames.declaredKeys.has(old) && !renames.claimed.has(old)) {
     renames.claimed.add(old);
     return live;
+  } else {
+    const why = renames.declaredKeys.has(old)
+      ? `another object declares ${quoted(old)}`
+      : renames.claimed.has(old)
+        ? 'another object is renamed from it'
+        : outOfScope.has(old)
+          ? `it exists only outside the manage scope of ${kind}s (id ${(outOfScope.get(old) ?? []).join(', ')}), which wafctl never touches`
+          : readOnly.has(old)
+            ? 'it is read-only on the server'
+            : `no live ${kind} has that key`;
+    message = `${from} matches nothing: ${why}; ${quoted(desired.key)} is created (the line can stay until the files are cleaned up)`;
   }
-  const why = renames.declaredKeys.has(old)
-    ? `another object declares ${quoted(old)}`
-    : renames.claimed.has(old)
-      ? 'another object is renamed from it'
-      : outOfScope.has(old)
-        ? `it exists only outside the manage scope of ${kind}s (id ${(outOfScope.get(old) ?? []).join(', ')}), which wafctl never touches`
-        : readOnly.has(old)
-          ? 'it is read-only on the server'
-          : `no live ${kind} has that key`;
-  note(
-    `${from} matches nothing: ${why}; ${quoted(desired.key)} is created (the line can stay until the files are cleaned up)`,
-  );
+  state.result.notes.push({ kind, key: desired.key, message });
   return undefined;
+}
+
+function quoted(key: string): string {
+  return JSON.stringify(key);
 }
 
 function deleteChange(kind: KindName, remote: RemoteObject, duplicateOf?: string): Change {
@@ -404,11 +455,10 @@ function deleteChange(kind: KindName, remote: RemoteObject, duplicateOf?: string
     after: null,
     fingerprint: fingerprint(remote.id, remote.attributes),
     impact: [],
-    ...(duplicateOf === undefined ? {} : { duplicateOf }),
+    ...(duplicateOf === undefined ? {} : { duplicate_of: duplicateOf }),
   };
 }
 
-/** The desired fields that differ from the remote object (ignored fields never do). */
 /**
  * ` (declared at FILE:LINE:COL)`, or nothing. Only a problem names the source: it is read (and built,
  * see refresh.ts) only then.
@@ -418,6 +468,7 @@ function declaredAt(desired: DesiredObject): string {
   return source ? ` (declared at ${source})` : '';
 }
 
+/** The desired fields that differ from the remote object (ignored fields never do). */
 function changedFields(desired: DesiredObject, remote: RemoteObject): string[] {
   return Object.keys(desired.attributes).filter(
     (field) =>
@@ -443,7 +494,7 @@ function compare(
     id: remote.id,
     fingerprint: fingerprint(remote.id, remote.attributes),
     impact: [],
-    ...(renamedFrom === undefined ? {} : { renamedFrom }),
+    ...(renamedFrom === undefined ? {} : { renamed_from: renamedFrom }),
   };
 
   // A rename changes key fields, which the API updates in place unless the kind says it does not.
@@ -466,7 +517,7 @@ function compare(
       ...base,
       action: 'replace',
       fields: changed,
-      forcedBy,
+      forced_by: forcedBy,
       before: remote.attributes,
       after: desired.attributes,
     };

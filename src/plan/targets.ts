@@ -98,7 +98,7 @@ const addressOf = (kind: KindName, key: string): string => `${kind}.${key}`;
 /** The addresses a change touches: its own, and a rename's old one. */
 function touched(change: Change): string[] {
   const own = addressOf(change.kind, change.key);
-  const renamedFrom = 'renamedFrom' in change ? change.renamedFrom : undefined;
+  const renamedFrom = 'renamed_from' in change ? change.renamed_from : undefined;
   return renamedFrom === undefined ? [own] : [own, addressOf(change.kind, renamedFrom)];
 }
 
@@ -205,9 +205,9 @@ function selectedWarning(warning: SafetyWarning, changes: readonly Change[]): Sa
   const deletes = changes.filter((change) => change.kind === warning.kind && change.action === 'delete');
   const counts = {
     deletes: deletes.length,
-    duplicates: deletes.filter((change) => 'duplicateOf' in change && change.duplicateOf !== undefined)
+    duplicates: deletes.filter((change) => 'duplicate_of' in change && change.duplicate_of !== undefined)
       .length,
   };
-  if (!exceedsDeleteLimit(counts, warning.existing, warning.maxDeletePercent)) return [];
+  if (!exceedsDeleteLimit(counts, warning.existing, warning.max_delete_percent)) return [];
   return [{ ...warning, ...counts }];
 }

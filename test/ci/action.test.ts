@@ -1,28 +1,16 @@
 /**
- * The GitHub Action's pure functions (src/action/inputs.ts): inputs as GitHub passes them, the
- * refusals, wafctl's argument lists, the markers and the outputs.
+ * The GitHub Action's pure functions (src/action/: inputs.ts, invocation.ts, args.ts, outcome.ts,
+ * workflow.ts, summary.ts, comment.ts): inputs as GitHub passes them, the refusals, wafctl's argument
+ * lists, the markers and the outputs.
  */
 import { describe, expect, it } from 'vitest';
-import { nextLink } from '../../src/action/comment.js';
-import {
-  type ActionInputs,
-  applyArgs,
-  commandSummary,
-  driftArgs,
-  errorAnnotation,
-  exitHasChanges,
-  formatOutputs,
-  type Invocation,
-  inputVariable,
-  planArgs,
-  pullArgs,
-  pullRequestNumber,
-  readInputs,
-  resolveInvocation,
-  savedPlanArgs,
-  savedPlanHasChanges,
-  stepExitCode,
-} from '../../src/action/inputs.js';
+import { applyArgs, driftArgs, planArgs, pullArgs, savedPlanArgs } from '../../src/action/args.js';
+import { nextLink, pullRequestNumber } from '../../src/action/comment.js';
+import { type ActionInputs, inputVariable, readInputs } from '../../src/action/inputs.js';
+import { type Invocation, resolveInvocation } from '../../src/action/invocation.js';
+import { exitHasChanges, savedPlanHasChanges, stepExitCode } from '../../src/action/outcome.js';
+import { commandSummary } from '../../src/action/summary.js';
+import { errorAnnotation, formatOutputs } from '../../src/action/workflow.js';
 import { parseOutputs } from './action-helpers.js';
 
 const none: ActionInputs = readInputs({});

@@ -7,15 +7,10 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { parseAllDocuments, parseDocument } from 'yaml';
+import { declaredVariablesIn } from '../../src/config/declared-variables.js';
 import { readFast } from '../../src/config/fast-read.js';
-import {
-  checkKeys,
-  declaredVariablesIn,
-  MAX_AMBIGUOUS_KEYS,
-  MAX_MAPPING_KEYS,
-  parseYamlFile,
-  TOO_MANY_KEYS,
-} from '../../src/config/parse-yaml.js';
+import { checkKeys, MAX_MAPPING_KEYS, TOO_MANY_KEYS } from '../../src/config/key-check.js';
+import { MAX_AMBIGUOUS_KEYS, parseYamlFile } from '../../src/config/parse-yaml.js';
 import { formatProblem } from '../../src/config/problems.js';
 import { validateSources } from '../../src/config/validate-sources.js';
 

@@ -119,6 +119,6 @@ export function oldPlanAgain(): Plan {
   // The wafctl that wrote the document warned of duplicate deletes too; since issue 41 they count
   // toward no threshold, so the warning is the document's own, which this wafctl still reads and writes.
   if (plan.warnings.length > 0) throw new Error('the planner warns of duplicate deletes again');
-  plan.warnings = [{ kind: 'group', deletes: 1, duplicates: 1, existing: 2, maxDeletePercent: 30 }];
+  plan.warnings = [{ kind: 'group', deletes: 1, duplicates: 1, existing: 2, max_delete_percent: 30 }];
   return plan;
 }

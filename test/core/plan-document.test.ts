@@ -63,7 +63,7 @@ describe('the plan document', () => {
     const older = structuredClone(OLD_PLAN_DOCUMENT) as { warnings: Record<string, unknown>[] };
     delete older.warnings[0]?.duplicates;
     expect(decode(older).warnings).toEqual([
-      { kind: 'group', deletes: 1, duplicates: 0, existing: 2, maxDeletePercent: 30 },
+      { kind: 'group', deletes: 1, duplicates: 0, existing: 2, max_delete_percent: 30 },
     ]);
   });
 

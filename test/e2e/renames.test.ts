@@ -219,7 +219,7 @@ describe('around renames', () => {
   });
 
   /**
-   * `analysts`, applied, then renamed to `soc` in the file (`renamedFrom`, with `comment`), the rename
+   * `analysts`, applied, then renamed to `soc` in the file (`renamed_from:`, with `comment`), the rename
    * applied or not, and the live group's description changed by hand: then pull.
    */
   async function pullAfterHandChange(applied: boolean, comment = '') {

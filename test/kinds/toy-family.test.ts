@@ -1,156 +1,59 @@
 /**
- * The proof that a family is one descriptor: a toy family, registered here in the test tree only,
- * goes through validate -> plan -> render -> apply (against a fake writer) with no line of the
- * engine knowing it. If a step still lists the families by hand, the toy falls out of it and this
- * fails.
+ * The proof that a family is one descriptor: a toy family, registered here in the test tree only
+ * (test/kinds/toy/), goes through validate -> plan -> render -> apply (its API module played by an
+ * in-memory store) with no line of the engine knowing it. If a step still lists the families by hand,
+ * the toy falls out of it and this fails. toy-family-emulator.test.ts runs the same family against
+ * a real emulator.
  */
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
-import type { ApiClient } from '../../src/api/index.js';
 import { buildJsonSchema } from '../../src/config/json-schema.js';
 import { type ValidationResult, validateSources } from '../../src/config/validate-sources.js';
-import { added, type ImpactRule, reasonIf } from '../../src/core/impact.js';
 import { KINDS } from '../../src/kinds/index.js';
-import {
-  defineGet,
-  defineKind,
-  kindObject,
-  nonEmptyString,
-  type RemoteRecord,
-} from '../../src/kinds/kind.js';
-import { sortedSet } from '../../src/kinds/normalize.js';
 import { applyPlan } from '../../src/ops/apply/applier.js';
 import { planOptions, refreshInputs } from '../../src/ops/refresh.js';
 import { planChanges } from '../../src/plan/planner.js';
 import { renderJsonPlan } from '../../src/plan/render/json.js';
 import { renderTextPlan } from '../../src/plan/render/text.js';
+import type { Widget, WidgetInput, WidgetsApi, WidgetUpdate } from './toy/api.js';
+import { widgetsKind } from './toy/descriptor.js';
+import { noApi, TOY_CONFIG } from './toy/fixtures.js';
 
-const widgetSchema = kindObject(
-  { name: nonEmptyString },
-  {
-    size: z.int().min(1).default(1),
-    color: z.enum(['red', 'green', 'blue']).default('red'),
-    tags: z.array(nonEmptyString).default([]),
-  },
-);
-
-const attributesOf = (w: { name: string; size: number; color: string; tags: readonly string[] }) => ({
-  name: w.name,
-  size: w.size,
-  color: w.color,
-  tags: sortedSet(w.tags),
-});
-
-/** A widget as compared and shown: the family's attribute type. */
-type Widget = ReturnType<typeof attributesOf>;
-
-/** The live widgets: id -> attributes. The fake writer and fetchAll work on it. */
-class WidgetStore {
-  readonly objects = new Map<string, Widget>();
+/** The live widgets in memory (id -> widget): the family's API module without a server. */
+class WidgetStore implements WidgetsApi {
+  readonly objects = new Map<string, WidgetInput>();
   readonly calls: string[] = [];
   private next = 1;
 
-  add(attributes: Widget): string {
+  add(widget: WidgetInput): string {
     const id = `w-${this.next++}`;
-    this.objects.set(id, attributes);
+    this.objects.set(id, widget);
     return id;
   }
+
+  async list(): Promise<Widget[]> {
+    return [...this.objects].map(([id, widget]) => ({ id, ...widget }));
+  }
+
+  async create(widget: WidgetInput): Promise<Widget> {
+    const id = this.add(widget);
+    this.calls.push(`create ${id}`);
+    return { id, ...widget };
+  }
+
+  async update(id: string, attrs: WidgetUpdate): Promise<Widget> {
+    const current = this.objects.get(id);
+    if (current === undefined) throw new Error(`no widget ${id}`);
+    const widget = { ...current, ...attrs };
+    this.objects.set(id, widget);
+    this.calls.push(`update ${id}`);
+    return { id, ...widget };
+  }
+
+  async delete(ids: readonly string[]): Promise<void> {
+    for (const id of ids) this.objects.delete(id);
+    this.calls.push(`delete ${ids.join(',')}`);
+  }
 }
-
-const widgetImpact: readonly ImpactRule[] = [
-  {
-    class: 'weakens_protection',
-    reasons: (s) =>
-      reasonIf(s.action === 'update' && Number(s.after?.size) < Number(s.before?.size), 'shrunk'),
-  },
-  {
-    class: 'broadens_access',
-    reasons: (s) => added(s, (w) => (w.tags as string[] | undefined) ?? []).map((tag) => `tag added: ${tag}`),
-  },
-];
-
-function widgetsKind(store: WidgetStore) {
-  const records = (): RemoteRecord<Widget>[] =>
-    [...store.objects].map(([id, attributes]) => ({ id, key: String(attributes.name), attributes }));
-  return defineKind({
-    name: 'widget',
-    section: 'widgets',
-    noun: 'widget',
-    keyFields: ['name'],
-    schema: widgetSchema,
-    immutable: ['color'],
-    attributes: attributesOf,
-    fetchAll: async () => records(),
-    impact: widgetImpact,
-    get: defineGet<RemoteRecord<Widget>>({
-      columns: [
-        { header: 'ID', cell: (w) => w.id },
-        { header: 'NAME', cell: (w) => w.key },
-      ],
-      async *list() {
-        yield* records();
-      },
-      find: {
-        by: 'id',
-        async one(_api, id) {
-          const found = records().find((w) => w.id === id);
-          if (found === undefined) throw new Error(`no widget ${id}`);
-          return found;
-        },
-      },
-    }),
-    writer: {
-      bulkCreate: false,
-      bulkUpdate: false,
-      bulkDelete: true,
-      deletesFirst: true,
-      async create(_ctx, objects) {
-        const ids = objects.map((object) => store.add(object));
-        for (const id of ids) store.calls.push(`create ${id}`);
-        return ids;
-      },
-      async update(_ctx, changes) {
-        for (const change of changes) {
-          store.objects.set(change.id, change.after);
-          store.calls.push(`update ${change.id}`);
-        }
-      },
-      async delete(_ctx, ids) {
-        for (const id of ids) store.objects.delete(id);
-        store.calls.push(`delete ${ids.join(',')}`);
-      },
-      async idsByKey(_ctx, objects) {
-        const keys = new Set(objects.map((o) => String(o.name)));
-        const byKey = new Map<string, string[]>();
-        for (const r of records()) if (keys.has(r.key)) byKey.set(r.key, [...(byKey.get(r.key) ?? []), r.id]);
-        return byKey;
-      },
-      async current(_ctx, ids) {
-        return new Map(
-          records()
-            .filter((r) => ids.includes(r.id))
-            .map((r) => [r.id, r.attributes]),
-        );
-      },
-    },
-  });
-}
-
-const CONFIG = `widgets:
-  - name: big
-    size: 3
-    color: blue
-  - name: small
-    tags: [b, a]
-  - name: fresh
-    size: 2
-manage:
-  widgets:
-    prune: true
-`;
-
-/** The toy never calls the API: its writer works on the store. */
-const noApi = {} as ApiClient;
 
 function validate(store: WidgetStore, text: string): ValidationResult {
   return validateSources([{ file: 'widgets.yaml', text }], {
@@ -167,7 +70,7 @@ function loaded(store: WidgetStore, text: string) {
 
 describe('a family registered in the test tree only', () => {
   it('validates: its section, its schema with defaults, its manage block, its natural key', () => {
-    const config = loaded(new WidgetStore(), CONFIG);
+    const config = loaded(new WidgetStore(), TOY_CONFIG);
     const state = config.state as unknown as Record<string, unknown>;
     expect(state.widgets).toEqual([
       { name: 'big', size: 3, color: 'blue', tags: [], protect: false, ignore_changes: [] },
@@ -201,7 +104,7 @@ describe('a family registered in the test tree only', () => {
   });
 
   it('without the family, the same file is refused: nothing knows widgets but its descriptor', () => {
-    const result = validateSources([{ file: 'widgets.yaml', text: CONFIG }], { env: {} });
+    const result = validateSources([{ file: 'widgets.yaml', text: TOY_CONFIG }], { env: {} });
     expect(result.ok).toBe(false);
     expect(result.ok ? '' : result.problems[0]?.message).toMatch(/widgets/);
   });
@@ -219,7 +122,7 @@ describe('a family registered in the test tree only', () => {
     const big = store.add({ name: 'big', size: 5, color: 'blue', tags: [] });
     const small = store.add({ name: 'small', size: 1, color: 'green', tags: [] });
     const old = store.add({ name: 'old', size: 1, color: 'red', tags: [] });
-    const config = loaded(store, CONFIG);
+    const config = loaded(store, TOY_CONFIG);
 
     const plan = planChanges(
       await refreshInputs(config, noApi, { concurrency: 2 }, [kind]),
@@ -234,7 +137,7 @@ describe('a family registered in the test tree only', () => {
       'replace widget.small [tag added: a,tag added: b]',
       'update widget.big [shrunk]',
     ]);
-    expect(plan.changes.find((c) => c.action === 'replace')).toMatchObject({ forcedBy: ['color'] });
+    expect(plan.changes.find((c) => c.action === 'replace')).toMatchObject({ forced_by: ['color'] });
 
     const text = renderTextPlan(plan, { color: false });
     expect(text).toContain('# widget.big will be updated in-place');

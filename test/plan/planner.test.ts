@@ -83,7 +83,7 @@ describe('planChanges', () => {
     expect(plan.changes[0]).toMatchObject({
       action: 'replace',
       id: '9',
-      forcedBy: ['conditions'],
+      forced_by: ['conditions'],
       fields: ['conditions', 'priority'],
     });
     expect(plan.summary.replace).toBe(1);
@@ -173,7 +173,7 @@ describe('planChanges', () => {
       ...(createdAt === undefined ? {} : { createdAt }),
     });
     const deletes = (changes: Change[]) =>
-      changes.flatMap((c) => (c.action === 'delete' ? [`${c.id} dup-of ${c.duplicateOf ?? '-'}`] : []));
+      changes.flatMap((c) => (c.action === 'delete' ? [`${c.id} dup-of ${c.duplicate_of ?? '-'}`] : []));
 
     it('keeps the one equal to the configuration, however young, and deletes the others as duplicates', () => {
       const plan = planChanges([
@@ -291,7 +291,7 @@ describe('planChanges', () => {
         ),
       ]);
       expect(pruning.warnings).toEqual([
-        { kind: 'notification', deletes: 8, duplicates: 4, existing: 12, maxDeletePercent: 30 },
+        { kind: 'notification', deletes: 8, duplicates: 4, existing: 12, max_delete_percent: 30 },
       ]);
       // Only duplicates (two applies at once left them): no loss, no warning.
       const copies = planChanges([
@@ -312,7 +312,7 @@ describe('planChanges', () => {
     const plan = planChanges([input(desired, remote, { prune: true, match: {} })]);
     expect(plan.summary.delete).toBe(4);
     expect(plan.warnings).toEqual([
-      { kind: 'notification', deletes: 4, duplicates: 0, existing: 10, maxDeletePercent: 30 },
+      { kind: 'notification', deletes: 4, duplicates: 0, existing: 10, max_delete_percent: 30 },
     ]);
 
     const few = planChanges([input([], remote.slice(0, 9), { prune: true, match: {} })]);

@@ -53,7 +53,7 @@ describe('renamed_from', () => {
   it('updates the object with the old key in place, keeping its id', () => {
     const plan = planChanges([
       group(
-        [want('soc', { name: 'soc', description: 'x' }, { renamedFrom: 'analysts' })],
+        [want('soc', { name: 'soc', description: 'x' }, { renamed_from: 'analysts' })],
         [have('g-1', 'analysts', { name: 'analysts', description: 'x' })],
         PRUNE,
       ),
@@ -63,7 +63,7 @@ describe('renamed_from', () => {
       action: 'update',
       key: 'soc',
       id: 'g-1',
-      renamedFrom: 'analysts',
+      renamed_from: 'analysts',
       fields: ['name'],
       after: { name: 'soc', description: 'x' },
     });
@@ -79,7 +79,7 @@ describe('renamed_from', () => {
     expect(json.changes[0]).toMatchObject({ renamed_from: 'analysts' });
     // And back: the saved-plan reader decodes it.
     const decoded = z.decode(planDocumentSchema, JSON.parse(renderJsonPlan(plan)));
-    expect(decoded.changes[0]).toMatchObject({ renamedFrom: 'analysts' });
+    expect(decoded.changes[0]).toMatchObject({ renamed_from: 'analysts' });
   });
 
   it('renames a rule by description in place; a combined change of other fields is one update', () => {
@@ -87,7 +87,7 @@ describe('renamed_from', () => {
     const renamed = rule('Block the admin panel', { priority: '2' });
     const plan = planChanges([
       rules(
-        [want(ruleKey(renamed), renamed, { renamedFrom: ruleKey(old) })],
+        [want(ruleKey(renamed), renamed, { renamed_from: ruleKey(old) })],
         [have('r-1', ruleKey(old), old)],
       ),
     ]);
@@ -96,7 +96,7 @@ describe('renamed_from', () => {
         action: 'update',
         id: 'r-1',
         key: 'shop.example.com/Block the admin panel',
-        renamedFrom: 'shop.example.com/Block admin',
+        renamed_from: 'shop.example.com/Block admin',
         fields: ['description', 'priority'],
       },
     ]);
@@ -106,10 +106,10 @@ describe('renamed_from', () => {
     const old = rule('Block admin');
     const moved = rule('Block admin', { rq_host: 'www.example.com' });
     const plan = planChanges([
-      rules([want(ruleKey(moved), moved, { renamedFrom: ruleKey(old) })], [have('r-1', ruleKey(old), old)]),
+      rules([want(ruleKey(moved), moved, { renamed_from: ruleKey(old) })], [have('r-1', ruleKey(old), old)]),
     ]);
     expect(plan.changes).toMatchObject([
-      { action: 'replace', id: 'r-1', forcedBy: ['rq_host'], renamedFrom: 'shop.example.com/Block admin' },
+      { action: 'replace', id: 'r-1', forced_by: ['rq_host'], renamed_from: 'shop.example.com/Block admin' },
     ]);
     const text = renderTextPlan(plan, { color: false });
     expect(text).toContain(
@@ -130,7 +130,7 @@ describe('renamed_from', () => {
         keyFields: ['name'],
         fixedKeyFields: ['name'],
         scope: KEEP,
-        desired: [want('siem-2', { name: 'siem-2', port: 1 }, { renamedFrom: 'siem', protect: true })],
+        desired: [want('siem-2', { name: 'siem-2', port: 1 }, { renamed_from: 'siem', protect: true })],
         remote: [have('siem', 'siem', { name: 'siem', port: 1 })],
       },
     ]);
@@ -140,7 +140,7 @@ describe('renamed_from', () => {
 
   it('when both keys exist, the new one is the match and the old one is left as any undeclared object', () => {
     const remote = [have('g-1', 'analysts', { name: 'analysts' }), have('g-2', 'soc', { name: 'soc' })];
-    const desired = [want('soc', { name: 'soc' }, { renamedFrom: 'analysts' })];
+    const desired = [want('soc', { name: 'soc' }, { renamed_from: 'analysts' })];
     const kept = planChanges([group(desired, remote)]);
     expect(kept.changes).toEqual([]);
     expect(kept.unmanaged).toMatchObject([{ key: 'analysts', id: 'g-1', reason: 'not_declared' }]);
@@ -155,10 +155,10 @@ describe('renamed_from', () => {
 
   it('a renamed_from that matches nothing is a note, and the object is created', () => {
     const plan = planChanges([
-      group([want('soc', { name: 'soc' }, { renamedFrom: 'gone', source: 'groups.yaml:3:5' })], []),
+      group([want('soc', { name: 'soc' }, { renamed_from: 'gone', source: 'groups.yaml:3:5' })], []),
     ]);
     expect(plan.changes).toMatchObject([{ action: 'create', key: 'soc' }]);
-    expect(plan.changes[0]).not.toHaveProperty('renamedFrom');
+    expect(plan.changes[0]).not.toHaveProperty('renamed_from');
     expect(plan.problems).toEqual([]);
     expect(plan.notes).toEqual([
       {
@@ -175,7 +175,7 @@ describe('renamed_from', () => {
   it('after the rename (only the new key live), renamed_from matches nothing: a note, no change', () => {
     const plan = planChanges([
       group(
-        [want('soc', { name: 'soc' }, { renamedFrom: 'analysts' })],
+        [want('soc', { name: 'soc' }, { renamed_from: 'analysts' })],
         [have('g-1', 'soc', { name: 'soc' })],
       ),
     ]);
@@ -189,7 +189,10 @@ describe('renamed_from', () => {
   it('one live object is renamed once; duplicates of the old key are deleted after the survivor', () => {
     const plan = planChanges([
       group(
-        [want('a', { name: 'a' }, { renamedFrom: 'old' }), want('b', { name: 'b' }, { renamedFrom: 'old' })],
+        [
+          want('a', { name: 'a' }, { renamed_from: 'old' }),
+          want('b', { name: 'b' }, { renamed_from: 'old' }),
+        ],
         [have('g-1', 'old', { name: 'old' })],
       ),
     ]);
@@ -198,16 +201,16 @@ describe('renamed_from', () => {
 
     const dup = planChanges([
       group(
-        [want('a', { name: 'a' }, { renamedFrom: 'old' })],
+        [want('a', { name: 'a' }, { renamed_from: 'old' })],
         [have('g-1', 'old', { name: 'old' }), have('g-2', 'old', { name: 'old' })],
       ),
     ]);
     expect(dup.changes).toMatchObject([
-      { action: 'update', key: 'a', renamedFrom: 'old' },
+      { action: 'update', key: 'a', renamed_from: 'old' },
       {
         action: 'delete',
         key: 'old',
-        duplicateOf: dup.changes[0] && 'id' in dup.changes[0] ? dup.changes[0].id : '',
+        duplicate_of: dup.changes[0] && 'id' in dup.changes[0] ? dup.changes[0].id : '',
       },
     ]);
   });

@@ -88,7 +88,7 @@ describe('selectPlan', () => {
     const rename = {
       ...(plan.changes.find((change) => change.action === 'update' && change.kind === 'group') as Change),
       key: 'soc',
-      renamedFrom: 'soc-analysts',
+      renamed_from: 'soc-analysts',
     } as Change;
     const renamed: Plan = { ...plan, changes: [rename] };
     expect(selectPlan(renamed, select({ target: ['group.soc-analysts'] })).changes).toEqual([rename]);
@@ -123,13 +123,13 @@ describe('selectPlan', () => {
       { safety: { maxDeletePercent: 30, minExisting: 5 } },
     );
     expect(whole.warnings).toEqual([
-      { kind: 'group', deletes: 10, duplicates: 0, existing: 10, maxDeletePercent: 30 },
+      { kind: 'group', deletes: 10, duplicates: 0, existing: 10, max_delete_percent: 30 },
     ]);
     // Three of ten is within 30 %; four is not.
     expect(selectPlan(whole, select({ target: ['group.r1', 'group.r2', 'group.r3'] })).warnings).toEqual([]);
     expect(
       selectPlan(whole, select({ target: ['group.r1', 'group.r2', 'group.r3', 'group.r4'] })).warnings,
-    ).toEqual([{ kind: 'group', deletes: 4, duplicates: 0, existing: 10, maxDeletePercent: 30 }]);
+    ).toEqual([{ kind: 'group', deletes: 4, duplicates: 0, existing: 10, max_delete_percent: 30 }]);
   });
 });
 

@@ -1,17 +1,21 @@
 /**
  * The JSON Schemas of wafctl's JSON outputs (schemas/plan.schema.json, drift-report.schema.json,
- * apply-report.schema.json, pull-report.schema.json): committed exactly as the zod schemas generate
- * them, and real output (a plan, a drift report, an apply, a pull against the emulator) valid against
- * them, checked by a real JSON Schema validator (ajv) as well as by the zod schemas themselves.
+ * compare.schema.json, apply-report.schema.json, pull-report.schema.json): committed exactly as the
+ * zod schemas generate them, and real output (a plan, a drift report, a comparison, an apply, a pull
+ * against the emulator) valid against them, checked by a real JSON Schema validator (ajv) as well as
+ * by the zod schemas themselves.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { compareDocumentSchema } from '../../src/core/compare-document.js';
 import {
+  buildCompareJsonSchema,
   buildDriftJsonSchema,
   buildPlanJsonSchema,
+  COMPARE_SCHEMA_FILE,
   DRIFT_SCHEMA_FILE,
   PLAN_SCHEMA_FILE,
 } from '../../src/core/document-schemas.js';
@@ -45,6 +49,7 @@ const SCHEMAS = fileURLToPath(new URL('../../schemas/', import.meta.url));
 const GENERATED: Record<string, () => string> = {
   [PLAN_SCHEMA_FILE]: buildPlanJsonSchema,
   [DRIFT_SCHEMA_FILE]: buildDriftJsonSchema,
+  [COMPARE_SCHEMA_FILE]: buildCompareJsonSchema,
   [APPLY_REPORT_SCHEMA_FILE]: buildApplyReportJsonSchema,
   [PULL_REPORT_SCHEMA_FILE]: buildPullReportJsonSchema,
 };
@@ -85,7 +90,7 @@ describe('schemas/ of the JSON outputs', () => {
 
   it('rejects a document of another format_version, or with a misspelt outcome', () => {
     const report: ApplyReport = { results: [], refused: [], requests: 0 };
-    const document = applyReportDocument(report, { exitCode: 0, durationMs: 1 });
+    const document = applyReportDocument(report, { exit_code: 0, duration_ms: 1 });
     expectValid(APPLY_REPORT_SCHEMA_FILE, document);
     expect(validator(APPLY_REPORT_SCHEMA_FILE)({ ...document, format_version: 2 })).toBe(false);
     expect(validator(PLAN_SCHEMA_FILE)({ format_version: 2, summary: {}, changes: [] })).toBe(false);
@@ -126,6 +131,28 @@ describe('real output validates against the schemas', () => {
       expect(document.environments.one).toMatchObject({ format_version: 1 });
       expectValid(file, document);
     }
+  });
+
+  it('compare --desired --format json: the comparison of two configurations', async () => {
+    const dir = await writeConfig({
+      'wafctl.yaml': `environments:
+  one: {url: ${firewall.url}, token_env: TOKEN_ONE, paths: [base, one]}
+  two: {url: ${firewall.url}, token_env: TOKEN_TWO, paths: [base, two]}
+`,
+      'base/groups.yaml': 'groups:\n  - name: soc\n',
+      'one/groups.yaml': 'groups:\n  - name: retired\n',
+      'two/groups.yaml': 'groups:\n  - name: hotfix\n    description: Tier-2\n',
+    });
+    const result = await runCli(['compare', 'one', 'two', dir, '--desired', '--format', 'json']);
+    expect(result.code, result.stderr).toBe(2);
+    const document = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(Object.keys(document).slice(0, 4)).toEqual(['from', 'to', 'compared', 'format_version']);
+    expect(document).toMatchObject({ from: 'one', to: 'two', compared: 'desired' });
+    expectValid(COMPARE_SCHEMA_FILE, document);
+    expect(compareDocumentSchema.safeParse(document).success).toBe(true);
+    expect(validator(COMPARE_SCHEMA_FILE)({ ...document, compared: 'files' })).toBe(false);
+    // A comparison is a plan document with three more fields: the plan's schema accepts it too.
+    expectValid(PLAN_SCHEMA_FILE, document);
   });
 
   it('pull --format json: a removal, a conflict and a live object not adopted (issue 40)', async () => {
@@ -183,12 +210,12 @@ describe('real output validates against the schemas', () => {
     await firewall.resetStats();
     const report = await applyDir(EXAMPLES);
     const sent = (await firewall.stats()).total;
-    const document = applyReportDocument(report, { exitCode: 0, durationMs: 1234 });
+    const document = applyReportDocument(report, { exit_code: 0, duration_ms: 1234 });
     expect(document.succeeded).toBe(true);
     expect(document.summary.created).toBe(planJson.changes.length);
     expectValid(
       APPLY_REPORT_SCHEMA_FILE,
-      JSON.parse(renderJsonApplyReport(report, { exitCode: 0, durationMs: 5 })),
+      JSON.parse(renderJsonApplyReport(report, { exit_code: 0, duration_ms: 5 })),
     );
     expect(applyReportDocumentSchema.safeParse(document).success).toBe(true);
     // The applier's count is the emulator's, less the reads of `plan --out` and of the re-plan.
@@ -260,7 +287,7 @@ describe('real output validates against the schemas', () => {
       username: 'wafctl',
     });
 
-    const text = renderJsonApplyReport(report, { exitCode: 1, durationMs: 987.5 });
+    const text = renderJsonApplyReport(report, { exit_code: 1, duration_ms: 987.5 });
     const document = JSON.parse(text) as ReturnType<typeof applyReportDocument>;
     expectValid(APPLY_REPORT_SCHEMA_FILE, document);
     expect(document.summary).toMatchObject({ operations: 3, done: 2, failed: 1, updated: 2 });

@@ -2,7 +2,7 @@
  * The layers of src/, lowest first (docs/architecture.md). A file's layer is its first folder under
  * src/; it may import its own layer and the layers listed in `may`, nothing else. Every import counts:
  * `import`, `export ... from`, `import type`, `typeof import('...')` and the CLI's lazy
- * `await import('...')`. Folders must not import each other in a loop either.
+ * `await import('...')`. Neither folders nor files may import each other in a loop.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
@@ -29,6 +29,7 @@ const LAYERS: Record<string, Layer> = {
   config:   { may: ['core', 'kinds'],                                                          why: 'the desired state from YAML files: its document schema is built from the registry of families' },
   plan:     { may: ['core', 'config', 'kinds'],                                  never: NO_IO, why: 'the pure planner, impact and renderers: no I/O, so tests call it with literals' },
   ops:      { may: ['core', 'files', 'api', 'config', 'kinds', 'plan'],                        why: 'refresh, apply, pull, export, get: I/O over the client and the engine' },
+  library:  { may: ['core', 'files', 'api', 'config', 'kinds', 'plan', 'ops'],                 why: "wafctl as a library (import { plan, apply } from 'wafctl'): the operations with the caller's I/O, never the CLI or the emulator" },
   cli:      { may: ['core', 'files', 'api', 'emulator', 'config', 'kinds', 'plan', 'ops'],     why: 'commands: wiring, the only place that prints, exits or starts the emulator' },
   action:   { may: [],                                                                         why: 'the GitHub Action: runs the bundled CLI as a process, imports none of src/' },
 };
@@ -163,24 +164,24 @@ function layerViolations(files: ReadonlyMap<string, string>): string[] {
   return found;
 }
 
-/** Each loop among folders, written `a -> b -> a`, with one import that makes each step. */
-function folderCycles(files: ReadonlyMap<string, string>): string[] {
-  const graph = new Map<string, Map<string, string>>();
-  for (const { from, to, line, specifier } of internalImports(files).edges) {
-    const a = folderOf(from);
-    const b = folderOf(to);
-    if (a === b) continue;
-    const targets = graph.get(a) ?? new Map<string, string>();
-    graph.set(a, targets);
-    if (!targets.has(b)) targets.set(b, `src/${from}:${line} '${specifier}'`);
-  }
+/** A graph of imports: for each node, the nodes it imports, each with one import that does it. */
+type ImportGraph = Map<string, Map<string, string>>;
+
+function addEdge(graph: ImportGraph, a: string, b: string, { from, line, specifier }: Edge): void {
+  const targets = graph.get(a) ?? new Map<string, string>();
+  graph.set(a, targets);
+  if (!targets.has(b)) targets.set(b, `src/${from}:${line} '${specifier}'`);
+}
+
+/** Each loop of `graph`, written `a -> b -> a`, with one import that closes it. */
+function cyclesOf(graph: ImportGraph): string[] {
   const cycles: string[] = [];
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
-  const visit = (folder: string) => {
-    state.set(folder, 'open');
-    stack.push(folder);
-    for (const [next, via] of graph.get(folder) ?? []) {
+  const visit = (node: string) => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const [next, via] of graph.get(node) ?? []) {
       if (state.get(next) === 'open') {
         const loop = [...stack.slice(stack.indexOf(next)), next];
         cycles.push(`${loop.join(' -> ')} (closed by ${via})`);
@@ -189,10 +190,32 @@ function folderCycles(files: ReadonlyMap<string, string>): string[] {
       }
     }
     stack.pop();
-    state.set(folder, 'done');
+    state.set(node, 'done');
   };
-  for (const folder of [...graph.keys()].sort()) if (!state.has(folder)) visit(folder);
+  for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node);
   return cycles;
+}
+
+/** Each loop among folders, written `a -> b -> a`, with one import that makes each step. */
+function folderCycles(files: ReadonlyMap<string, string>): string[] {
+  const graph: ImportGraph = new Map();
+  for (const edge of internalImports(files).edges) {
+    const a = folderOf(edge.from);
+    const b = folderOf(edge.to);
+    if (a !== b) addEdge(graph, a, b, edge);
+  }
+  return cyclesOf(graph);
+}
+
+/**
+ * Each loop among files, written `a.ts -> b.ts -> a.ts`, with the import that closes it: every import
+ * counts, `import type` too (two files that need each other are one piece, whatever the compiler
+ * erases).
+ */
+function fileCycles(files: ReadonlyMap<string, string>): string[] {
+  const graph: ImportGraph = new Map();
+  for (const edge of internalImports(files).edges) addEdge(graph, edge.from, edge.to, edge);
+  return cyclesOf(graph);
 }
 
 function srcFiles(): Map<string, string> {
@@ -265,11 +288,28 @@ describe('layers', () => {
     ]);
   });
 
+  it('finds a loop between files, type-only imports included', () => {
+    const files = new Map([
+      ['cli/a.ts', "import { b } from './b.js';"],
+      ['cli/b.ts', "import type { C } from '../ops/c.js';"],
+      ['ops/c.ts', "import { d } from './d.js';"],
+      ['ops/d.ts', "import type { C } from './c.js';"],
+      ['ops/e.ts', "import { d } from './d.js';"],
+    ]);
+    expect(fileCycles(files)).toEqual([
+      "ops/c.ts -> ops/d.ts -> ops/c.ts (closed by src/ops/d.ts:1 './c.js')",
+    ]);
+  });
+
   it('src/ imports only down the layers', () => {
     expect(layerViolations(srcFiles())).toEqual([]);
   });
 
   it('src/ has no loop between folders', () => {
     expect(folderCycles(srcFiles())).toEqual([]);
+  });
+
+  it('src/ has no loop between files', () => {
+    expect(fileCycles(srcFiles())).toEqual([]);
   });
 });

@@ -24,7 +24,15 @@ import {
   type Outcome,
   worstStatus,
 } from './model.js';
-import { type CreateItem, chunks, type DeleteItem, type DependentDelete, kindWork } from './order.js';
+import {
+  type CreateItem,
+  chunks,
+  type DeleteItem,
+  type DependentDelete,
+  type KindWork,
+  kindWork,
+  type UpdateItem,
+} from './order.js';
 import {
   createWithRecovery,
   deleteWithRecovery,
@@ -52,6 +60,10 @@ export interface ApplyOptions {
 export const operationCount = (plan: Plan): number =>
   plan.changes.reduce((n, c) => n + (c.action === 'replace' ? 2 : 1), 0);
 
+/**
+ * Applies `plan`: every family at once under one request limit, each in the order `order.ts` writes
+ * down; one result per operation, reported as each call settles (`onCall`).
+ */
 export async function applyPlan(plan: Plan, api: ApiClient, options: ApplyOptions): Promise<ApplyReport> {
   const ctx: WriteContext = { api, username: options.username };
   const limit = pLimit(options.parallelism);
@@ -119,7 +131,7 @@ function remoteIds(change: Change): string[] {
     case 'create':
       return [];
     case 'delete':
-      return change.duplicateOf === undefined ? [change.id] : [change.id, change.duplicateOf];
+      return change.duplicate_of === undefined ? [change.id] : [change.id, change.duplicate_of];
     default:
       return [change.id];
   }
@@ -136,10 +148,49 @@ interface KindRun {
 
 type Outcomes = ReadonlyMap<Change, Outcome>;
 
+/**
+ * Applies one family's changes in the order `order.ts` writes down: a writer that deletes first
+ * deletes the pruned objects, then creates and updates together; any other creates, then updates.
+ * Last come the deletes that wait on those: the old halves of replacements, the duplicates, and
+ * (not deleting first) the pruned objects, unless a create failed.
+ */
 async function applyKind(kind: Kind, changes: readonly Change[], run: KindRun): Promise<void> {
   const writer = counted(kind.writer, run.count);
-  const { batchSize, signal } = run.options;
   const work = kindWork(changes, writer.bulkUpdate);
+  const calls = kindCalls(kind, writer, changes, run);
+  // A replacement's create is done only once a re-read proved the new object live (recovery.ts).
+  const replacedOlds = (settled: Outcomes) =>
+    readyDeletes(work.replacements, settled, calls.keep, () => REPLACEMENT_UNPROVEN);
+  // Until the survivor matches the configuration, a duplicate may be the copy that does.
+  const duplicates = (settled: Outcomes) => readyDeletes(work.duplicates, settled, calls.keep, duplicateKept);
+  if (writer.deletesFirst) {
+    await calls.deleteAll(work.deletes);
+    const [created, updated] = await Promise.all([
+      calls.createAll(work.creates),
+      calls.updateAll(work.updateGroups),
+    ]);
+    const settled = new Map([...created, ...updated]);
+    await Promise.all([calls.completeAll(replacedOlds(settled)), calls.deleteAll(duplicates(settled))]);
+  } else {
+    const created = await calls.createAll(work.creates);
+    const settled = new Map([...created, ...(await calls.updateAll(work.updateGroups))]);
+    await Promise.all([
+      calls.completeAll(replacedOlds(settled)),
+      calls.deleteAll([...prunable(kind, work, created, calls.keep), ...duplicates(settled)]),
+    ]);
+  }
+}
+
+/** Records `items` as deletes kept with `outcome` (never sent). */
+type Keep = (items: readonly { change: Change }[], outcome: Outcome) => void;
+
+/**
+ * One family's calls, each through recovery.ts under the shared limit, recording their outcomes:
+ * creates and deletes in batches where the writer has bulk calls, updates in the groups `kindWork`
+ * made, and the deletes that complete replacements (`completeAll`: they run even once interrupted).
+ */
+function kindCalls(kind: Kind, writer: Writer, changes: readonly Change[], run: KindRun) {
+  const { batchSize, signal } = run.options;
   const recovery: RecoveryContext = {
     writer,
     ctx: run.ctx,
@@ -152,102 +203,86 @@ async function applyKind(kind: Kind, changes: readonly Change[], run: KindRun): 
   // The plan's ids of this kind were live before any create: never a new object, whatever an answer
   // or a re-read by key says. The ledger also catches an id given twice in this run.
   const ledger = createLedger(changes.flatMap(remoteIds));
-
-  /** Sends `calls` (each a list of objects for one call) under the shared limit; records outcomes. */
-  const runCalls = async <I extends { change: Change }>(
-    operation: Operation,
-    calls: readonly (readonly I[])[],
-    send: (items: readonly I[]) => Promise<ReadonlyMap<I, Outcome>>,
-  ): Promise<Outcomes> => {
-    const outcomes = new Map<Change, Outcome>();
-    await Promise.all(
-      calls.map((items) =>
-        run.limit(async () => {
-          const entries = [...(await send(items))].map(([item, o]): [Change, Outcome] => [item.change, o]);
-          for (const [change, outcome] of entries) outcomes.set(change, outcome);
-          run.record(kind, operation, entries);
-        }),
-      ),
+  const deleteAll = (items: readonly DeleteItem[], context = recovery) =>
+    sendCalls(kind, run, 'delete', chunks(items, writer.bulkDelete ? batchSize : 1), (chunk) =>
+      deleteWithRecovery(context, chunk),
     );
-    return outcomes;
-  };
-  const keep = (items: readonly { change: Change }[], outcome: Outcome) =>
+  const keep: Keep = (items, outcome) =>
     run.record(
       kind,
       'delete',
       items.map((i) => [i.change, outcome]),
     );
-
-  const createAll = (items: readonly CreateItem[]) =>
-    runCalls('create', chunks(items, writer.bulkCreate ? batchSize : 1), (chunk) =>
-      createWithRecovery(recovery, chunk, ledger),
-    );
-  const updateAll = () =>
-    runCalls('update', work.updateGroups, (items) => updateWithRecovery(recovery, items));
-  const deleteAll = (items: readonly DeleteItem[], context = recovery) =>
-    runCalls('delete', chunks(items, writer.bulkDelete ? batchSize : 1), (chunk) =>
-      deleteWithRecovery(context, chunk),
-    );
-
-  /**
-   * The deletes whose prerequisite (`after`) is done, or that have none. The others are kept: as
-   * interrupted when the prerequisite never started, else skipped with `why`.
-   */
-  const once = (
-    items: readonly DependentDelete[],
-    settled: Outcomes,
-    why: (item: DependentDelete) => string,
-  ) => {
-    const ready: DeleteItem[] = [];
-    for (const item of items) {
-      const status = item.after === undefined ? 'done' : settled.get(item.after)?.status;
-      if (status === 'done') ready.push(item);
-      else if (status === 'interrupted') keep([item], INTERRUPTED);
-      else keep([item], { status: 'skipped', reason: why(item) });
-    }
-    return ready;
+  return {
+    createAll: (items: readonly CreateItem[]) =>
+      sendCalls(kind, run, 'create', chunks(items, writer.bulkCreate ? batchSize : 1), (chunk) =>
+        createWithRecovery(recovery, chunk, ledger),
+      ),
+    updateAll: (groups: readonly (readonly UpdateItem[])[]) =>
+      sendCalls(kind, run, 'update', groups, (items) => updateWithRecovery(recovery, items)),
+    deleteAll,
+    completeAll: (items: readonly DeleteItem[]) => deleteAll(items, completion),
+    keep,
   };
-  // A replacement's create is done only once a re-read proved the new object live (recovery.ts).
-  const replacedOlds = (settled: Outcomes) =>
-    once(
-      work.replacements,
-      settled,
-      () =>
-        'kept: its replacement could not be created and proven live by a re-read, so deleting it would leave nothing in its place',
-    );
-  // Until the survivor matches the configuration, a duplicate may be the copy that does.
-  const duplicates = (settled: Outcomes) =>
-    once(
-      work.duplicates,
-      settled,
-      ({ change, after }) =>
-        `kept: the copy that survives (id ${change.action === 'delete' ? change.duplicateOf : ''}) could not be ${after?.action === 'replace' ? 'replaced' : 'updated'} first, and until it matches the configuration this one may be the copy that does; apply again`,
-    );
+}
 
-  /**
-   * Pruned objects, unless a create of this kind failed: a rename is a create under the new key and
-   * a delete of the old one, and nothing links the two, so any pruned object may be the old version
-   * of one that could not be created. Deleting it could leave requests unprotected.
-   */
-  const prunable = (created: Outcomes): DeleteItem[] => {
-    const failed = work.creates.filter((c) => created.get(c.change)?.status === 'failed').length;
-    if (failed === 0) return work.deletes;
-    const reason = `kept: ${failed} new ${kind.name}${failed === 1 ? '' : 's'} could not be created, and this may be the old version of one of them (a rename); apply again once the creates succeed`;
-    keep(work.deletes, { status: 'skipped', reason });
-    return [];
-  };
+/** Sends `calls` (each a list of objects for one call) under the shared limit; records outcomes. */
+async function sendCalls<I extends { change: Change }>(
+  kind: Kind,
+  run: KindRun,
+  operation: Operation,
+  calls: readonly (readonly I[])[],
+  send: (items: readonly I[]) => Promise<ReadonlyMap<I, Outcome>>,
+): Promise<Outcomes> {
+  const outcomes = new Map<Change, Outcome>();
+  await Promise.all(
+    calls.map((items) =>
+      run.limit(async () => {
+        const entries = [...(await send(items))].map(([item, o]): [Change, Outcome] => [item.change, o]);
+        for (const [change, outcome] of entries) outcomes.set(change, outcome);
+        run.record(kind, operation, entries);
+      }),
+    ),
+  );
+  return outcomes;
+}
 
-  if (writer.deletesFirst) {
-    await deleteAll(work.deletes);
-    const [created, updated] = await Promise.all([createAll(work.creates), updateAll()]);
-    const settled = new Map([...created, ...updated]);
-    await Promise.all([deleteAll(replacedOlds(settled), completion), deleteAll(duplicates(settled))]);
-  } else {
-    const created = await createAll(work.creates);
-    const settled = new Map([...created, ...(await updateAll())]);
-    await Promise.all([
-      deleteAll(replacedOlds(settled), completion),
-      deleteAll([...prunable(created), ...duplicates(settled)]),
-    ]);
+/**
+ * The deletes whose prerequisite (`after`) is done, or that have none. The others are kept: as
+ * interrupted when the prerequisite never started, else skipped with `why`.
+ */
+function readyDeletes(
+  items: readonly DependentDelete[],
+  settled: Outcomes,
+  keep: Keep,
+  why: (item: DependentDelete) => string,
+): DeleteItem[] {
+  const ready: DeleteItem[] = [];
+  for (const item of items) {
+    const status = item.after === undefined ? 'done' : settled.get(item.after)?.status;
+    if (status === 'done') ready.push(item);
+    else if (status === 'interrupted') keep([item], INTERRUPTED);
+    else keep([item], { status: 'skipped', reason: why(item) });
   }
+  return ready;
+}
+
+const REPLACEMENT_UNPROVEN =
+  'kept: its replacement could not be created and proven live by a re-read, so deleting it would leave nothing in its place';
+
+/** Why a duplicate is kept: its survivor's update or replacement did not succeed. */
+const duplicateKept = ({ change, after }: DependentDelete): string =>
+  `kept: the copy that survives (id ${change.action === 'delete' ? change.duplicate_of : ''}) could not be ${after?.action === 'replace' ? 'replaced' : 'updated'} first, and until it matches the configuration this one may be the copy that does; apply again`;
+
+/**
+ * Pruned objects, unless a create of this kind failed: a rename is a create under the new key and
+ * a delete of the old one, and nothing links the two, so any pruned object may be the old version
+ * of one that could not be created. Deleting it could leave requests unprotected.
+ */
+function prunable(kind: Kind, work: KindWork, created: Outcomes, keep: Keep): DeleteItem[] {
+  const failed = work.creates.filter((c) => created.get(c.change)?.status === 'failed').length;
+  if (failed === 0) return work.deletes;
+  const reason = `kept: ${failed} new ${kind.name}${failed === 1 ? '' : 's'} could not be created, and this may be the old version of one of them (a rename); apply again once the creates succeed`;
+  keep(work.deletes, { status: 'skipped', reason });
+  return [];
 }

@@ -30,6 +30,7 @@ export interface CreateLedger {
   readonly claimed: Set<string>;
 }
 
+/** A ledger for one kind's creates, knowing the ids of objects live before the apply. */
 export const createLedger = (preexisting: Iterable<string>): CreateLedger => ({
   preexisting: new Set(preexisting),
   answered: new Set(),

@@ -1,6 +1,6 @@
 /**
  * The apply gate: what apply does with a plan (fresh or rebuilt from a saved one) once it is shown,
- * decided from the plan and the flags alone. Pure: `applyGate` returns the verdict, and src/cli/apply.ts
+ * decided from the plan and the flags alone. Pure: `applyGate` returns the verdict, and workflow.ts
  * carries it out (prints the refusal, asks, or applies).
  */
 import { WafctlError } from '../../core/errors.js';
@@ -99,7 +99,7 @@ export function safetyRefusal(plan: Plan, force: boolean): WafctlError | undefin
   const what = plan.warnings
     .map(
       (w) =>
-        `${w.deletes - w.duplicates} of ${w.existing} ${w.kind} objects${w.duplicates > 0 ? ` (and ${w.duplicates} duplicates, not counted)` : ''} (limit ${w.maxDeletePercent}%)`,
+        `${w.deletes - w.duplicates} of ${w.existing} ${w.kind} objects${w.duplicates > 0 ? ` (and ${w.duplicates} duplicates, not counted)` : ''} (limit ${w.max_delete_percent}%)`,
     )
     .join(', ');
   return refusal(

@@ -1,62 +1,78 @@
-/** What an apply did: one result per operation (a replacement is a create and a delete). */
+/**
+ * What an apply did, in memory: one result per operation (a replacement is a create and a delete),
+ * each holding the plan's change it carried out. The types are derived from the zod schemas here, the
+ * memory side of the apply report (report-document.ts): its encoder takes what they describe and
+ * writes the report's JSON.
+ */
+import * as z from 'zod';
 import type { Change, PlanProblem } from '../../core/model.js';
 
-export type Operation = 'create' | 'update' | 'delete';
+/** What one operation sends, in this order in reports: a replacement is a create and a delete. */
+export const operationSchema = z.enum(['create', 'update', 'delete']);
+export type Operation = z.output<typeof operationSchema>;
 
-export type Outcome =
-  | {
-      status: 'done';
-      id?: string;
-      /**
-       * An answer was ambiguous (no answer, a 5xx, an unreadable 2xx, a 303, a create's ids that a
-       * re-read did not bear out), and the work was then verified: found done by re-reading, or found
-       * missing and sent again with a clean answer.
-       */
-      ambiguous?: true;
-    }
-  | {
-      status: 'failed';
-      message: string;
-      /** The request that failed, when the error names one (the API client's errors do). */
-      request?: FailedRequest;
-    }
-  | { status: 'skipped'; reason: string }
-  /** Never started: the apply was interrupted (SIGINT/SIGTERM) before its turn came. */
-  | { status: 'interrupted' };
-
-/** What the API client's error says of the request that failed; `path` and `serverMessage` are redacted. */
-export interface FailedRequest {
-  method: string;
+/** What the API client's error says of the request that failed; `path` and `server_message` are redacted. */
+const failedRequestSchema = z.object({
+  method: z.string(),
   /** The API path (`/api/v1/...`), without host or query. */
-  path: string;
+  path: z.string(),
   /** The HTTP status, when the server answered. */
-  status?: number;
+  status: z.int().optional(),
   /** The body's `message`, when the server sent one. */
-  serverMessage?: string;
-}
+  server_message: z.string().optional(),
+});
+export type FailedRequest = z.output<typeof failedRequestSchema>;
 
+/** How one operation ended (the report's `outcome`, report-document.ts, says each in words). */
+const outcomeSchema = z.discriminatedUnion('status', [
+  z.object({
+    status: z.literal('done'),
+    /** A create's new object, as the re-read that proved it found it. */
+    id: z.string().optional(),
+    /**
+     * An answer was ambiguous (no answer, a 5xx, an unreadable 2xx, a 303, a create's ids that a
+     * re-read did not bear out), and the work was then verified: found done by re-reading, or found
+     * missing and sent again with a clean answer.
+     */
+    ambiguous: z.literal(true).optional(),
+  }),
+  z.object({
+    status: z.literal('failed'),
+    message: z.string(),
+    /** The request that failed, when the error names one (the API client's errors do). */
+    request: failedRequestSchema.optional(),
+  }),
+  z.object({ status: z.literal('skipped'), reason: z.string() }),
+  /** Never started: the apply was interrupted (SIGINT/SIGTERM) before its turn came. */
+  z.object({ status: z.literal('interrupted') }),
+]);
+export type Outcome = z.output<typeof outcomeSchema>;
 export type OutcomeStatus = Outcome['status'];
 
 export const INTERRUPTED: Outcome = { status: 'interrupted' };
 
-export interface OperationResult {
-  change: Change;
-  operation: Operation;
-  outcome: Outcome;
-}
+/** One operation: the plan's change (a live object, as planned), what was sent for it, how it ended. */
+const operationResultSchema = z.object({
+  change: z.custom<Change>(),
+  operation: operationSchema,
+  outcome: outcomeSchema,
+});
+export type OperationResult = z.output<typeof operationResultSchema>;
 
-export interface ApplyReport {
-  results: OperationResult[];
+/** What an apply did, as the applier returns it. */
+export const applyReportSchema = z.object({
+  results: z.array(operationResultSchema),
   /** Objects the plan refused (duplicates, protected): nothing was sent for them. */
-  refused: PlanProblem[];
+  refused: z.array(z.custom<PlanProblem>()),
   /**
    * API calls the apply made: write calls, the re-read that proves each create call, and re-reads
    * after an ambiguous answer (one per call of the family's writer; a call the client retried on its
    * own after a transient failure counts once).
    * Reading the firewall to plan is not counted. Set by the applier.
    */
-  requests?: number;
-}
+  requests: z.number().optional(),
+});
+export type ApplyReport = z.output<typeof applyReportSchema>;
 
 /** One finished API call (or one recovery step), for progress output. */
 export interface CallEvent {
@@ -72,6 +88,7 @@ export interface CallEvent {
 
 const SEVERITY: readonly OutcomeStatus[] = ['done', 'interrupted', 'skipped', 'failed'];
 
+/** The worst of `outcomes`' statuses (`done` for none): failed, then skipped, then interrupted. */
 export function worstStatus(outcomes: readonly Outcome[]): OutcomeStatus {
   return outcomes.reduce<OutcomeStatus>(
     (worst, { status }) => (SEVERITY.indexOf(status) > SEVERITY.indexOf(worst) ? status : worst),
@@ -79,6 +96,7 @@ export function worstStatus(outcomes: readonly Outcome[]): OutcomeStatus {
   );
 }
 
+/** Whether everything planned was applied: every operation done, nothing refused. */
 export function applySucceeded(report: ApplyReport): boolean {
   return report.refused.length === 0 && report.results.every((r) => r.outcome.status === 'done');
 }

@@ -65,6 +65,10 @@ export interface KindWork {
   duplicates: DependentDelete[];
 }
 
+/**
+ * One kind's changes as the phases of its apply (see above); with `bulkUpdate`, the updates that
+ * change the same fields to the same values are grouped, one call each.
+ */
 export function kindWork(changes: readonly Change[], bulkUpdate: boolean): KindWork {
   const work: KindWork = { creates: [], updateGroups: [], deletes: [], replacements: [], duplicates: [] };
   const byAttrs = new Map<string, UpdateItem[]>();
@@ -79,14 +83,14 @@ export function kindWork(changes: readonly Change[], bulkUpdate: boolean): KindW
         work.replacements.push({ change, id: change.id, after: change });
         survivors.set(change.key, change);
         // A renamed survivor's duplicates still have the old key.
-        if (change.renamedFrom !== undefined) survivors.set(change.renamedFrom, change);
+        if (change.renamed_from !== undefined) survivors.set(change.renamed_from, change);
         break;
       case 'delete':
-        (change.duplicateOf === undefined ? work.deletes : work.duplicates).push({ change, id: change.id });
+        (change.duplicate_of === undefined ? work.deletes : work.duplicates).push({ change, id: change.id });
         break;
       case 'update': {
         survivors.set(change.key, change);
-        if (change.renamedFrom !== undefined) survivors.set(change.renamedFrom, change);
+        if (change.renamed_from !== undefined) survivors.set(change.renamed_from, change);
         if (!bulkUpdate) {
           work.updateGroups.push([{ change }]);
           break;
@@ -108,6 +112,7 @@ export function kindWork(changes: readonly Change[], bulkUpdate: boolean): KindW
   return work;
 }
 
+/** `items` in consecutive lists of at most `size` (one per call). */
 export function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));

@@ -65,7 +65,7 @@ function failedRequest(error: unknown): { request?: FailedRequest } {
   const status = error instanceof ApiError || error instanceof RedirectError ? { status: error.status } : {};
   const server =
     error instanceof ApiError && error.serverMessage !== undefined
-      ? { serverMessage: error.serverMessage }
+      ? { server_message: error.serverMessage }
       : {};
   return { request: { method, path, ...status, ...server } };
 }
@@ -307,49 +307,62 @@ export async function createWithRecovery(
   return settle(outcomes, remaining, createFailed(lastError, attempts, noun));
 }
 
-/** Deletes `items` in one call; whatever is gone afterwards counts as deleted. */
-export async function deleteWithRecovery(
+/**
+ * How `writeByIdWithRecovery` sends one family's deletes or updates, and tells from a re-read by id
+ * which of them are applied.
+ */
+interface WriteById<I> {
+  /** One call for `items`. */
+  send: (items: readonly I[]) => Promise<unknown>;
+  /** Whether a re-read can tell what a call that failed with `error` did; if not, the failure is final. */
+  rereads: (error: unknown) => boolean;
+  idOf: (item: I) => string;
+  /** Whether the live object (undefined: gone) shows the item applied. */
+  applied: (live: Attributes | undefined, item: I) => boolean;
+  /** The outcome of a clean answer to a call sent again after an ambiguous one. */
+  resent: Outcome;
+}
+
+/**
+ * Sends `items` in one call, up to MAX_ATTEMPTS times: a rate-limited call waits and is sent again,
+ * a batch too large is halved, and after any other failure a re-read (when `rereads` allows) settles
+ * what is applied, and only the rest is sent again. A failure that the re-read does not explain (no
+ * object found applied) and that is not ambiguous is final.
+ */
+async function writeByIdWithRecovery<I>(
   recovery: Omit<RecoveryContext, 'keyOf' | 'noun'>,
-  items: readonly DeleteItem[],
-): Promise<Map<DeleteItem, Outcome>> {
+  items: readonly I[],
+  write: WriteById<I>,
+): Promise<Map<I, Outcome>> {
   const { writer, ctx, signal } = recovery;
-  const outcomes = new Map<DeleteItem, Outcome>();
+  const outcomes = new Map<I, Outcome>();
   let remaining = [...items];
   let lastError: unknown;
   let wasAmbiguous = false;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS && remaining.length > 0; attempt++) {
     if (signal?.aborted) return settle(outcomes, remaining, INTERRUPTED);
     try {
-      await writer.delete(
-        ctx,
-        remaining.map((item) => item.id),
-      );
-      // Sent again after a failure whose re-read found them still there: a clean answer now.
-      return settle(outcomes, remaining, DONE);
+      await write.send(remaining);
+      return settle(outcomes, remaining, wasAmbiguous ? write.resent : DONE);
     } catch (error) {
       lastError = error;
-      if (error instanceof ApiError && error.status === 403) break;
       if (await waitIfRateLimited(error, signal)) continue;
       if (tooLarge(error) && remaining.length > 1) {
-        return inHalves(remaining, outcomes, (part) => deleteWithRecovery(recovery, part));
+        return inHalves(remaining, outcomes, (part) => writeByIdWithRecovery(recovery, part, write));
       }
+      if (!write.rereads(error)) break;
       wasAmbiguous ||= ambiguous(error);
-      // A DELETE retried after a reset that came once the work was done answers 400 for ids that
-      // are already gone: only a re-read tells what happened.
       const before = remaining.length;
       const left = await rereadById(
         writer,
         ctx,
         { error, remaining, outcomes },
-        (item) => item.id,
-        (live) => live === undefined,
+        write.idOf,
+        write.applied,
         wasAmbiguous ? VERIFIED : DONE,
       );
       if (left === undefined) return outcomes;
       remaining = left;
-      // A bulk delete is all-or-nothing on the server: refused because some ids were already gone,
-      // it deleted none of the others, which are sent again. A refusal that gone ids do not explain
-      // is final.
       if (!ambiguous(error) && remaining.length === before) break;
     }
   }
@@ -357,46 +370,47 @@ export async function deleteWithRecovery(
 }
 
 /**
+ * Deletes `items` in one call; whatever is gone afterwards counts as deleted. A DELETE retried after
+ * a reset that came once the work was done answers 400 for ids that are already gone, so any failure
+ * but a 403 is re-read. A bulk delete is all-or-nothing on the server: refused because some ids were
+ * already gone, it deleted none of the others, which are sent again; a refusal that gone ids do not
+ * explain is final. Sent again after a re-read found them still there, a clean answer is done.
+ */
+export function deleteWithRecovery(
+  recovery: Omit<RecoveryContext, 'keyOf' | 'noun'>,
+  items: readonly DeleteItem[],
+): Promise<Map<DeleteItem, Outcome>> {
+  return writeByIdWithRecovery(recovery, items, {
+    send: (remaining) =>
+      recovery.writer.delete(
+        recovery.ctx,
+        remaining.map((item) => item.id),
+      ),
+    rereads: (error) => !(error instanceof ApiError && error.status === 403),
+    idOf: (item) => item.id,
+    applied: (live) => live === undefined,
+    resent: DONE,
+  });
+}
+
+/**
  * Updates `items` in one call. A PUT is idempotent, but after an ambiguous answer the objects are
  * re-read first, so that an update that was carried out is reported done (and verified) even when
- * every answer is unreadable, and only the others are sent again.
+ * every answer is unreadable, and only the others are sent again. Any other failure is final.
  */
-export async function updateWithRecovery(
+export function updateWithRecovery(
   recovery: Omit<RecoveryContext, 'keyOf' | 'noun'>,
   items: readonly UpdateItem[],
 ): Promise<Map<UpdateItem, Outcome>> {
-  const { writer, ctx, signal } = recovery;
-  const outcomes = new Map<UpdateItem, Outcome>();
-  let remaining = [...items];
-  let lastError: unknown;
-  let wasAmbiguous = false;
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS && remaining.length > 0; attempt++) {
-    if (signal?.aborted) return settle(outcomes, remaining, INTERRUPTED);
-    try {
-      await writer.update(
-        ctx,
+  return writeByIdWithRecovery(recovery, items, {
+    send: (remaining) =>
+      recovery.writer.update(
+        recovery.ctx,
         remaining.map((item) => item.change),
-      );
-      return settle(outcomes, remaining, wasAmbiguous ? VERIFIED : DONE);
-    } catch (error) {
-      lastError = error;
-      if (await waitIfRateLimited(error, signal)) continue;
-      if (tooLarge(error) && remaining.length > 1) {
-        return inHalves(remaining, outcomes, (part) => updateWithRecovery(recovery, part));
-      }
-      if (!ambiguous(error)) break;
-      wasAmbiguous = true;
-      const left = await rereadById(
-        writer,
-        ctx,
-        { error, remaining, outcomes },
-        (item) => item.change.id,
-        (live, item) => holds(live, changedView(item.change).after),
-        VERIFIED,
-      );
-      if (left === undefined) return outcomes;
-      remaining = left;
-    }
-  }
-  return settle(outcomes, remaining, failed(lastError));
+      ),
+    rereads: ambiguous,
+    idOf: (item) => item.change.id,
+    applied: (live, item) => holds(live, changedView(item.change).after),
+    resent: VERIFIED,
+  });
 }

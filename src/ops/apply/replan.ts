@@ -45,6 +45,10 @@ interface Findings {
   inconsistent: string[];
 }
 
+/**
+ * The plan a saved plan applies as now: its changes rebuilt from the live objects it touches, with
+ * impact and safety warnings judged by `policy`; refused when stale or inconsistent (see above).
+ */
 export async function replanSavedPlan(
   saved: SavedPlan,
   api: ApiClient,
@@ -67,7 +71,7 @@ export async function replanSavedPlan(
     const deletes = rebuilt.filter((c) => c.action === 'delete');
     // As the planner counts them: an object the server refuses to change is not one a plan can delete.
     const existing = records.filter((r) => r.readOnly === undefined && inScope(r.attributes, scope)).length;
-    const duplicates = deletes.filter((c) => c.duplicateOf !== undefined).length;
+    const duplicates = deletes.filter((c) => c.duplicate_of !== undefined).length;
     const warning = safetyWarning(
       kind.name,
       { deletes: deletes.length, duplicates, existing },
@@ -142,14 +146,14 @@ function rebuildKind(
     if (live.readOnly !== undefined) problem(' is read-only on the server: the planner never changes it');
     const existing: Existing = { kind, live, problem };
     if (intent.action === 'delete') {
-      changes.push(deleteOf(existing, intent.duplicateOf, { byId, deleted, prune: scope.prune }));
+      changes.push(deleteOf(existing, intent.duplicate_of, { byId, deleted, prune: scope.prune }));
       continue;
     }
-    if (intent.renamedFrom !== undefined) {
-      existing.renamedFrom = intent.renamedFrom;
+    if (intent.renamed_from !== undefined) {
+      existing.renamed_from = intent.renamed_from;
       const key = kind.keyOf(intent.after);
-      if (live.key !== intent.renamedFrom)
-        problem(` is renamed from "${intent.renamedFrom}", which is not its key`);
+      if (live.key !== intent.renamed_from)
+        problem(` is renamed from "${intent.renamed_from}", which is not its key`);
       else if (key === live.key) problem(': a rename must change its key');
       else if (keys.has(key))
         findings.stale.push(`${where} was planned to be renamed to "${key}", which now exists`);
@@ -170,21 +174,21 @@ interface Existing {
   live: RemoteRecord;
   problem(reason: string): void;
   /** The old key of a rename (already checked to be the live key): the change is keyed by the new one. */
-  renamedFrom?: string;
+  renamed_from?: string;
 }
 
-const baseOf = ({ kind, live, renamedFrom }: Existing, after: Attributes) => ({
+const baseOf = ({ kind, live, renamed_from }: Existing, after: Attributes) => ({
   kind: kind.name,
-  key: renamedFrom === undefined ? live.key : kind.keyOf(after),
+  key: renamed_from === undefined ? live.key : kind.keyOf(after),
   id: live.id,
   fingerprint: fingerprint(live.id, live.attributes),
   impact: [],
-  ...(renamedFrom === undefined ? {} : { renamedFrom }),
+  ...(renamed_from === undefined ? {} : { renamed_from }),
 });
 
 /** Key fields a rename may not change in place (`fixedKeyFields`); none unless it is a rename. */
-const fixedKeys = ({ kind, renamedFrom }: Existing): readonly string[] =>
-  renamedFrom === undefined ? [] : (kind.fixedKeyFields ?? []);
+const fixedKeys = ({ kind, renamed_from }: Existing): readonly string[] =>
+  renamed_from === undefined ? [] : (kind.fixedKeyFields ?? []);
 
 /** From the live object to the saved one: the fields that differ are what is shown and judged. */
 function updateOf(existing: Existing, after: Attributes): ChangeOf<'update'> {
@@ -194,7 +198,7 @@ function updateOf(existing: Existing, after: Attributes): ChangeOf<'update'> {
   const immutable = fields.filter((field) => kind.immutable.includes(field) || fixed.includes(field));
   if (immutable.length > 0)
     problem(`: an update cannot change ${immutable.join(', ')} (it would replace the object)`);
-  if (existing.renamedFrom === undefined && kind.keyOf(after) !== live.key)
+  if (existing.renamed_from === undefined && kind.keyOf(after) !== live.key)
     problem(': an update cannot change its key');
   return { ...baseOf(existing, after), action: 'update', fields, before: live.attributes, after };
 }
@@ -205,9 +209,16 @@ function replaceOf(existing: Existing, after: Attributes): ReplaceChange {
   const fixed = fixedKeys(existing);
   const forcedBy = fields.filter((field) => kind.immutable.includes(field) || fixed.includes(field));
   if (forcedBy.length === 0) problem(': a replacement must change an immutable field');
-  if (existing.renamedFrom === undefined && kind.keyOf(after) !== live.key)
+  if (existing.renamed_from === undefined && kind.keyOf(after) !== live.key)
     problem(': a replacement cannot change its key');
-  return { ...baseOf(existing, after), action: 'replace', fields, forcedBy, before: live.attributes, after };
+  return {
+    ...baseOf(existing, after),
+    action: 'replace',
+    fields,
+    forced_by: forcedBy,
+    before: live.attributes,
+    after,
+  };
 }
 
 function deleteOf(
@@ -232,7 +243,7 @@ function deleteOf(
   if (twin === undefined || twin.id === live.id || twin.key !== live.key || context.deleted.has(twin.id)) {
     problem(` is deleted as a duplicate of id ${duplicateOf}, which is not a surviving object with its key`);
   }
-  return { ...change, duplicateOf };
+  return { ...change, duplicate_of: duplicateOf };
 }
 
 /** Fields whose values differ between two records of one kind (a field missing on one side differs). */

@@ -1,9 +1,11 @@
 /**
  * The apply report as JSON (`apply --format json`, `apply --report FILE`): what an apply did, for a
- * pipeline to read. Its zod schema is the source of `schemas/apply-report.schema.json`, and the
- * document is built through it, so the two cannot diverge. One document per environment; with several,
- * `applyReportEnvironments` wraps them. docs/apply.md ("The apply report (JSON)") documents every
- * field.
+ * pipeline to read. Its zod schema is the source of `schemas/apply-report.schema.json` and of the
+ * document's types; the report in memory is described by the schemas of model.ts (a field both have
+ * has the document's name: `server_message`, `exit_code`, `duration_ms`), and the encoder
+ * (`applyReportEncoder`) goes from one to the other, checking both, so the three cannot diverge. One
+ * document per environment; with several, `applyReportEnvironments` wraps them. docs/apply.md ("The
+ * apply report (JSON)") documents every field.
  *
  * Nothing here comes from the token: the API's messages are already redacted by the client
  * (src/api/errors.ts), and every message and reason is passed through `redact` once more, as the
@@ -15,7 +17,14 @@ import type { Change, Plan } from '../../core/model.js';
 import { redact } from '../../core/secrets.js';
 import { KIND_NAMES } from '../../kinds/index.js';
 import { address } from '../../plan/render/summary.js';
-import type { ApplyReport, Operation, OperationResult, Outcome } from './model.js';
+import {
+  type ApplyReport,
+  applyReportSchema,
+  type Operation,
+  type OperationResult,
+  type Outcome,
+  operationSchema,
+} from './model.js';
 import { failed } from './recovery.js';
 
 export const APPLY_REPORT_FORMAT_VERSION = 1 as const;
@@ -67,7 +76,7 @@ const resultSchema = z.strictObject({
   /** The planned change: a replacement is two operations, a create then a delete (or the reverse). */
   action: z.enum(['create', 'update', 'replace', 'delete']),
   /** What this entry sent. */
-  operation: z.enum(['create', 'update', 'delete']),
+  operation: operationSchema,
   /**
    * The id of the object operated on: the existing object's for an update or a delete; for a create,
    * the new object's as the re-read that proved it found it, else (not done) null.
@@ -130,23 +139,24 @@ export const applyReportDocumentSchema = z.strictObject({
 export type ApplyReportJson = z.output<typeof applyReportDocumentSchema>;
 type ResultJson = ApplyReportJson['results'][number];
 
-/** What the report does not know by itself: the caller's clock and exit code. */
-export interface ApplyReportMeta {
+/** What the report does not know by itself: the caller's clock and exit code (bounds: the document's). */
+const metaSchema = z.object({
   /** The exit code the command returns. */
-  exitCode: number;
+  exit_code: z.number(),
   /** Wall-clock milliseconds of the apply (from the caller's clock). */
-  durationMs: number;
+  duration_ms: z.number(),
   /** API calls made; default the applier's own count (`report.requests`). */
-  requests?: number;
-}
+  requests: z.number().optional(),
+});
+export type ApplyReportMeta = z.output<typeof metaSchema>;
 
-const OPERATION_ORDER: Record<Operation, number> = { create: 0, update: 1, delete: 2 };
+const operationOrder = (operation: Operation) => operationSchema.options.indexOf(operation);
 
 function compareResults(a: OperationResult, b: OperationResult): number {
   const byKind = KIND_NAMES.indexOf(a.change.kind) - KIND_NAMES.indexOf(b.change.kind);
   if (byKind !== 0) return byKind;
   if (a.change.key !== b.change.key) return a.change.key < b.change.key ? -1 : 1;
-  const byOperation = OPERATION_ORDER[a.operation] - OPERATION_ORDER[b.operation];
+  const byOperation = operationOrder(a.operation) - operationOrder(b.operation);
   if (byOperation !== 0) return byOperation;
   const [ia, ib] = [idOf(a) ?? '', idOf(b) ?? ''];
   return ia < ib ? -1 : ia > ib ? 1 : 0;
@@ -167,7 +177,7 @@ function outcomeJson(outcome: Outcome): Pick<ResultJson, 'outcome' | 'error' | '
         message: redact(outcome.message),
         ...(request === undefined ? {} : { method: request.method, path: redact(request.path) }),
         ...(request?.status === undefined ? {} : { status: request.status }),
-        ...(request?.serverMessage === undefined ? {} : { server_message: redact(request.serverMessage) }),
+        ...(request?.server_message === undefined ? {} : { server_message: redact(request.server_message) }),
       };
       return { outcome: 'failed', error };
     }
@@ -193,8 +203,8 @@ function resultJson(result: OperationResult): ResultJson {
   };
 }
 
-/** The apply report document of one environment (`format_version` 1), checked against its schema. */
-export function applyReportDocument(report: ApplyReport, meta: ApplyReportMeta): ApplyReportJson {
+/** The document of `report` (`format_version` 1): results in order, counted. */
+function encodeReport(report: ApplyReport, meta: ApplyReportMeta): ApplyReportJson {
   const results = [...report.results].sort(compareResults).map(resultJson);
   const outcomes = (outcome: ApplyOutcome) => results.filter((r) => r.outcome === outcome).length;
   const done = (operation: Operation) =>
@@ -205,11 +215,11 @@ export function applyReportDocument(report: ApplyReport, meta: ApplyReportMeta):
     address: address(problem),
     message: redact(problem.message),
   }));
-  const document: ApplyReportJson = {
+  return {
     format_version: APPLY_REPORT_FORMAT_VERSION,
-    exit_code: meta.exitCode,
+    exit_code: meta.exit_code,
     succeeded: refused.length === 0 && results.every((r) => r.outcome.startsWith('done')),
-    duration_ms: meta.durationMs,
+    duration_ms: meta.duration_ms,
     requests: meta.requests ?? report.requests ?? 0,
     summary: {
       operations: results.length,
@@ -227,8 +237,22 @@ export function applyReportDocument(report: ApplyReport, meta: ApplyReportMeta):
     results,
     refused,
   };
-  // The schema is the contract: a document that does not match it is a bug here, not output.
-  return applyReportDocumentSchema.parse(document);
+}
+
+/**
+ * The apply report's codec, one way (a report is written, never read back): the report in memory and
+ * what the caller knows of it, checked against their schemas (model.ts), encoded, and checked against
+ * the document's schema: the schema is the contract, a document that does not match it is a bug
+ * here, not output.
+ */
+const applyReportEncoder = z
+  .object({ report: applyReportSchema, meta: metaSchema })
+  .transform(({ report, meta }) => encodeReport(report, meta))
+  .pipe(applyReportDocumentSchema);
+
+/** The apply report document of one environment, checked against its schema. */
+export function applyReportDocument(report: ApplyReport, meta: ApplyReportMeta): ApplyReportJson {
+  return applyReportEncoder.parse({ report, meta });
 }
 
 /**

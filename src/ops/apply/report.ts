@@ -35,6 +35,10 @@ function line(result: OperationResult): string {
 
 const order = (r: OperationResult): [number, string] => [KIND_NAMES.indexOf(r.change.kind), r.change.key];
 
+/**
+ * The report: each operation, by kind (registry order) and key, the refused objects, then the
+ * summary line.
+ */
 export function renderApplyReport(report: ApplyReport): string {
   const sorted = [...report.results].sort((a, b) => {
     const [ka, na] = order(a);

@@ -134,8 +134,8 @@ const savedPlanCodec = z.codec(savedPlanJson, z.custom<{ plan: Plan; context: Sa
 export type SavedChange =
   | { action: 'create'; kind: KindName; key: string; after: Attributes }
   /**
-   * `after`: the whole object the update leaves (the file's `target`). `renamedFrom`: the key the
-   * live object had when planned (the plan's `renamed_from`), which its key may change from.
+   * `after`: the whole object the update leaves (the file's `target`). `renamed_from`: the key the
+   * live object had when planned, which its key may change from.
    */
   | {
       action: 'update' | 'replace';
@@ -144,7 +144,7 @@ export type SavedChange =
       id: string;
       fingerprint: string;
       after: Attributes;
-      renamedFrom?: string;
+      renamed_from?: string;
     }
   | {
       action: 'delete';
@@ -152,7 +152,7 @@ export type SavedChange =
       key: string;
       id: string;
       fingerprint: string;
-      duplicateOf?: string;
+      duplicate_of?: string;
     };
 
 export interface SavedPlan extends SavedPlanContext {
@@ -165,6 +165,7 @@ export interface SavedPlan extends SavedPlanContext {
   targets?: PlanTargets;
 }
 
+/** The saved plan file's text: `plan` and its `context`, encoded as `plan --out` writes them. */
 export function renderSavedPlan(plan: Plan, context: SavedPlanContext): string {
   return `${JSON.stringify(z.encode(savedPlanCodec, { plan, context }), null, 2)}\n`;
 }
@@ -202,18 +203,22 @@ function intentOf(change: Change): SavedChange {
       return { action: change.action, kind, key, after: change.after };
     case 'update':
     case 'replace': {
-      const { action, id, fingerprint, after, renamedFrom } = change;
+      const { action, id, fingerprint, after, renamed_from } = change;
       const intent = { action, kind, key, id, fingerprint, after };
-      return renamedFrom === undefined ? intent : { ...intent, renamedFrom };
+      return renamed_from === undefined ? intent : { ...intent, renamed_from };
     }
     case 'delete': {
-      const { action, id, fingerprint, duplicateOf } = change;
+      const { action, id, fingerprint, duplicate_of } = change;
       const intent = { action, kind, key, id, fingerprint };
-      return duplicateOf === undefined ? intent : { ...intent, duplicateOf };
+      return duplicate_of === undefined ? intent : { ...intent, duplicate_of };
     }
   }
 }
 
+/**
+ * The saved plan at `path`: each change's intent (what it would do is rebuilt at apply time:
+ * replan.ts), refused when too large, not JSON, or not a saved plan of this wafctl.
+ */
 export async function readSavedPlan(
   path: string,
   /** `cwd`: what a relative `path` is relative to (messages show `path` as given). */

@@ -4,10 +4,13 @@
  * "No changes." Every text produced is loaded back with the configuration loader before anyone sees
  * it: a file wafctl itself could not load would be a bug, and is reported as one.
  */
+import { join } from 'node:path';
 import type { ApiClient } from '../../api/index.js';
 import { MAX_FILE_BYTES } from '../../config/parse-yaml.js';
 import { formatProblem } from '../../config/problems.js';
 import { validateSources } from '../../config/validate-sources.js';
+import { usageError } from '../../core/errors.js';
+import { containsSecret, REDACTED } from '../../core/secrets.js';
 import type { Kind } from '../../kinds/index.js';
 import type { RemoteRecord } from '../../kinds/kind.js';
 import { readFamilies } from '../../kinds/read-families.js';
@@ -134,4 +137,20 @@ export function assertLoadable(files: readonly ExportFile[]): ExportFile[] {
     throw new Error(`the exported configuration does not load:\n${problems}`);
   }
   return oversized;
+}
+
+/**
+ * The export is configuration: printed (`dir` undefined) with the token replaced by [REDACTED], it
+ * would silently plan to a change, and written into `dir` it would put the token in git. Either is
+ * refused, naming the line, unless redaction was asked for: `redact` names how (`--redact-secrets`).
+ */
+export function assertNoToken(files: readonly ExportFile[], dir: string | undefined, redact: string): void {
+  for (const { name, text } of files) {
+    if (!containsSecret(text)) continue;
+    const line = text.split('\n').findIndex(containsSecret) + 1;
+    const action = dir === undefined ? 'print the export' : `write ${join(dir, name)}`;
+    throw usageError(
+      `refusing to ${action}: the live state holds the API token${line > 0 ? ` (line ${line})` : ''}, which an export must neither show as ${REDACTED} nor write out. Pass ${redact} to export it redacted on purpose (it will then not plan to no changes).`,
+    );
+  }
 }

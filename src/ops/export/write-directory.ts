@@ -55,7 +55,7 @@ async function checkTarget(dir: string, root: string, file: ExportFile, force: b
   if (basename(file.name) !== file.name || dirname(path) !== root) {
     throw new Error(`export file name ${JSON.stringify(file.name)} is not a plain file name`);
   }
-  // The command refused this already, naming the line (cli/export.ts); a file must never hold it.
+  // assertNoToken (export.ts) refused this already, naming the line; a file must never hold it.
   if (containsSecret(file.text)) {
     throw usageError(`refusing to write ${shown}: it would contain the API token`);
   }

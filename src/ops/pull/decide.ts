@@ -149,6 +149,7 @@ export interface PullDecision {
   adopted: number;
 }
 
+/** The id of an object among the declared ones: its kind and natural key. */
 export const declaredKey = (kind: KindName, key: string): string => `${kind}\u0000${key}`;
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -273,7 +274,7 @@ function listEdits(input: {
 function liveFields(change: Change): Attributes | undefined {
   if (change.action === 'update' || change.action === 'replace') {
     const keyFields =
-      change.renamedFrom === undefined
+      change.renamed_from === undefined
         ? []
         : (KINDS.find((kind) => kind.name === change.kind)?.keyFields ?? []);
     return Object.fromEntries(
@@ -422,6 +423,10 @@ function keptEdits(
   return target.file;
 }
 
+/**
+ * What to change in the files so that they say what is live (see above): each file's edits, the
+ * objects left alone for a conflict, the changes kept in an environment's own path, and the counts.
+ */
 export function decidePull(input: PullInput): PullDecision {
   const decision: PullDecision = {
     edits: new Map(),

@@ -6,7 +6,8 @@
  * the environment's own path when that declaration is shared (decide.ts), so it needs every
  * declaration of an object in path order (`declarationChains`), the environment's last path (where
  * new overlay entries, removals of shared objects and adopted objects go: `lastPathTarget`), and
- * which other environments read a file (`sharedWith`).
+ * which other environments read a file (`sharedWith`); `withDeclarations` gives each declared object
+ * what follows from them.
  */
 import { stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
@@ -19,7 +20,7 @@ import { type EnvironmentSpec, environmentPath, PROJECT_FILE, type Project } fro
 import { formatPath } from '../../config/yaml-path.js';
 import type { Kind } from '../../kinds/index.js';
 import { fileNameOf } from '../export/export.js';
-import { type AdoptTarget, type Declaration, declaredKey } from './decide.js';
+import { type AdoptTarget, type Declaration, type DeclaredObject, declaredKey } from './decide.js';
 import type { NodePath } from './model.js';
 
 /** One path of the environment, in order: the files the load read from it. */
@@ -180,8 +181,67 @@ function declareList(found: EnvironmentDeclarations, kind: Kind, at: DocumentAt)
 }
 
 /** The declarations merged as the overlay merges them: a later one's top-level fields win. */
-export function mergedRaw(chain: readonly Declaration[]): Record<string, unknown> {
+function mergedRaw(chain: readonly Declaration[]): Record<string, unknown> {
   return mergedFields(chain.map(({ raw }) => raw));
+}
+
+/** Where `withDeclarations` puts what leaves an environment's shared paths, and who shares a file. */
+interface EnvironmentPlaces {
+  /** Where new entries of a kind go in the environment's own (last) path. */
+  target: (kind: Kind) => Promise<AdoptTarget>;
+  /** The other environments that read a file. */
+  sharedWith: (file: string) => readonly string[];
+}
+
+/**
+ * The declared objects of an environment, with every declaration in path order (`declarations`,
+ * `raw` merged, each in an earlier path marked with the other environments that read it), where a
+ * change kept out of a shared path goes (`own`: the object's declaration in the last path, else a
+ * new overlay entry there), and how each leaves the files when deleted live (`removal`): an object
+ * whose last declaration is in an earlier path is removed by a `remove: true` entry in the last path,
+ * one whose last declaration overrides an earlier one by turning that override into the removal; an
+ * object only the last path declares is removed as without environments.
+ */
+export async function withDeclarations(
+  declared: Map<string, DeclaredObject>,
+  kinds: readonly Kind[],
+  layered: EnvironmentDeclarations,
+  places: EnvironmentPlaces,
+): Promise<void> {
+  const byName = new Map(kinds.map((kind) => [kind.name as string, kind]));
+  const targets = new Map<string, AdoptTarget>();
+  const targetOf = async (kind: Kind) => {
+    const target = targets.get(kind.name) ?? (await places.target(kind));
+    targets.set(kind.name, target);
+    return target;
+  };
+  for (const [id, object] of declared) {
+    const chain = layered.chains.get(id);
+    const kind = byName.get(object.kind);
+    const own = chain?.at(-1);
+    if (chain === undefined || kind === undefined || own === undefined) continue;
+    // The loader's location and this reading's must be the same declaration.
+    if (own.location.file !== object.location.file || own.location.path !== object.location.path) continue;
+    object.declarations = chain.map(({ location, raw, layer }) => {
+      const shared = layer < layered.lastLayer ? places.sharedWith(location.file) : [];
+      return { location, raw, ...(shared.length > 0 ? { sharedWith: shared } : {}) };
+    });
+    if (chain.length > 1) object.raw = mergedRaw(chain);
+    if (own.layer === layered.lastLayer) {
+      object.own = { op: 'declared' };
+      // (A singleton is never deleted live: it always exists on the server.)
+      if (chain.length > 1 && !kind.singleton) object.removal = { op: 'override', keep: kind.keyFields };
+      continue;
+    }
+    const target = await targetOf(kind);
+    if (kind.singleton) {
+      object.own = { op: 'section', target };
+      continue;
+    }
+    const key = Object.fromEntries(kind.keyFields.map((field) => [field, object.raw[field]]));
+    object.own = { op: 'append', target, key };
+    object.removal = { op: 'append', target, entry: { ...key, [REMOVE]: true } };
+  }
 }
 
 /**

@@ -27,3 +27,12 @@ export interface ValueOrigin {
   line: number;
   col: number;
 }
+
+/** One file a pull changes: its text before and after the edits. */
+export interface FileChange {
+  file: string;
+  before: string;
+  after: string;
+  /** The file did not exist: `--adopt` creates it. */
+  created: boolean;
+}

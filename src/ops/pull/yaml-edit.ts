@@ -17,7 +17,7 @@ import {
   renderPair,
   replacement,
 } from './yaml-render.js';
-import { dashes, locate, type Place, parse, rangeOf, Source, type Step } from './yaml-source.js';
+import { dashes, locate, type Place, rangeOf, Source, type Step } from './yaml-source.js';
 
 export { valueOrigin, YamlEditError } from './yaml-source.js';
 
@@ -47,7 +47,7 @@ class Editor {
   readonly groups = new Map<unknown, Group>();
 
   constructor(readonly s: Source) {
-    this.docs = parse(s);
+    this.docs = s.documents;
     for (const doc of this.docs) {
       const [error] = doc.errors;
       if (error) this.s.fail(error.pos[0], `the file is not valid YAML: ${error.message.split('\n')[0]}`);

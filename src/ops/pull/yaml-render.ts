@@ -30,6 +30,7 @@ export interface Layout {
 /** As export: short lists of scalars inline (`users: [u-1, u-2]`), longer ones one per line. */
 const MAX_FLOW_LIST_CHARS = 60;
 
+/** Whether `value` is written as a scalar (null included), not as a mapping or a sequence. */
 export function isScalarValue(value: unknown): boolean {
   return value === null || typeof value !== 'object';
 }

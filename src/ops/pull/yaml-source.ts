@@ -163,7 +163,10 @@ export class Source {
     const colon = this.text.indexOf(':', keyEnd);
     return { flow, seqItem: false, col: this.col(rangeOf(parent)[0]), after: this.afterProps(colon + 1) };
   }
-  /** The text's documents with their source tokens, parsed on first use (the line counter with them). */
+  /**
+   * The text's documents with their source tokens, parsed on first use (the line counter with them);
+   * read only (an editor splices the text, never the tree).
+   */
   get documents(): Document.Parsed[] {
     if (this.parsed === undefined) {
       const options = { ...SCHEMA_OPTIONS, keepSourceTokens: true, lineCounter: this.lineCounter };
@@ -173,11 +176,7 @@ export class Source {
   }
 }
 
-/** The documents of `source`; read only (an editor splices the text, never the tree). */
-export function parse(source: Source): Document.Parsed[] {
-  return source.documents;
-}
-
+/** The start and end offsets of `node` in the text ([0, 0] for no node). */
 export function rangeOf(node: unknown): [number, number] {
   const [start = 0, end = start] = isNode(node) ? (node.range ?? []) : [];
   return [start, end];
@@ -244,7 +243,7 @@ export function valueOrigin(
 ): ValueOrigin | undefined {
   const s = typeof text === 'string' ? new Source(text) : text;
   const source = s.text;
-  const doc = parse(s)[document];
+  const doc = s.documents[document];
   if (!doc) return undefined;
   const shared = new Set<string>();
   visit(doc, { Alias: (_, alias) => void shared.add(alias.source) });

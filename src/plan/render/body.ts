@@ -207,6 +207,7 @@ function changedSet(out: Lines, depth: number, label: string, before: unknown[],
   out.push({ sign: ' ', depth, text: ']' });
 }
 
+/** The signed lines of one change's body, members shown by username where `usernames` names them. */
 export function changeBody(shown: Change, usernames?: Readonly<Record<string, string>>): BodyLine[] {
   const change = withMemberNames(shown, usernames);
   const out: Lines = [];
@@ -236,7 +237,7 @@ export function changeBody(shown: Change, usernames?: Readonly<Record<string, st
       const pad = padLabels(['id', ...changed]);
       out.push({ sign: ' ', depth: 0, text: `${pad('id')} = ${json(change.id)} -> (known after apply)` });
       for (const field of changed) {
-        const note = change.forcedBy.includes(field) ? '# forces replacement' : undefined;
+        const note = change.forced_by.includes(field) ? '# forces replacement' : undefined;
         fieldLines(out, 0, pad(field), change.before, change.after, field, note);
       }
       if (changed.length < fields.length)

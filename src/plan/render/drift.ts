@@ -18,17 +18,19 @@ const DESCRIBE: Record<Change['action'], (c: Change) => string> = {
   update: (c) => `${fields(c)} ${c.fields.length === 1 ? 'differs' : 'differ'}`,
   replace: (c) => `${fields(c)} differ (apply would replace it)`,
   delete: (c) =>
-    c.action === 'delete' && c.duplicateOf !== undefined
-      ? `a duplicate of id ${printable(c.duplicateOf)} (apply would delete it)`
+    c.action === 'delete' && c.duplicate_of !== undefined
+      ? `a duplicate of id ${printable(c.duplicate_of)} (apply would delete it)`
       : 'not in the configuration (apply would delete it)',
 };
 
+/** The drift report's first line: no drift, or how many objects differ from the configuration. */
 export function driftHeadline(plan: Plan): string {
   const n = driftCount(plan);
   if (n === 0) return 'No drift: the firewall matches the configuration.';
   return `Drift detected: ${n} ${n === 1 ? 'object differs' : 'objects differ'} from the configuration.`;
 }
 
+/** The drift report as text: the headline, its warnings and sections, one line per drifted object. */
 export function renderTextDrift(
   plan: Plan,
   /** The command that shows the full diff (the same PATHs and environment); default `wafctl plan`. */

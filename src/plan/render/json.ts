@@ -11,10 +11,12 @@ import { PLAN_FORMAT_VERSION, type PlanJson, planDocumentSchema } from '../../co
 
 export { PLAN_FORMAT_VERSION } from '../../core/plan-document.js';
 
+/** The plan as the JSON document of the contract (`format_version` first). */
 export function planToJson(plan: Plan): PlanJson {
   return z.encode(planDocumentSchema, { format_version: PLAN_FORMAT_VERSION, ...plan });
 }
 
+/** The JSON plan as written: indented by two spaces, with a final newline. */
 export function renderJsonPlan(plan: Plan): string {
   return `${JSON.stringify(planToJson(plan), null, 2)}\n`;
 }

@@ -181,6 +181,7 @@ function addWarnings(budget: Budget, warnings: readonly SafetyWarning[], reserve
   );
 }
 
+/** The plan as a pull-request comment in markdown, within `maxChars` characters. */
 export function renderMarkdownPlan(plan: Plan, options: MarkdownOptions = {}): string {
   const s = plan.summary;
   const budget = new Budget(options.maxChars ?? MARKDOWN_MAX_CHARS);

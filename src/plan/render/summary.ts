@@ -37,10 +37,11 @@ export const address = (change: Pick<Change, 'kind' | 'key'>): string =>
 
 /** Why an object is destroyed when it is not a prune, e.g. ` (duplicate of 12)`; else empty. */
 const deleteReason = (change: Change): string =>
-  change.action === 'delete' && change.duplicateOf !== undefined
-    ? ` (duplicate of ${printable(change.duplicateOf)})`
+  change.action === 'delete' && change.duplicate_of !== undefined
+    ? ` (duplicate of ${printable(change.duplicate_of)})`
     : '';
 
+/** `ADDRESS will be created`: a change's address and what happens to it (a duplicate's delete says so). */
 export const headline = (change: Change): string =>
   `${address(change)} ${VERB[change.action]}${deleteReason(change)}`;
 
@@ -50,10 +51,10 @@ export const headline = (change: Change): string =>
  */
 export function renamedFromText(change: Change): string | undefined {
   if (change.action !== 'update' && change.action !== 'replace') return undefined;
-  if (change.renamedFrom === undefined) return undefined;
-  const from = `renamed from ${printable(JSON.stringify(change.renamedFrom))}`;
+  if (change.renamed_from === undefined) return undefined;
+  const from = `renamed from ${printable(JSON.stringify(change.renamed_from))}`;
   if (change.action === 'update') return from;
-  return `${from}: cannot be renamed in place: the API does not update ${change.forcedBy.map(printable).join(', ')}`;
+  return `${from}: cannot be renamed in place: the API does not update ${change.forced_by.map(printable).join(', ')}`;
 }
 
 /** `kind.key: message`, a note on one object. */
@@ -88,6 +89,7 @@ export function planLine(plan: Plan): string {
 
 export const NO_CHANGES = 'No changes. The firewall matches the configuration.';
 
+/** What a safety warning says: the deletes of a kind above the limit, which apply refuses without --force. */
 export function warningLine(w: SafetyWarning): string {
   const lost = w.deletes - w.duplicates;
   const percent = Math.round((lost * 100) / w.existing);
@@ -95,7 +97,7 @@ export function warningLine(w: SafetyWarning): string {
     w.duplicates > 0
       ? ` (and ${w.duplicates} ${w.duplicates === 1 ? 'duplicate' : 'duplicates'}, not counted)`
       : '';
-  return `the plan deletes ${lost} of ${w.existing} existing ${w.kind} objects (${percent}%)${duplicates}, above the safety limit of ${w.maxDeletePercent}%; apply refuses this without --force.`;
+  return `the plan deletes ${lost} of ${w.existing} existing ${w.kind} objects (${percent}%)${duplicates}, above the safety limit of ${w.max_delete_percent}%; apply refuses this without --force.`;
 }
 
 /**
@@ -105,7 +107,7 @@ export function warningLine(w: SafetyWarning): string {
 export function duplicatesLines(plan: Pick<Plan, 'changes'>): string[] {
   const byKind = new Map<string, number>();
   for (const change of plan.changes) {
-    if (change.action !== 'delete' || change.duplicateOf === undefined) continue;
+    if (change.action !== 'delete' || change.duplicate_of === undefined) continue;
     byKind.set(change.kind, (byKind.get(change.kind) ?? 0) + 1);
   }
   return [...byKind].map(
@@ -165,6 +167,7 @@ export function unmanagedLine(plan: Plan, name: (address: string) => string = (a
   return `${head}: ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}.`;
 }
 
+/** The actions the plan's changes use, in the order create, update, delete, replace. */
 export const actionsUsed = (plan: Plan): Action[] =>
   (['create', 'update', 'delete', 'replace'] as const).filter((a) =>
     plan.changes.some((c) => c.action === a),

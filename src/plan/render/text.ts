@@ -41,6 +41,7 @@ const IMPACT_STYLE: Record<ImpactClass, Style> = {
   reduces_audit: 'yellow',
 };
 
+/** The plan as text for a terminal (coloured when `options.color`): warnings first, then every change. */
 export function renderTextPlan(plan: Plan, options: TextOptions): string {
   // The CLI has already decided (TTY, NO_COLOR, --no-color); styleText must not second-guess it.
   const paint = (style: Style, text: string) =>

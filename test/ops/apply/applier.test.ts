@@ -112,7 +112,7 @@ describe('an apply killed outright', () => {
     const [, created] = (await f.api.applicationRules.list()).map((r) => r.id);
     // The new copy equals the configuration and survives; the old one is the duplicate.
     expect(healing.changes).toEqual([
-      expect.objectContaining({ action: 'delete', id: old, duplicateOf: created }),
+      expect.objectContaining({ action: 'delete', id: old, duplicate_of: created }),
     ]);
     await converge(f, desired);
   });
@@ -243,7 +243,7 @@ describe('two applies of one plan at the same time', () => {
     const healing = await planLive(f.api, desired);
     expect(
       healing.changes.map((c) =>
-        c.action === 'delete' ? `delete ${c.key} (duplicate of ${c.duplicateOf})` : c.action,
+        c.action === 'delete' ? `delete ${c.key} (duplicate of ${c.duplicate_of})` : c.action,
       ),
     ).toEqual([
       expect.stringMatching(/^delete shop\.example\.com\/a \(duplicate of \d+\)$/),

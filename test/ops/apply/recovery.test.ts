@@ -21,7 +21,7 @@ const request = (status: number) => ({
   method: 'POST',
   path: '/x',
   status,
-  serverMessage: 'Error creating rules',
+  server_message: 'Error creating rules',
 });
 
 const garbled = () =>

@@ -172,7 +172,7 @@ describe('a saved plan written before changes carried `objects`', () => {
     const path = join(dir, 'old.json');
     await writeFile(path, JSON.stringify({ ...OLD_PLAN_DOCUMENT, ...OLD_CONTEXT }, null, 2));
     const saved = await readSavedPlan(path);
-    expect(saved.changes.map((c) => [c.action, c.key, 'after' in c ? c.after : c.duplicateOf])).toEqual([
+    expect(saved.changes.map((c) => [c.action, c.key, 'after' in c ? c.after : c.duplicate_of])).toEqual([
       ['create', 'new', { name: 'new', description: '', users: [] }],
       ['update', 'ops', { name: 'ops', description: 'b', users: ['u2'] }],
       ['delete', 'ops', 'g-1'],
@@ -295,7 +295,7 @@ describe('replanSavedPlan', () => {
     const strict = { safety: { maxDeletePercent: 50, minExisting: 3 } };
     const saved = await roundTrip(plan, context(scope, strict));
     expect((await replan(saved)).warnings).toEqual([
-      { kind: 'group', deletes: 2, duplicates: 0, existing: 3, maxDeletePercent: 50 },
+      { kind: 'group', deletes: 2, duplicates: 0, existing: 3, max_delete_percent: 50 },
     ]);
   });
 
@@ -308,7 +308,7 @@ describe('replanSavedPlan', () => {
     const other = saved.changes.find((c) => c.key === 'other');
     const team = saved.changes.find((c) => c.key === 'team-a');
     if (team?.action !== 'delete' || other?.action !== 'delete') throw new Error('expected two deletes');
-    team.duplicateOf = other.id;
+    team.duplicate_of = other.id;
     const error = await replan(saved).catch((e: Error) => e);
     expect((error as Error).message).toBe(
       [
@@ -328,7 +328,7 @@ describe('replanSavedPlan', () => {
     const update = saved.changes[0];
     if (update?.action !== 'update') throw new Error('expected an update');
     update.after = { ...update.after, name: 'other-outside' };
-    update.renamedFrom = 'team-a';
+    update.renamed_from = 'team-a';
     const error = await replan(saved).catch((e: Error) => e);
     expect((error as Error).message).toContain(
       `  group.team-a (id ${team.id}) (its new state) is outside the manage scope the plan records`,

@@ -58,7 +58,7 @@ describe('a duplicate delete', () => {
     };
     await writeFile(path, renderSavedPlan(duplicatePlan(), context));
     const { changes } = await readSavedPlan(path);
-    expect(changes.map((c) => [c.action, c.action === 'delete' ? c.duplicateOf : undefined])).toEqual([
+    expect(changes.map((c) => [c.action, c.action === 'delete' ? c.duplicate_of : undefined])).toEqual([
       ['delete', '42'],
       ['delete', undefined],
     ]);

@@ -149,7 +149,7 @@ describe('data in a human-readable plan or drift report', () => {
       'replace',
       'update',
     ]);
-    expect(p.changes.some((c) => c.action === 'delete' && c.duplicateOf === `n-1${EVIL}`)).toBe(true);
+    expect(p.changes.some((c) => c.action === 'delete' && c.duplicate_of === `n-1${EVIL}`)).toBe(true);
     expect(p.problems).toHaveLength(1);
 
     const text = renderTextPlan(p, { color: false });

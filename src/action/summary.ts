@@ -1,0 +1,37 @@
+/** The job summary of apply and pull (pure); plan and drift put their markdown there instead. */
+import type { Invocation } from './invocation.js';
+
+/** The most of a command's log the job summary holds: its head and its tail, the middle elided. */
+export const SUMMARY_LOG_LIMIT = 60_000;
+
+/**
+ * The job summary of apply and pull: a heading with the outcome, and the command's log as text,
+ * without terminal colours.
+ */
+export function commandSummary(run: Invocation, code: number, hasChanges: boolean, log: string): string {
+  const where = run.environments.length === 1 ? ` (${run.environments[0]})` : '';
+  const outcome =
+    code === 0 ? 'succeeded' : code === 3 ? 'refused by fail-on (exit 3)' : `failed (exit ${code})`;
+  const lines = [`### wafctl ${run.command}${where}: ${outcome}`, ''];
+  if (run.command === 'apply') lines.push(`Changes: ${hasChanges ? 'yes' : 'none'}`, '');
+  let text = stripColours(log).trimEnd();
+  if (text.length > SUMMARY_LOG_LIMIT) {
+    const half = SUMMARY_LOG_LIMIT / 2;
+    const elided = text.length - SUMMARY_LOG_LIMIT;
+    text = `${text.slice(0, half)}\n[... ${elided} characters left out: the whole log is in the step's output ...]\n${text.slice(-half)}`;
+  }
+  if (text !== '') {
+    // A fence longer than any run of backticks in the log, so the log cannot close it.
+    const longest = (text.match(/`+/g) ?? []).reduce((most, run) => Math.max(most, run.length), 2);
+    const fence = '`'.repeat(longest + 1);
+    lines.push(`${fence}text`, text, fence, '');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const ESC = String.fromCharCode(27);
+const COLOURS = new RegExp(`${ESC}\\[[0-9;]*[A-Za-z]`, 'g');
+
+function stripColours(text: string): string {
+  return text.replace(COLOURS, '');
+}

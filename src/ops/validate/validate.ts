@@ -1,0 +1,79 @@
+/**
+ * `validate`: the offline checks of a configuration, as the CLI reports them (cli/validate.ts: the
+ * text line, or `--format json`) and the library gives them (the same JSON): the number of files
+ * and of each family's objects, or every problem. Invalid configuration is an outcome, not an error.
+ * With environments, each one selected is validated in turn, in the order wafctl.yaml declares them.
+ */
+import { ConfigError, type ConfigProblem } from '../../config/problems.js';
+import type { EnvironmentSpec } from '../../config/project.js';
+import { declaredObjects } from '../../config/schema.js';
+import type { LoadedConfig } from '../../config/validate-sources.js';
+import { plural } from '../../core/text.js';
+import { KINDS, type Section } from '../../kinds/index.js';
+import { countOf } from '../export/document.js';
+
+/** What `validate --format json` prints for one configuration. */
+export type ValidationJson =
+  | ({ valid: true; files: number } & Record<Section, number>)
+  | { valid: false; problems: ConfigProblem[]; skipped?: string[] };
+
+/** One configuration's validation: its JSON, and the text the CLI prints (stdout if valid, else stderr). */
+export interface ValidationOutcome {
+  json: ValidationJson;
+  text: string;
+}
+
+/** The validation of what `load` loads: a `ConfigError` is its problems; anything else is thrown. */
+export async function validationOf(load: () => Promise<LoadedConfig>): Promise<ValidationOutcome> {
+  try {
+    const { state, files } = await load();
+    const families = KINDS.map((kind) => ({ kind, count: declaredObjects(state, kind).length }));
+    const counts = Object.fromEntries(families.map(({ kind, count }) => [kind.section, count]));
+    // A singleton section (settings) is named when declared, not counted.
+    const shown = families
+      .filter(({ kind, count }) => !kind.singleton || count > 0)
+      .map(({ kind, count }) =>
+        kind.singleton ? kind.section.replaceAll('_', ' ') : countOf(kind.section, count),
+      );
+    return {
+      json: { valid: true, files: files.length, ...(counts as Record<Section, number>) },
+      text: `Configuration is valid: ${[plural(files.length, 'file'), ...shown].join(', ')}.`,
+    };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const skipped = error.skipped.length === 0 ? {} : { skipped: error.skipped };
+    return { json: { valid: false, problems: error.problems, ...skipped }, text: error.message };
+  }
+}
+
+/** One environment's validation. */
+export interface EnvironmentValidation {
+  name: string;
+  outcome: ValidationOutcome;
+}
+
+/** Validates each of `environments`, one at a time (each reads its own files), in their order. */
+export async function validateEnvironments(
+  environments: readonly EnvironmentSpec[],
+  load: (environment: EnvironmentSpec) => Promise<LoadedConfig>,
+): Promise<EnvironmentValidation[]> {
+  const validations: EnvironmentValidation[] = [];
+  for (const environment of environments) {
+    validations.push({ name: environment.name, outcome: await validationOf(() => load(environment)) });
+  }
+  return validations;
+}
+
+/** What `validate --format json` prints with environments: whether all are valid, and each one's. */
+export interface EnvironmentsValidationJson {
+  valid: boolean;
+  environments: Record<string, ValidationJson>;
+}
+
+/** The JSON of environments' validations. */
+export function environmentsJson(validations: readonly EnvironmentValidation[]): EnvironmentsValidationJson {
+  return {
+    valid: validations.every(({ outcome }) => outcome.json.valid),
+    environments: Object.fromEntries(validations.map(({ name, outcome }) => [name, outcome.json])),
+  };
+}
