@@ -5,12 +5,16 @@
 // are kept (for readable stack traces: renaming them saved no time). BENCHMARKS.md ("Start-up: the
 // single-file build") has the measurements behind both choices.
 //
+// The library (`import { plan } from 'wafctl'`, src/library/index.ts) is one more entry,
+// dist/index.mjs, and its declarations are written to dist/types/ (`libraryDeclarations` below).
+//
 // Options, for measuring the alternatives only: --one-file (no chunks: everything in dist/<out>.mjs),
 // --minify=all|syntax|none (default syntax), --outdir=DIR (default dist).
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import ts from 'typescript';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -19,6 +23,8 @@ const ENTRIES = [
   { in: 'src/cli/main.ts', out: 'wafctl' },
   // The GitHub Action (action.yml `runs.main`): it runs dist/wafctl.mjs beside it.
   { in: 'src/action/main.ts', out: 'action' },
+  // The library: `import { validate, plan, drift, apply, exportState } from 'wafctl'` (docs/library.md).
+  { in: 'src/library/index.ts', out: 'index' },
 ];
 
 const option = (name, fallback) =>
@@ -95,3 +101,49 @@ for (const file of result.outputFiles) {
   writeFileSync(file.path, text);
   if (text.startsWith('#!')) chmodSync(file.path, 0o755);
 }
+
+/**
+ * The library's declarations, dist/types/*.d.ts: each file of src/library/ that index.ts reaches,
+ * emitted on its own (`transpileDeclaration`: every export declares its type, as
+ * `isolatedDeclarations` requires, so nothing is inferred from the layers below). Whatever they
+ * import must be another file of src/library/: a type of zod, yaml or of a lower layer would break a
+ * consumer that installs only the package (no node_modules of ours), so the build fails on one. The
+ * documents' types come from the JSON Schemas (src/library/documents.ts, scripts/library-types.mjs).
+ */
+function libraryDeclarations() {
+  const dir = resolve(root, 'src/library');
+  const emitted = new Map();
+  const pending = ['index.ts'];
+  const problems = [];
+  while (pending.length > 0) {
+    const name = pending.shift();
+    const declarations = name.replace(/\.ts$/, '.d.ts');
+    if (emitted.has(declarations)) continue;
+    const { outputText, diagnostics } = ts.transpileDeclaration(readFileSync(resolve(dir, name), 'utf8'), {
+      fileName: name,
+      reportDiagnostics: true,
+      compilerOptions: { module: ts.ModuleKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true },
+    });
+    for (const diagnostic of diagnostics ?? []) {
+      const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
+      problems.push(
+        `src/library/${name}:${line + 1}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`,
+      );
+    }
+    for (const { fileName } of ts.preProcessFile(outputText, true, true).importedFiles) {
+      if (/^\.\/[\w-]+\.js$/.test(fileName)) pending.push(fileName.slice(2).replace(/\.js$/, '.ts'));
+      else
+        problems.push(
+          `src/library/${name}: its declarations import ${fileName}, which the package does not ship`,
+        );
+    }
+    emitted.set(declarations, outputText);
+  }
+  if (problems.length > 0) throw new Error(`the library's declarations:\n${problems.join('\n')}`);
+  const types = resolve(outdir, 'types');
+  rmSync(types, { recursive: true, force: true });
+  mkdirSync(types, { recursive: true });
+  for (const [name, text] of emitted) writeFileSync(resolve(types, name), text);
+}
+
+libraryDeclarations();

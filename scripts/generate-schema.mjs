@@ -1,11 +1,14 @@
 // Writes the JSON Schemas under schemas/ from the zod schemas (run by `npm run schema`, which builds
 // first): the configuration's (wafctl.schema.json) and those of the JSON outputs (the plan, the drift
-// report, the apply report, the pull report). A test fails when a committed file differs from what the schemas generate.
+// report, the comparison, the apply report, the pull report). A test fails when a committed file
+// differs from what the schemas generate.
 import { writeFileSync } from 'node:fs';
 import { buildJsonSchema } from '../dist/config/json-schema.js';
 import {
+  buildCompareJsonSchema,
   buildDriftJsonSchema,
   buildPlanJsonSchema,
+  COMPARE_SCHEMA_FILE,
   DRIFT_SCHEMA_FILE,
   PLAN_SCHEMA_FILE,
 } from '../dist/core/document-schemas.js';
@@ -16,6 +19,7 @@ const files = {
   'wafctl.schema.json': buildJsonSchema(),
   [PLAN_SCHEMA_FILE]: buildPlanJsonSchema(),
   [DRIFT_SCHEMA_FILE]: buildDriftJsonSchema(),
+  [COMPARE_SCHEMA_FILE]: buildCompareJsonSchema(),
   [APPLY_REPORT_SCHEMA_FILE]: buildApplyReportJsonSchema(),
   [PULL_REPORT_SCHEMA_FILE]: buildPullReportJsonSchema(),
 };

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Proof that the published package runs: pack the built tree (run `npm run build` first; .ci/run runs
 # this after `npm test`), install the tarball into an empty directory with no network, and run the
-# installed `wafctl`: `--version`, then a plan of examples/config/ on the embedded emulator. The
+# installed `wafctl`: `--version`, then a plan of examples/config/ on the embedded emulator; then the
+# library (`import { plan } from 'wafctl'`, scripts/pack-proof-library.mjs): run against an emulator
+# the installed CLI serves, its documents equal to the CLI's `--format json`, and its declarations
+# type-checked by a strict TypeScript consumer that has nothing installed but the tarball. The
 # bundle inlines every dependency, so the install must bring wafctl and nothing else; and the package
 # has no install script (`preinstall`, `install`, `postinstall`, `prepare`: npm warns about them, and
 # a security tool that runs code when installed is one more thing to audit), so installing it runs
@@ -17,7 +20,9 @@ fail() {
 }
 
 cd "$repo"
-[[ -f dist/wafctl.mjs ]] || fail "dist/wafctl.mjs is missing: run npm run build first"
+for built in dist/wafctl.mjs dist/index.mjs dist/types/index.d.ts; do
+  [[ -f "$built" ]] || fail "$built is missing: run npm run build first"
+done
 version="$(node -p 'require("./package.json").version')"
 
 # --ignore-scripts: `prepack` would build again; the tree was just built.
@@ -25,7 +30,7 @@ tarball="$(npm pack --ignore-scripts --silent --pack-destination "$work")"
 echo "pack-proof: $tarball, $(du -k "$work/$tarball" | cut -f1) KiB"
 shipped="$(tar -tzf "$work/$tarball")"
 echo "pack-proof: $(wc -l <<<"$shipped") files"
-if grep -Ev '^package/(package\.json|README\.md|LICENSE|dist/wafctl\.mjs|dist/chunks/[^/]+\.mjs|schemas/[^/]+\.json)$' <<<"$shipped"; then
+if grep -Ev '^package/(package\.json|README\.md|LICENSE|dist/wafctl\.mjs|dist/index\.mjs|dist/types/[^/]+\.d\.ts|dist/chunks/[^/]+\.mjs|schemas/[^/]+\.json)$' <<<"$shipped"; then
   fail "the files above should not ship"
 fi
 
@@ -59,3 +64,7 @@ echo "pack-proof: wafctl --version: $printed"
 plan="$(npx --offline --no -- wafctl plan --url embedded "$repo/examples/config")" || fail "wafctl plan exited $?"
 grep -q '^Plan: [0-9]* to add' <<<"$plan" || fail "wafctl plan printed no plan: $plan"
 echo "pack-proof: wafctl plan --url embedded examples/config: $(grep '^Plan: ' <<<"$plan")"
+
+# The library, from the installed package alone (the check above: node_modules holds wafctl only).
+node "$repo/scripts/pack-proof-library.mjs" "$repo" "$repo/examples/config" ||
+  fail "the library's proof failed (above)"

@@ -13,6 +13,9 @@ const manifest = JSON.parse(read('package.json')) as {
   scripts: Record<string, string>;
   dependencies?: Record<string, string>;
   bin: Record<string, string>;
+  exports: Record<string, unknown>;
+  types: string;
+  files: string[];
 };
 
 /** The scripts npm runs when it installs a package (and warns about, npm 11: "install scripts"). */
@@ -35,6 +38,27 @@ describe('package.json', () => {
   it('depends on nothing at run time: the bundle inlines every library', () => {
     expect(manifest.dependencies).toBeUndefined();
     expect(manifest.bin).toEqual({ wafctl: 'dist/wafctl.mjs' });
+  });
+
+  it('exports the library (docs/library.md): the bundle and its declarations, which ship', () => {
+    expect(manifest.exports['.']).toEqual({ types: './dist/types/index.d.ts', import: './dist/index.mjs' });
+    expect(manifest.types).toBe('./dist/types/index.d.ts');
+    expect(manifest.files).toEqual(expect.arrayContaining(['dist/index.mjs', 'dist/types/']));
+    // The declarations are generated with the build (scripts/build.mjs), and the document types in
+    // them with the JSON Schemas (`npm run schema`).
+    expect(read('scripts/build.mjs')).toContain("{ in: 'src/library/index.ts', out: 'index' }");
+    expect(manifest.scripts.schema).toMatch(/node scripts\/library-types\.mjs$/);
+  });
+
+  it('the package proof runs the installed library and type-checks a consumer of its declarations', () => {
+    const proof = read('scripts/pack-proof.sh');
+    expect(proof).toMatch(/dist\/index\\\.mjs\|dist\/types\//);
+    expect(proof).toContain('node "$repo/scripts/pack-proof-library.mjs" "$repo"');
+    const library = read('scripts/pack-proof-library.mjs');
+    expect(library).toContain("from 'wafctl'");
+    expect(library).toContain('skipLibCheck: false');
+    expect(library).toContain('types: []'); // no @types of any kind: only the tarball's declarations
+    expect(library).toContain('@ts-expect-error'); // declarations that were `any` would fail the check
   });
 
   it('the package proof checks the packed package.json and the warnings of an offline install', () => {

@@ -1,0 +1,115 @@
+/**
+ * wafctl as a library: `import { validate, plan, drift, apply, exportState } from 'wafctl'`
+ * (docs/library.md). Each function runs the operations the CLI's command runs and gives the document
+ * that command prints with `--format json`. The caller injects what the CLI takes from the process:
+ * the directory, the variables, the connection (or the environment of wafctl.yaml to work on), a
+ * signal, the clock and where notes go. Nothing is printed, nothing exits, `process` is never read.
+ *
+ * Every export declares its type in src/library/ (types.ts; documents.ts, generated from the JSON
+ * Schemas): the package ships these declarations, and they need nothing else installed.
+ */
+import { applyConfiguration } from './apply.js';
+import { isWafctlError as isOwnError } from './context.js';
+import type { ApplyReport, DriftDocument, PlanDocument } from './documents.js';
+import { exportFiles } from './export.js';
+import { driftDocument, planDocument } from './plan.js';
+import type {
+  ApplyOptions,
+  ConfigurationOptions,
+  EnvironmentsValidationDocument,
+  ExportedState,
+  ExportOptions,
+  PlanOptions,
+  ValidationDocument,
+  WafctlErrorLike,
+} from './types.js';
+import { validateConfiguration } from './validate.js';
+
+export type {
+  ApplyReport,
+  ApplyResult,
+  DriftDocument,
+  PlanChange,
+  PlanDocument,
+  PlanSummary,
+} from './documents.js';
+export type {
+  AbortSignalLike,
+  ApplyChoices,
+  ApplyOptions,
+  Clock,
+  ConfigurationOptions,
+  ConfigurationProblem,
+  ConnectionSettings,
+  EnvironmentsValidationDocument,
+  ErrorCode,
+  ExportChoices,
+  ExportedFile,
+  ExportedState,
+  ExportOptions,
+  FailOnClass,
+  FamilySection,
+  FirewallConnection,
+  FirewallTarget,
+  InvalidDocument,
+  LeftOutObject,
+  PlanOptions,
+  RunOptions,
+  SelectionOptions,
+  SignInConnection,
+  TokenConnection,
+  ValidationDocument,
+  ValidDocument,
+  WafctlErrorLike,
+} from './types.js';
+
+/**
+ * Checks the configuration offline, as `wafctl validate --format json`: `{ valid: true, files,
+ * <family>: count, ... }` or `{ valid: false, problems }`; with environments declared in the root's
+ * wafctl.yaml, `{ valid, environments: { NAME: ... } }` (every one, or `environment` alone, as
+ * `--env NAME`). Throws only for what is not a configuration problem (a usage error, an unreadable
+ * directory).
+ */
+export function validate(
+  options: ConfigurationOptions,
+): Promise<ValidationDocument | EnvironmentsValidationDocument> {
+  return validateConfiguration(options);
+}
+
+/**
+ * Plans the configuration against the live firewall, as `wafctl plan --format json` (with
+ * `environment`, as `wafctl plan --env NAME --format json`). Throws a `CONFIG_INVALID` error (with
+ * `problems`) for an invalid configuration, and the API's errors.
+ */
+export function plan(options: PlanOptions): Promise<PlanDocument> {
+  return planDocument(options);
+}
+
+/** Reports drift, as `wafctl drift --format json`: the plan document with `drift` and `objects`. */
+export function drift(options: PlanOptions): Promise<DriftDocument> {
+  return driftDocument(options);
+}
+
+/**
+ * Plans and applies, as `wafctl apply --format json` (the CLI's workflow, ops/apply/workflow.ts):
+ * gives the apply report. Without `confirm`, applies as `--auto-approve`; a refusal at the gate
+ * (`failOn`, the safety threshold, objects that could not be planned) or a declined `confirm` gives
+ * the report of what was not applied and why. Throws for an invalid configuration or options, and
+ * when the firewall cannot be read.
+ */
+export function apply(options: ApplyOptions): Promise<ApplyReport> {
+  return applyConfiguration(options);
+}
+
+/**
+ * Exports the live state as the files `wafctl export --dir DIR` writes (one per family, loaded back
+ * before they are given); writes them into `dir` only with `write: true`.
+ */
+export function exportState(options: ExportOptions): Promise<ExportedState> {
+  return exportFiles(options);
+}
+
+/** Whether `error` is one of wafctl's own errors: then `error.code` is stable (docs/library.md). */
+export function isWafctlError(error: unknown): error is WafctlErrorLike {
+  return isOwnError(error);
+}
