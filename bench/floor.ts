@@ -228,8 +228,10 @@ async function measureSize(
           };
           for (const [field, section] of SECTIONS) {
             const expected = content[field];
-            // The firewall also holds the built-in `admins` group (issue 30), which both sides read.
-            const remote = expected + (section === 'groups' ? BUILT_IN_GROUPS : 0);
+            // The firewall also holds the built-in `admins` group (issue 30), which both sides read
+            // when groups are declared; a rules-only size reads no group at all.
+            const read = section === 'groups' && expected > 0;
+            const remote = expected + (read ? BUILT_IN_GROUPS : 0);
             const got = report.counts[section] ?? { desired: 0, remote: 0 };
             if (got.desired !== expected || got.remote !== remote) {
               throw broken(
