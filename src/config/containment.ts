@@ -8,6 +8,7 @@
  * `lstat` per path checked, no recursion. Messages name the path as the user sees it, never the
  * link's target text.
  */
+import { realpathSync } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { ConfigError, type ConfigProblem } from './problems.js';
@@ -96,7 +97,8 @@ export async function containedPath(
   boundary: Boundary,
   kind: 'file' | 'directory',
 ): Promise<{ real: string } | { problem: ConfigProblem }> {
-  const real = await realpath(absolute);
+  // Synchronous: one realpath(3) in this thread, not a round trip through libuv's pool (~10x dearer per file).
+  const real = realpathSync.native(absolute);
   const rel = inside(boundary.real, real);
   if (rel === undefined) {
     const how = await howLinked(absolute);

@@ -31,7 +31,8 @@
  *   regular files before containment is checked (a `stat`, which reads nothing); the size limit is
  *   checked after it, so the size of a file outside is never printed either.
  */
-import { constants, open, readdir, stat } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { constants, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type Boundary, containedPath, lexicallyInside, pathBoundary, rootBoundary } from './containment.js';
 import { type Environment, withEnvironmentVars } from './env.js';
@@ -221,22 +222,24 @@ const NOT_REGULAR =
  */
 async function readConfigFile(file: ExpandedFile): Promise<{ text: string } | { problem: ConfigProblem }> {
   const refused = (message: string) => ({ problem: fileProblem(file.display, message) });
-  const info = await stat(file.absolute);
+  // Synchronous calls: the same checks in the same order, without six round trips through libuv's
+  // thread pool per file (most of the cost of reading a small file).
+  const info = statSync(file.absolute);
   if (!info.isFile()) return refused(NOT_REGULAR);
   const contained = await containedPath(file.display, file.absolute, file.boundary, 'file');
   if ('problem' in contained) return contained;
   if (info.size > MAX_FILE_BYTES) return { problem: tooLargeProblem(file.display, info.size) };
   // O_NONBLOCK: opening a FIFO that replaced the file since `stat` must not wait for a writer.
   // O_NOFOLLOW: the real path was checked; a link put in its place since is not followed.
-  const handle = await open(contained.real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  const fd = openSync(contained.real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   try {
-    const opened = await handle.stat();
+    const opened = fstatSync(fd);
     if (!opened.isFile()) return refused(NOT_REGULAR);
     const claimed = Math.min(opened.size, MAX_FILE_BYTES);
     const buffer = new Uint8Array(claimed + 1);
     let length = 0;
     while (length < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      const bytesRead = readSync(fd, buffer, length, buffer.length - length, length);
       if (bytesRead === 0) break;
       length += bytesRead;
     }
@@ -251,7 +254,7 @@ async function readConfigFile(file: ExpandedFile): Promise<{ text: string } | { 
     const { line, col, message } = decoded;
     return { problem: { file: file.display, line, col, path: '', message } };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
