@@ -20,10 +20,14 @@ const AFTER = rules([['a', '^/a-new'], ['b', '^/b'], ['c', '^/c'], ['d', '^/d'],
 const AFTER_KEYS = ['a', 'b', 'c', 'd', 'e', ...KEPT.map(([description]) => description)].sort();
 
 let firewall: TestFirewall;
-beforeEach(async () => {
-  // Each request takes 150 ms: a signal sent as a write starts lands while it is in flight.
-  firewall = await startTestFirewall({ latencyMs: 150 });
-});
+/**
+ * Each request takes 150 ms where timing is the point: a signal sent as a write starts lands while
+ * it is in flight, and two applies overlap. Elsewhere none: the latency only made the test wait.
+ */
+const withLatency = (latencyMs: number) =>
+  beforeEach(async () => {
+    firewall = await startTestFirewall({ latencyMs });
+  });
 afterEach(async () => {
   await firewall.close();
 });
@@ -71,6 +75,8 @@ async function interruptedApply(
 }
 
 describe('an apply interrupted by a signal', () => {
+  withLatency(150);
+
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
@@ -109,6 +115,8 @@ describe('an apply interrupted by a signal', () => {
 });
 
 describe('duplicates', () => {
+  withLatency(0);
+
   it('count neither as deletes nor as existing objects: a real loss beside them is still refused', async () => {
     const dir = await writeConfig({ 'rules.yaml': BEFORE });
     expect((await runCli(['apply', dir, '--auto-approve'], { env: firewall.env })).code).toBe(0);
@@ -144,6 +152,8 @@ describe('duplicates', () => {
 });
 
 describe('two applies at the same time', () => {
+  withLatency(150);
+
   it('leave no duplicate and no pending change once one more apply has run', async () => {
     const dir = await setUp();
     const both = await Promise.all(
