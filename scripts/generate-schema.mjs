@@ -1,7 +1,7 @@
 // Writes the JSON Schemas under schemas/ from the zod schemas (run by `npm run schema`, which builds
 // first): the configuration's (wafctl.schema.json) and those of the JSON outputs (the plan, the drift
-// report, the comparison, the apply report, the pull report). A test fails when a committed file
-// differs from what the schemas generate.
+// report, the comparison, the apply report, the pull report, the validation). A test fails when a
+// committed file differs from what the schemas generate.
 import { writeFileSync } from 'node:fs';
 import { buildJsonSchema } from '../dist/config/json-schema.js';
 import {
@@ -14,6 +14,7 @@ import {
 } from '../dist/core/document-schemas.js';
 import { APPLY_REPORT_SCHEMA_FILE, buildApplyReportJsonSchema } from '../dist/ops/apply/report-document.js';
 import { buildPullReportJsonSchema, PULL_REPORT_SCHEMA_FILE } from '../dist/ops/pull/report-document.js';
+import { buildValidationJsonSchema, VALIDATION_SCHEMA_FILE } from '../dist/ops/validate/document.js';
 
 const files = {
   'wafctl.schema.json': buildJsonSchema(),
@@ -22,6 +23,7 @@ const files = {
   [COMPARE_SCHEMA_FILE]: buildCompareJsonSchema(),
   [APPLY_REPORT_SCHEMA_FILE]: buildApplyReportJsonSchema(),
   [PULL_REPORT_SCHEMA_FILE]: buildPullReportJsonSchema(),
+  [VALIDATION_SCHEMA_FILE]: buildValidationJsonSchema(),
 };
 for (const [name, text] of Object.entries(files)) {
   const target = new URL(`../schemas/${name}`, import.meta.url);

@@ -125,7 +125,7 @@ export class DeclaredSources implements Iterable<SourceLocation> {
       if (earlier !== undefined) {
         const here = this.location(document.file, document.index, index, line, col);
         problems.push({
-          ...here,
+          ...locationOf(here),
           message: `duplicate ${kind.noun} "${key}": also declared at ${formatLocation(this.at(earlier))}`,
         });
         return;

@@ -1,7 +1,7 @@
 /**
  * JSON Schemas of wafctl's JSON outputs, generated from the zod schemas that write them (the plan,
  * the drift report, the comparison; the apply report's is in src/ops/apply/report-document.ts, the
- * pull report's in src/ops/pull/report-document.ts). Written to `schemas/` by `npm run schema`
+ * pull report's in src/ops/pull/report-document.ts, the validation's in src/ops/validate/document.ts). Written to `schemas/` by `npm run schema`
  * (scripts/generate-schema.mjs); a test fails when a committed file differs from what these generate.
  */
 import * as z from 'zod';

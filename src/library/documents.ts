@@ -259,6 +259,53 @@ export interface ApplyResult {
   reason?: string;
 }
 
+/**
+ * One configuration's validation: `wafctl validate --format json`.
+ */
+export type ValidationDocument = ValidDocument | InvalidDocument;
+
+/**
+ * A valid configuration: how many files, and how many objects of each family it declares.
+ */
+export interface ValidDocument {
+  valid: true;
+  files: number;
+  groups: number;
+  application_rules: number;
+  notifications: number;
+  schedules: number;
+  network_rule_settings: number;
+}
+/**
+ * An invalid configuration: every problem, and the checks they kept from running.
+ */
+export interface InvalidDocument {
+  valid: false;
+  problems: ConfigurationProblem[];
+  skipped?: string[];
+}
+/**
+ * A problem of a configuration, at its place.
+ */
+export interface ConfigurationProblem {
+  file: string;
+  line: number;
+  col: number;
+  path: string;
+  message: string;
+  hidden?: number;
+}
+
+/**
+ * With environments declared in wafctl.yaml: each one's validation, as `wafctl validate --format json`.
+ */
+export interface EnvironmentsValidationDocument {
+  valid: boolean;
+  environments: {
+    [k: string]: ValidationDocument;
+  };
+}
+
 /** A drift report: `wafctl drift --format json`; the plan document with `drift` and `objects`. */
 export type DriftDocument = PlanDocument & {
   /** Whether the firewall differs from the configuration: `objects > 0`. */

@@ -10,17 +10,21 @@
  */
 import { applyConfiguration } from './apply.js';
 import { isWafctlError as isOwnError } from './context.js';
-import type { ApplyReport, DriftDocument, PlanDocument } from './documents.js';
+import type {
+  ApplyReport,
+  DriftDocument,
+  EnvironmentsValidationDocument,
+  PlanDocument,
+  ValidationDocument,
+} from './documents.js';
 import { exportFiles } from './export.js';
 import { driftDocument, planDocument } from './plan.js';
 import type {
   ApplyOptions,
   ConfigurationOptions,
-  EnvironmentsValidationDocument,
   ExportedState,
   ExportOptions,
   PlanOptions,
-  ValidationDocument,
   WafctlErrorLike,
 } from './types.js';
 import { validateConfiguration } from './validate.js';
@@ -28,10 +32,15 @@ import { validateConfiguration } from './validate.js';
 export type {
   ApplyReport,
   ApplyResult,
+  ConfigurationProblem,
   DriftDocument,
+  EnvironmentsValidationDocument,
+  InvalidDocument,
   PlanChange,
   PlanDocument,
   PlanSummary,
+  ValidationDocument,
+  ValidDocument,
 } from './documents.js';
 export type {
   AbortSignalLike,
@@ -39,9 +48,7 @@ export type {
   ApplyOptions,
   Clock,
   ConfigurationOptions,
-  ConfigurationProblem,
   ConnectionSettings,
-  EnvironmentsValidationDocument,
   ErrorCode,
   ExportChoices,
   ExportedFile,
@@ -51,15 +58,12 @@ export type {
   FamilySection,
   FirewallConnection,
   FirewallTarget,
-  InvalidDocument,
   LeftOutObject,
   PlanOptions,
   RunOptions,
   SelectionOptions,
   SignInConnection,
   TokenConnection,
-  ValidationDocument,
-  ValidDocument,
   WafctlErrorLike,
 } from './types.js';
 

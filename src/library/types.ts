@@ -181,18 +181,6 @@ export interface ExportedState {
   oversized: string[];
 }
 
-/** A problem of a configuration, at its place: `validate --format json`'s `problems`. */
-export interface ConfigurationProblem {
-  file: string;
-  line: number;
-  col: number;
-  /** The YAML path of the value (`groups[0].name`), `''` for the file as a whole. */
-  path: string;
-  message: string;
-  /** Only on the entry that stands for a file's problems not listed (`N more problems ...`): how many. */
-  hidden?: number | undefined;
-}
-
 /** The families of the configuration, as its YAML sections name them. */
 export type FamilySection =
   | 'groups'
@@ -200,25 +188,6 @@ export type FamilySection =
   | 'notifications'
   | 'schedules'
   | 'network_rule_settings';
-
-/** One configuration's validation, as `validate --format json` prints it. */
-export type ValidationDocument = ValidDocument | InvalidDocument;
-
-/** A valid configuration: how many files, and how many objects of each family it declares. */
-export type ValidDocument = { valid: true; files: number } & { [section in FamilySection]: number };
-
-/** An invalid configuration: every problem, and the checks they kept from running. */
-export interface InvalidDocument {
-  valid: false;
-  problems: ConfigurationProblem[];
-  skipped?: string[] | undefined;
-}
-
-/** With environments declared in wafctl.yaml: each one's validation, as `validate --format json`. */
-export interface EnvironmentsValidationDocument {
-  valid: boolean;
-  environments: { [name: string]: ValidationDocument };
-}
 
 /** The stable codes of the errors the library throws (`error.code`; docs/library.md). */
 export type ErrorCode =

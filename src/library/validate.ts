@@ -10,17 +10,15 @@ import type { Section } from '../kinds/index.js';
 import { assertRootPaths, environmentNamed, noEnvironments } from '../ops/project.js';
 import { environmentsJson, validateEnvironments, validationOf } from '../ops/validate/validate.js';
 import { loadOptionsOf, type Same } from './context.js';
-import type {
-  ConfigurationOptions,
-  EnvironmentsValidationDocument,
-  FamilySection,
-  ValidationDocument,
-} from './types.js';
+import type { EnvironmentsValidationDocument, ValidationDocument, ValidDocument } from './documents.js';
+import type { ConfigurationOptions, FamilySection } from './types.js';
 
-// The public FamilySection (types.ts) is the registry's sections (kinds/index.ts): a family added
-// to the registry and not there fails here.
+// The public FamilySection (types.ts) is the registry's sections (kinds/index.ts), and a valid
+// document counts each of them: a family added to the registry and not there fails here.
 const sameSections: Same<FamilySection, Section> = true;
+const sameCounts: Same<keyof ValidDocument, 'valid' | 'files' | FamilySection> = true;
 void sameSections;
+void sameCounts;
 
 /** Validates the configuration at `options.paths`; the environments of a project. */
 export async function validateConfiguration(

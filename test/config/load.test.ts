@@ -360,3 +360,19 @@ describe('problems quote data escaped', () => {
     ]);
   });
 });
+
+describe('a duplicate natural key', () => {
+  it('is a problem with the fields of every problem, and none of the loader`s own', () => {
+    const text = 'groups:\n  - name: soc\n  - name: soc\n';
+    const result = validateSources([{ file: 'g.yaml', text }], { env: {} });
+    expect(result.ok ? [] : result.problems).toEqual([
+      {
+        file: 'g.yaml',
+        line: 3,
+        col: 5,
+        path: 'groups[1]',
+        message: expect.stringMatching(/^duplicate group "soc"/),
+      },
+    ]);
+  });
+});

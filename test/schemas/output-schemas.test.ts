@@ -1,8 +1,8 @@
 /**
  * The JSON Schemas of wafctl's JSON outputs (schemas/plan.schema.json, drift-report.schema.json,
- * compare.schema.json, apply-report.schema.json, pull-report.schema.json): committed exactly as the
- * zod schemas generate them, and real output (a plan, a drift report, a comparison, an apply, a pull
- * against the emulator) valid against them, checked by a real JSON Schema validator (ajv) as well as
+ * compare.schema.json, apply-report.schema.json, pull-report.schema.json, validation.schema.json):
+ * committed exactly as the zod schemas generate them, and real output (a plan, a drift report, a
+ * comparison, an apply, a pull against the emulator, a validation) valid against them, checked by a real JSON Schema validator (ajv) as well as
  * by the zod schemas themselves.
  */
 import { readFileSync } from 'node:fs';
@@ -39,6 +39,12 @@ import {
   PULL_REPORT_SCHEMA_FILE,
   pullReportDocumentSchema,
 } from '../../src/ops/pull/report-document.js';
+import {
+  buildValidationJsonSchema,
+  environmentsValidationSchema,
+  VALIDATION_SCHEMA_FILE,
+  validationDocumentSchema,
+} from '../../src/ops/validate/document.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
 import { EXAMPLES } from '../helpers/fixtures.js';
@@ -52,7 +58,11 @@ const GENERATED: Record<string, () => string> = {
   [COMPARE_SCHEMA_FILE]: buildCompareJsonSchema,
   [APPLY_REPORT_SCHEMA_FILE]: buildApplyReportJsonSchema,
   [PULL_REPORT_SCHEMA_FILE]: buildPullReportJsonSchema,
+  [VALIDATION_SCHEMA_FILE]: buildValidationJsonSchema,
 };
+
+/** The documents without a `format_version` (validate's has never had one). */
+const UNVERSIONED = new Set([VALIDATION_SCHEMA_FILE]);
 
 const committed = (file: string): Record<string, unknown> =>
   JSON.parse(readFileSync(join(SCHEMAS, file), 'utf8')) as Record<string, unknown>;
@@ -84,7 +94,8 @@ describe('schemas/ of the JSON outputs', () => {
       const schema = committed(file);
       expect(schema.$id).toBe(`https://github.com/wafctl/wafctl/schemas/${file}`);
       expect(schema.title).toMatch(/^wafctl /);
-      expect(JSON.stringify(schema)).toContain('"format_version":{"type":"number","const":1}');
+      if (!UNVERSIONED.has(file))
+        expect(JSON.stringify(schema)).toContain('"format_version":{"type":"number","const":1}');
     });
   }
 
@@ -187,6 +198,41 @@ describe('real output validates against the schemas', () => {
       not_adopted: ['group.hotfix'],
     });
     expect(validator(PULL_REPORT_SCHEMA_FILE)({ ...document, objects: { updated: -1 } })).toBe(false);
+  });
+
+  it('validate --format json: valid, invalid, and with environments', async () => {
+    const valid = await runCli(['validate', EXAMPLES, '--format', 'json']);
+    expect(valid.code, valid.stderr).toBe(0);
+    const validJson = JSON.parse(valid.stdout) as Record<string, unknown>;
+    expect(Object.keys(validJson).slice(0, 3)).toEqual(['valid', 'files', 'groups']);
+    expectValid(VALIDATION_SCHEMA_FILE, validJson);
+    expect(validator(VALIDATION_SCHEMA_FILE)({ ...validJson, groups: -1 })).toBe(false);
+
+    const dir = await writeConfig({
+      'wafctl.yaml': `environments:
+  one: {url: ${firewall.url}, token_env: TOKEN_ONE, paths: [base]}
+  two: {url: ${firewall.url}, token_env: TOKEN_TWO, paths: [base, two]}
+`,
+      'base/groups.yaml': 'groups:\n  - name: soc\n',
+      'two/groups.yaml': 'groups:\n  - name: soc\n  - name: x\n    bogus: 1\n',
+    });
+    const invalid = await runCli(['validate', join(dir, 'two'), '--format', 'json']);
+    expect(invalid.code).toBe(1);
+    const invalidJson = JSON.parse(invalid.stdout) as { problems: Record<string, unknown>[] };
+    expect(invalidJson.problems.length).toBeGreaterThan(0);
+    expectValid(VALIDATION_SCHEMA_FILE, invalidJson);
+    expect(validationDocumentSchema.safeParse(invalidJson).success).toBe(true);
+    const [problem] = invalidJson.problems;
+    expect(validator(VALIDATION_SCHEMA_FILE)({ ...invalidJson, problems: [{ ...problem, extra: 1 }] })).toBe(
+      false,
+    );
+
+    const environments = await runCli(['validate', dir, '--format', 'json']);
+    expect(environments.code).toBe(1);
+    const environmentsJson = JSON.parse(environments.stdout) as Record<string, unknown>;
+    expect(environmentsJson).toMatchObject({ valid: false, environments: { one: { valid: true } } });
+    expectValid(VALIDATION_SCHEMA_FILE, environmentsJson);
+    expect(environmentsValidationSchema.safeParse(environmentsJson).success).toBe(true);
   });
 
   /** Plans `dir` with `plan --out`, then applies that plan through the applier. */

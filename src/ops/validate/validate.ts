@@ -4,18 +4,22 @@
  * and of each family's objects, or every problem. Invalid configuration is an outcome, not an error.
  * With environments, each one selected is validated in turn, in the order wafctl.yaml declares them.
  */
-import { ConfigError, type ConfigProblem } from '../../config/problems.js';
+import { ConfigError } from '../../config/problems.js';
 import type { EnvironmentSpec } from '../../config/project.js';
 import { declaredObjects } from '../../config/schema.js';
 import type { LoadedConfig } from '../../config/validate-sources.js';
 import { plural } from '../../core/text.js';
-import { KINDS, type Section } from '../../kinds/index.js';
+import { KINDS } from '../../kinds/index.js';
 import { countOf } from '../export/document.js';
+import {
+  type EnvironmentsValidationJson,
+  environmentsValidationSchema,
+  problemJson,
+  type ValidationJson,
+  validationDocumentSchema,
+} from './document.js';
 
-/** What `validate --format json` prints for one configuration. */
-export type ValidationJson =
-  | ({ valid: true; files: number } & Record<Section, number>)
-  | { valid: false; problems: ConfigProblem[]; skipped?: string[] };
+export type { EnvironmentsValidationJson, ValidationJson };
 
 /** One configuration's validation: its JSON, and the text the CLI prints (stdout if valid, else stderr). */
 export interface ValidationOutcome {
@@ -36,13 +40,17 @@ export async function validationOf(load: () => Promise<LoadedConfig>): Promise<V
         kind.singleton ? kind.section.replaceAll('_', ' ') : countOf(kind.section, count),
       );
     return {
-      json: { valid: true, files: files.length, ...(counts as Record<Section, number>) },
+      json: validationDocumentSchema.parse({ valid: true, files: files.length, ...counts }),
       text: `Configuration is valid: ${[plural(files.length, 'file'), ...shown].join(', ')}.`,
     };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const skipped = error.skipped.length === 0 ? {} : { skipped: error.skipped };
-    return { json: { valid: false, problems: error.problems, ...skipped }, text: error.message };
+    const problems = error.problems.map(problemJson);
+    return {
+      json: validationDocumentSchema.parse({ valid: false, problems, ...skipped }),
+      text: error.message,
+    };
   }
 }
 
@@ -64,16 +72,11 @@ export async function validateEnvironments(
   return validations;
 }
 
-/** What `validate --format json` prints with environments: whether all are valid, and each one's. */
-export interface EnvironmentsValidationJson {
-  valid: boolean;
-  environments: Record<string, ValidationJson>;
-}
-
 /** The JSON of environments' validations. */
 export function environmentsJson(validations: readonly EnvironmentValidation[]): EnvironmentsValidationJson {
-  return {
+  // The schema is the contract: a document that does not match it is a bug here, not output.
+  return environmentsValidationSchema.parse({
     valid: validations.every(({ outcome }) => outcome.json.valid),
     environments: Object.fromEntries(validations.map(({ name, outcome }) => [name, outcome.json])),
-  };
+  });
 }
