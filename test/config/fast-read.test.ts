@@ -17,7 +17,7 @@ import { type ParsedDocument, parseYamlFile } from '../../src/config/parse-yaml.
 import { formatProblem } from '../../src/config/problems.js';
 import { type ValidationResult, validateSources } from '../../src/config/validate-sources.js';
 import { keyNodeAt, offsetOf, type YamlPath } from '../../src/config/yaml-path.js';
-import { seededRandom } from '../helpers/random.js';
+import { caseSeeds, replayHint, seededRandom } from '../helpers/random.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CORPUS = fileURLToPath(new URL('./corpus/', import.meta.url));
@@ -537,25 +537,6 @@ const NUMBERS = [
 ];
 
 type Random = () => number;
-
-/**
- * The seeds of a property test's cases: `count` seeds from 1, the same every run. With
- * WAFCTL_TEST_SEED set (the suite's order, CONTRIBUTING.md), a window of that seed's own, so a run
- * with another seed tries other cases; a failure names its seed, and the same WAFCTL_TEST_SEED
- * replays it.
- */
-function caseSeeds(count: number): number[] {
-  const suite = Number(process.env.WAFCTL_TEST_SEED);
-  const first = Number.isSafeInteger(suite) && suite > 0 ? 1 + (suite % 100_000) * 10_000 : 1;
-  return Array.from({ length: count }, (_, i) => first + i);
-}
-
-/** Where a property test's cases came from, for its failure message. */
-function replayHint(seeds: readonly number[]): string {
-  const suite = process.env.WAFCTL_TEST_SEED;
-  const from = `seeds ${seeds[0]}..${seeds.at(-1)}`;
-  return suite === undefined ? from : `${from}, WAFCTL_TEST_SEED=${suite}`;
-}
 
 function pick<T>(random: Random, from: readonly T[]): T {
   return from[Math.floor(random() * from.length)] as T;
