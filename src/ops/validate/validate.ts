@@ -19,8 +19,6 @@ import {
   validationDocumentSchema,
 } from './document.js';
 
-export type { EnvironmentsValidationJson, ValidationJson };
-
 /** One configuration's validation: its JSON, and the text the CLI prints (stdout if valid, else stderr). */
 export interface ValidationOutcome {
   json: ValidationJson;
