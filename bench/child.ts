@@ -22,6 +22,8 @@ async function run(job: Job): Promise<JobOutcome> {
       return (await import('./baseline-jobs.js')).deleteJob(job);
     case 'planner':
       return (await import('./planner-job.js')).plannerJob(job);
+    case 'rule-tests':
+      return (await import('./rule-tests-job.js')).ruleTestsJob(job);
   }
 }
 

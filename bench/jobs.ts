@@ -19,7 +19,9 @@ export type Job =
   /** Per-resource deletes: refresh each rule by id, then one DELETE per rule. */
   | { type: 'baseline-delete'; url: string; ids: string[] }
   /** The pure planner on synthetic objects, no HTTP. */
-  | { type: 'planner'; objects: number };
+  | { type: 'planner'; objects: number }
+  /** The rule evaluator on synthetic rules and requests, beside the naive loop on a sample. */
+  | { type: 'rule-tests'; rules: number; requests: number };
 
 export interface JobOutcome {
   /** Wall time of the phases, in order (module loading included where the job loads modules). */

@@ -10,6 +10,7 @@ export const SCENARIO_NAMES = [
   'planner',
   'cold-start',
   'emulator-page',
+  'rule-tests',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
@@ -27,6 +28,8 @@ export interface BenchOptions {
   planner: number;
   /** Spawns of `wafctl --version`; the median is reported. */
   runs: number;
+  /** Rule-tests scenario: application rules, and as many requests decided. */
+  ruleTests: number;
   scenarios: ScenarioName[];
   baseline: boolean;
   quick: boolean;
@@ -42,6 +45,7 @@ const FULL = {
   apply: 1_000,
   planner: 100_000,
   runs: 11,
+  ruleTests: 10_000,
 };
 /** Small enough for CI (the whole `npm run bench -- --quick` stays well under a minute on 2 cores). */
 const QUICK = {
@@ -52,6 +56,7 @@ const QUICK = {
   apply: 200,
   planner: 10_000,
   runs: 5,
+  ruleTests: 1_000,
 };
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -65,6 +70,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --apply N               apply scenarios: rules created, updated, deleted (default ${FULL.apply}, quick ${QUICK.apply})
   --planner N             planner scenario: objects on each side (default ${FULL.planner}, quick ${QUICK.planner})
   --runs N                cold-start scenario: spawns of \`wafctl --version\` (default ${FULL.runs}, quick ${QUICK.runs})
+  --rule-tests N          rule-tests scenario: N rules and N requests decided (default ${FULL.ruleTests}, quick ${QUICK.ruleTests})
   --scenario NAME         run only this scenario (repeatable): ${SCENARIO_NAMES.join(', ')}
   --list-shape SHAPE      application-rule list rows: full (default) or single-action, where every
                           listed rule must be read again with GET-one (the spec's strictest reading)
@@ -136,6 +142,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | undefined 
     apply: integerFlag('apply', values.apply, preset.apply, 1),
     planner: integerFlag('planner', values.planner, preset.planner, 1),
     runs: integerFlag('runs', values.runs, preset.runs, 1),
+    ruleTests: integerFlag('rule-tests', values['rule-tests'], preset.ruleTests, 1),
     scenarios: scenarios.length > 0 ? scenarios : [...SCENARIO_NAMES],
     baseline: !values['no-baseline'],
     quick: values.quick ?? false,
@@ -158,6 +165,7 @@ function parse(argv: readonly string[]) {
       apply: { type: 'string' },
       planner: { type: 'string' },
       runs: { type: 'string' },
+      'rule-tests': { type: 'string' },
       scenario: { type: 'string', multiple: true },
       'list-shape': { type: 'string' },
       'no-baseline': { type: 'boolean' },

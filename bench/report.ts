@@ -185,6 +185,29 @@ export function targets(results: readonly ScenarioResult[]): Target[] {
       met: max < 100,
     });
   }
+  out.push(...ruleTestTargets(byName.get('rule-tests')));
+  return out;
+}
+
+/** Issue 43: decide >= 10,000 requests per second, >= 10x the naive loop. */
+function ruleTestTargets(result: ScenarioResult | undefined): Target[] {
+  if (result === undefined) return [];
+  const perSecond = result.n / (result.wafctl.wallMs / 1000);
+  const out: Target[] = [
+    {
+      what: 'rule-tests: >= 10,000 requests/s (compile included)',
+      measured: `${fmt(Math.round(perSecond))}/s`,
+      met: perSecond >= 10_000,
+    },
+  ];
+  if (result.baseline) {
+    const speedup = result.baseline.wallMs / result.wafctl.wallMs;
+    out.push({
+      what: 'rule-tests: >= 10x faster than the naive loop (extrapolated from a sample)',
+      measured: `${speedup.toFixed(0)}x`,
+      met: speedup >= 10,
+    });
+  }
   return out;
 }
 

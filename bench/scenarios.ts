@@ -160,6 +160,35 @@ function coldStartScenario(options: BenchOptions): ScenarioResult {
   };
 }
 
+/**
+ * The rule evaluator (issue 43): wafctl's compileRules + decide for every request, and the naive loop
+ * (every rule for every request, each expression compiled as it goes) measured on a sample of the
+ * requests and extrapolated per request to all of them.
+ */
+async function ruleTestsScenario(options: BenchOptions): Promise<ScenarioResult> {
+  const n = options.ruleTests;
+  const result = await runInChild({ type: 'rule-tests', rules: n, requests: n }, undefined);
+  check('rule-tests', result, { rules: n, requests: n, disagreements: 0 });
+  const sample = result.counts.sample ?? 0;
+  const compile = result.phases.compile ?? 0;
+  const decide = result.phases.decide ?? 0;
+  const naive = result.phases.naive ?? 0;
+  const outcomes = Object.entries(result.counts)
+    .filter(([name]) => name.startsWith('outcome '))
+    .map(([name, count]) => `${name.slice('outcome '.length)} ${fmt(count)}`)
+    .join(', ');
+  const hosts = Math.ceil(n / 100);
+  return {
+    name: 'rule-tests',
+    n,
+    detail: `${fmt(n)} rules on ${fmt(hosts)} hosts (1% on a glob host) x ${fmt(n)} requests (${outcomes}); baseline: the naive loop, measured on ${fmt(sample)} requests and extrapolated to ${fmt(n)} (same outcomes on the sample)`,
+    wafctl: { wallMs: compile + decide, phases: { compile, decide } },
+    ...(options.baseline
+      ? { baseline: { wallMs: (naive / sample) * n, phases: { [`naive, ${fmt(sample)} requests`]: naive } } }
+      : {}),
+  };
+}
+
 /** The emulator alone: how long one page of the largest size takes to serve (issue 3's speed item). */
 const PAGE_SIZE = 1_000;
 
@@ -213,5 +242,7 @@ export function runScenario(name: ScenarioName, options: BenchOptions): Promise<
       return Promise.resolve(coldStartScenario(options));
     case 'emulator-page':
       return emulatorPageScenario(options);
+    case 'rule-tests':
+      return ruleTestsScenario(options);
   }
 }
