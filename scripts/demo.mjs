@@ -1,5 +1,6 @@
-// The demo: validate examples/config/, then plan, apply, plan again and check drift against an emulator
-// started in-process for each command (--url embedded), sharing one state file between commands.
+// The demo: validate examples/config/ and run its rule tests (both offline), then plan, apply, plan
+// again and check drift against an emulator started in-process for each command (--url embedded),
+// sharing one state file between commands.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ const bold = process.stdout.isTTY && !process.env.NO_COLOR ? (s) => `\u001b[1m${
 
 const steps = [
   ['Validate the configuration (offline)', ['validate', 'examples/config/'], [0]],
+  ['Test the rules against sample requests (offline)', ['test', 'examples/config/'], [0]],
   ['Plan against an empty firewall', ['plan', 'examples/config/', ...connection], [0]],
   ['Apply it', ['apply', 'examples/config/', '--auto-approve', ...connection], [0]],
   ['Plan again: nothing left to do', ['plan', 'examples/config/', '--detailed-exitcode', ...connection], [0]],

@@ -1,7 +1,7 @@
 // Writes the JSON Schemas under schemas/ from the zod schemas (run by `npm run schema`, which builds
 // first): the configuration's (wafctl.schema.json) and those of the JSON outputs (the plan, the drift
-// report, the comparison, the apply report, the pull report, the validation). A test fails when a
-// committed file differs from what the schemas generate.
+// report, the comparison, the apply report, the pull report, the validation, the rule-test report).
+// A test fails when a committed file differs from what the schemas generate.
 import { writeFileSync } from 'node:fs';
 import { buildJsonSchema } from '../dist/config/json-schema.js';
 import {
@@ -12,6 +12,7 @@ import {
   DRIFT_SCHEMA_FILE,
   PLAN_SCHEMA_FILE,
 } from '../dist/core/document-schemas.js';
+import { buildTestReportJsonSchema, TEST_REPORT_SCHEMA_FILE } from '../dist/core/test-document.js';
 import { APPLY_REPORT_SCHEMA_FILE, buildApplyReportJsonSchema } from '../dist/ops/apply/report-document.js';
 import { buildPullReportJsonSchema, PULL_REPORT_SCHEMA_FILE } from '../dist/ops/pull/report-document.js';
 import { buildValidationJsonSchema, VALIDATION_SCHEMA_FILE } from '../dist/ops/validate/document.js';
@@ -24,6 +25,7 @@ const files = {
   [APPLY_REPORT_SCHEMA_FILE]: buildApplyReportJsonSchema(),
   [PULL_REPORT_SCHEMA_FILE]: buildPullReportJsonSchema(),
   [VALIDATION_SCHEMA_FILE]: buildValidationJsonSchema(),
+  [TEST_REPORT_SCHEMA_FILE]: buildTestReportJsonSchema(),
 };
 for (const [name, text] of Object.entries(files)) {
   const target = new URL(`../schemas/${name}`, import.meta.url);

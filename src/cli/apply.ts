@@ -7,11 +7,19 @@
  * opens the connections; the workflow itself is src/ops/apply/workflow.ts, given the run's I/O.
  */
 import { Command, Option } from 'commander';
+import type { LoadedConfig } from '../config/validate-sources.js';
 import { usageError, WafctlError } from '../core/errors.js';
-import { CHANGES_TRUST, type FailOnClass, IMPACT_CLASSES } from '../core/model.js';
+import {
+  CHANGES_TRUST,
+  FAILS_TESTS,
+  type FailOnClass,
+  IMPACT_CLASSES,
+  type PlanTrust,
+} from '../core/model.js';
+import type { BehaviourTests } from '../ops/apply/replan.js';
 import type { ApplyIo, ApplySettings, ApplySource, LoadedEnvironment } from '../ops/apply/workflow.js';
 import { DEFAULT_BATCH_SIZE, DEFAULT_PARALLELISM, SIGNAL_EXIT_CODES } from '../ops/defaults.js';
-import type { EnvironmentConnection } from '../ops/project.js';
+import type { EnvironmentConnection, LoadTarget } from '../ops/project.js';
 import type { ApplyOutput } from './apply-output.js';
 import type { InterruptSignal, Io } from './io.js';
 import {
@@ -24,7 +32,7 @@ import {
   type SelectionFlags,
 } from './options.js';
 import { colorEnabled, writeErr } from './output.js';
-import type { TrustFlags } from './workspace.js';
+import type { TrustFlags, Workspace } from './workspace.js';
 
 export interface ApplyFlags extends ConnectionFlags, SelectionFlags, TrustFlags {
   format: 'text' | 'json';
@@ -70,7 +78,7 @@ export function applyCommand(io: Io, done: (code: number) => void): Command {
       .option('--force', 'apply even when deletes exceed the safety threshold')
       .option(
         '--fail-on <CLASS,...>',
-        `apply nothing and exit 3 when a change has one of these security impact classes: ${IMPACT_CLASSES.join(', ')}; or ${CHANGES_TRUST}: the work tree changes what --trusted-ref pins`,
+        `apply nothing and exit 3 when a change has one of these security impact classes: ${IMPACT_CLASSES.join(', ')}; or ${CHANGES_TRUST}: the work tree changes what --trusted-ref pins; or ${FAILS_TESTS}: a rule test does not pass after the plan`,
         parseFailOn,
       )
       .option(
@@ -222,7 +230,7 @@ async function loadSource(
   const { baseUrlInUse } = await import('./planning.js');
   const saved = await readSavedPlan(flags.plan, { cwd: io.cwd });
   // With --plan, the PATHs (default: the current directory) give the policy it is judged by.
-  const { policy, trust, environment } = await savedPlanJudge(io, roots, flags);
+  const { policy, trust, tests, environment } = await savedPlanJudge(io, roots, flags);
   const differ = recordedPolicyDiffers(saved, policy);
   if (differ.length > 0) {
     const from = trust === undefined ? 'the configuration' : `the trusted ref ${trust.ref}`;
@@ -233,7 +241,8 @@ async function loadSource(
   }
   const here = baseUrlInUse(flags, io.env, environment);
   if (here !== undefined) assertMadeAgainst(saved, here);
-  return { source: { from: 'saved', saved, policy, trust, environment: environment?.name }, environment };
+  const source: ApplySource = { from: 'saved', saved, policy, trust, tests, environment: environment?.name };
+  return { source, environment };
 }
 
 /**
@@ -258,25 +267,56 @@ async function askToApply(io: Io, prompt: Io['stdout']): Promise<number | undefi
 
 /**
  * What `apply --plan FILE` is judged by and where it connects: the policy in force (the trusted ref's,
- * or the configuration's at PATHs), never the settings the file records, whoever wrote them; with
+ * or the configuration's at PATHs), never the settings the file records, whoever wrote them, and with
+ * `--fail-on fails_tests` the configuration's rule tests, never the Behaviour the file records; with
  * `--env NAME`, that environment's policy and connection (a root with environments needs one).
  */
 async function savedPlanJudge(io: Io, paths: readonly string[], flags: ApplyFlags) {
   const { selectWorkspace } = await import('./environments.js');
-  const { policyInForce, assertTrustGate } = await import('./workspace.js');
+  const { assertTrustGate } = await import('./workspace.js');
   const { planPolicy } = await import('./planning.js');
   const { selected, workspace } = await selectWorkspace(io, paths, flags, 'apply');
   assertTrustGate(workspace, flags.failOn);
   const target = { paths, environment: selected?.environment };
-  const { policy, trust } = await policyInForce(io, workspace, target).catch(async (error: unknown) => {
-    const { ConfigError } = await import('../config/problems.js');
-    if (error instanceof ConfigError) {
-      writeErr(
-        io,
-        `Note: apply --plan judges the saved plan by the policy of the configuration (settings.firewall_actions, settings.safety, manage), read from ${paths.join(' ')}: give the configuration's PATH (apply --plan ${flags.plan} config/), or --trusted-ref.`,
-      );
-    }
-    throw error;
-  });
-  return { policy: planPolicy(policy), trust, environment: selected?.connection };
+  const tested = flags.failOn?.includes(FAILS_TESTS) === true;
+  const { policy, trust, tests } = await judgeInForce(io, workspace, target, tested).catch(
+    async (error: unknown) => {
+      const { ConfigError } = await import('../config/problems.js');
+      if (error instanceof ConfigError) {
+        const what = tested ? 'policy and rule tests' : 'policy';
+        const fields = 'settings.firewall_actions, settings.safety, manage, tests';
+        writeErr(
+          io,
+          `Note: apply --plan judges the saved plan by the ${what} of the configuration (${fields}), read from ${paths.join(' ')}: give the configuration's PATH (apply --plan ${flags.plan} config/), or --trusted-ref.`,
+        );
+      }
+      throw error;
+    },
+  );
+  return { policy: planPolicy(policy), trust, tests, environment: selected?.connection };
+}
+
+/**
+ * The policy in force, and when `tested` (`--fail-on fails_tests`) the configuration's rule tests.
+ * The tests run on the live rules with the plan's changes, whose extra targets and operators
+ * (`settings.extra_*`, not policy) only the whole configuration holds: so with the flag the whole
+ * configuration is loaded, as a fresh apply loads it (its objects validated, its variables read);
+ * without it only the policy is, so that objects can neither fail nor leak.
+ */
+async function judgeInForce(
+  io: Io,
+  workspace: Workspace,
+  target: LoadTarget,
+  tested: boolean,
+): Promise<{ policy: LoadedConfig; trust?: PlanTrust | undefined; tests?: BehaviourTests | undefined }> {
+  const { policyInForce, loadWorkspaceConfig } = await import('./workspace.js');
+  if (!tested) return policyInForce(io, workspace, target);
+  const { config, trust } = await loadWorkspaceConfig(io, workspace, target);
+  if (config.state.tests.length === 0) return { policy: config, trust };
+  const { catalogExtensions } = await import('../config/rule-catalog-settings.js');
+  return {
+    policy: config,
+    trust,
+    tests: { tests: config.state.tests, extensions: catalogExtensions(config.state) },
+  };
 }

@@ -74,7 +74,8 @@ async function compare(
   const { PROJECT_FILE } = await import('../config/project.js');
   const { planOptions } = await import('../ops/refresh.js');
   const { comparePlan, desiredSide } = await import('../ops/compare/compare.js');
-  const { openWorkspace, loadWorkspaceConfig } = await import('./workspace.js');
+  const { openWorkspace, loadWorkspaceConfig, assertNoBehaviourGate } = await import('./workspace.js');
+  assertNoBehaviourGate('compare', flags.failOn);
   const workspace = await openWorkspace(io, paths, flags);
   const { project, root } = workspace;
   if (project === undefined) {

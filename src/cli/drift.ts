@@ -49,6 +49,8 @@ export function driftCommand(io: Io, done: (code: number) => void): Command {
 }
 
 async function drift(paths: string[], flags: DriftFlags, io: Io): Promise<number> {
+  const { assertNoBehaviourGate } = await import('./workspace.js');
+  assertNoBehaviourGate('drift', flags.failOn);
   const { severalEnvironments } = await import('./environments.js');
   const several = await severalEnvironments(io, paths, flags, 'drift');
   if (several !== undefined) {

@@ -1,7 +1,13 @@
 /** Option sets shared by several commands, declared once so their help text never drifts apart. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../api/timeouts.js';
-import { CHANGES_TRUST, FAIL_ON_CLASSES, type FailOnClass, IMPACT_CLASSES } from '../core/model.js';
+import {
+  CHANGES_TRUST,
+  FAIL_ON_CLASSES,
+  FAILS_TESTS,
+  type FailOnClass,
+  IMPACT_CLASSES,
+} from '../core/model.js';
 import { didYouMean } from '../core/suggest.js';
 import { printable } from '../core/text.js';
 import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown-limits.js';
@@ -99,7 +105,7 @@ export function parsePositiveInt(name: string) {
 export const FORMATS = ['text', 'markdown', 'json'] as const;
 
 /**
- * `--fail-on CLASS[,CLASS]`, repeatable: the security impact classes that make plan, drift and apply
+ * `--fail-on CLASS[,CLASS]`, repeatable: the classes (FAIL_ON_CLASSES) that make plan, drift and apply
  * exit 3 (apply then writes nothing). Underscores or dashes, any case.
  */
 export function parseFailOn(value: string, previous: FailOnClass[] = []): FailOnClass[] {
@@ -130,12 +136,16 @@ export function parseMaxChars(value: string): number {
   return n;
 }
 
-/** The policy and size options shared by plan and drift. */
-export function addReviewOptions(command: Command): Command {
+/**
+ * The policy and size options shared by plan, drift and compare; `behaviour`: the command has a
+ * Behaviour section (plan), so `--fail-on` offers its class (drift and compare refuse it).
+ */
+export function addReviewOptions(command: Command, { behaviour = false } = {}): Command {
+  const tests = behaviour ? `; or ${FAILS_TESTS}: a rule test does not pass after the plan` : '';
   return command
     .option(
       '--fail-on <CLASS,...>',
-      `exit 3 when a change has one of these security impact classes: ${IMPACT_CLASSES.join(', ')}; or ${CHANGES_TRUST}: the work tree changes what --trusted-ref pins`,
+      `exit 3 when a change has one of these security impact classes: ${IMPACT_CLASSES.join(', ')}; or ${CHANGES_TRUST}: the work tree changes what --trusted-ref pins${tests}`,
       parseFailOn,
     )
     .option(
@@ -152,7 +162,7 @@ export function addReviewOptions(command: Command): Command {
 export function addTrustOption(command: Command): Command {
   return command.option(
     '--trusted-ref <REF>',
-    "read wafctl.yaml's connections, the variables allow-list, settings.firewall_actions, settings.safety and manage from this git ref (e.g. origin/main), not from the work tree (env: WAFCTL_TRUSTED_REF)",
+    "read wafctl.yaml's connections, the variables allow-list, settings.firewall_actions, settings.safety, manage and the rule tests that judge a plan from this git ref (e.g. origin/main), not from the work tree (env: WAFCTL_TRUSTED_REF)",
   );
 }
 

@@ -43,6 +43,7 @@ export function planCommand(io: Io, done: (code: number) => void): Command {
               `also save the plan (JSON) for \`apply --plan\`; with several environments, ${ENV_PLACEHOLDER} in FILE is each one's name`,
             )
             .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are'),
+          { behaviour: true },
         ),
       ),
     ),

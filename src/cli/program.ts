@@ -19,6 +19,7 @@ import { planCommand } from './plan.js';
 import { pullCommand } from './pull.js';
 import { reportError } from './report-error.js';
 import { endRun } from './run-scope.js';
+import { testCommand } from './test.js';
 import { validateCommand } from './validate.js';
 import { packageVersion } from './version.js';
 
@@ -80,6 +81,7 @@ export function buildProgram(
   );
   for (const command of [
     validateCommand,
+    testCommand,
     planCommand,
     applyCommand,
     driftCommand,

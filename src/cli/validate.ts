@@ -1,8 +1,9 @@
 /**
- * `wafctl validate [PATH...] [--env NAME|all]... [--format text|json]`: offline checks, exit 0 valid,
- * 1 invalid. With environments declared in the root's wafctl.yaml, each selected environment's
- * merged configuration is validated (every environment when no --env is given: it is offline, so it
- * is safe) and reported under its name; exit 1 if any is invalid.
+ * `wafctl validate [PATH...] [--env NAME|all]... [--format text|json] [--strict]`: offline checks,
+ * exit 0 valid, 1 invalid. The rule lint's findings are warnings (stderr, `FILE:LINE:COL: warning:
+ * ...`), which `--strict` makes errors. With environments declared in the root's wafctl.yaml, each
+ * selected environment's merged configuration is validated (every environment when no --env is
+ * given: it is offline, so it is safe) and reported under its name; exit 1 if any is invalid.
  */
 import { Command, Option } from 'commander';
 import { usageError } from '../core/errors.js';
@@ -15,6 +16,7 @@ import type { TrustFlags } from './workspace.js';
 interface ValidateFlags extends TrustFlags {
   format: 'text' | 'json';
   env: string[];
+  strict?: boolean;
 }
 
 /** `wafctl validate`'s options and help; `done` is given the exit code. */
@@ -25,15 +27,30 @@ export function validateCommand(io: Io, done: (code: number) => void): Command {
         'check configuration files offline: syntax, schema and semantic rules. With environments declared in wafctl.yaml at the configuration root, validates every environment (or those --env selects)',
       )
       .argument('[PATH...]', 'files or directories of YAML configuration', ['.'])
-      .addOption(new Option('--format <FORMAT>', 'output format').choices(['text', 'json']).default('text')),
+      .addOption(new Option('--format <FORMAT>', 'output format').choices(['text', 'json']).default('text'))
+      .option(
+        '--strict',
+        'make the rule lint warnings (shadowed, identical, matches_empty rules) errors: exit 1',
+      ),
     'validate this environment of wafctl.yaml (repeatable; "all": every one, the default when environments are declared)',
   ).action(async (paths: string[], flags: ValidateFlags) => done(await validate(paths, flags, io)));
 }
 
+/** One outcome as text: its warnings on stderr, then its text, each line after `prefix`. */
+function printText(io: Io, outcome: ValidationOutcome, prefix = ''): void {
+  const prefixed = (text: string) =>
+    text
+      .split('\n')
+      .map((line) => `${prefix}${line}`)
+      .join('\n');
+  if (outcome.warnings.length > 0) writeErr(io, prefixed(outcome.warnings.join('\n')));
+  if (outcome.json.valid) writeOut(io, prefixed(outcome.text));
+  else writeErr(io, prefixed(outcome.text));
+}
+
 function print(io: Io, outcome: ValidationOutcome, format: ValidateFlags['format']): number {
   if (format === 'json') writeOut(io, JSON.stringify(outcome.json));
-  else if (outcome.json.valid) writeOut(io, outcome.text);
-  else writeErr(io, outcome.text);
+  else printText(io, outcome);
   return outcome.json.valid ? 0 : 1;
 }
 
@@ -49,17 +66,7 @@ async function printEnvironments(
     writeOut(io, JSON.stringify(environmentsJson(validations)));
     return valid ? 0 : 1;
   }
-  for (const { name, outcome } of validations) {
-    if (outcome.json.valid) writeOut(io, `${name}: ${outcome.text}`);
-    else
-      writeErr(
-        io,
-        outcome.text
-          .split('\n')
-          .map((line) => `${name}: ${line}`)
-          .join('\n'),
-      );
-  }
+  for (const { name, outcome } of validations) printText(io, outcome, `${name}: `);
   return valid ? 0 : 1;
 }
 
@@ -76,7 +83,7 @@ async function validate(paths: string[], flags: ValidateFlags, io: Io): Promise<
   } catch (error) {
     // An invalid `environments:` is reported as any invalid configuration is.
     if (!(error instanceof ConfigError)) throw error;
-    return print(io, await validationOf(() => Promise.reject(error)), flags.format);
+    return print(io, await validationOf(() => Promise.reject(error), flags), flags.format);
   }
   const { project, root } = workspace;
   // With a trusted ref, read with its `variables` allow-list (workspace.ts).
@@ -84,7 +91,7 @@ async function validate(paths: string[], flags: ValidateFlags, io: Io): Promise<
     (await loadWorkspaceConfig(io, workspace, { paths, environment })).config;
   if (project === undefined) {
     if (flags.env.length > 0) throw noEnvironments(root, '--env');
-    return print(io, await validationOf(() => load()), flags.format);
+    return print(io, await validationOf(() => load(), flags), flags.format);
   }
   assertRootPaths(project, root, paths);
   const names = project.environments.map((environment) => environment.name);
@@ -98,5 +105,5 @@ async function validate(paths: string[], flags: ValidateFlags, io: Io): Promise<
   const selected = project.environments.filter(
     (environment) => every || flags.env.includes(environment.name),
   );
-  return printEnvironments(io, await validateEnvironments(selected, load), flags.format);
+  return printEnvironments(io, await validateEnvironments(selected, load, flags), flags.format);
 }

@@ -20,11 +20,17 @@ import {
   projectRoot,
   readProject,
 } from '../config/project.js';
-import { credentialVariables, secretVariables, trustChanges, withTrustedPolicy } from '../config/trust.js';
+import {
+  credentialVariables,
+  secretVariables,
+  type TestsInForce,
+  trustChanges,
+  withTrustedPolicy,
+} from '../config/trust.js';
 import { checkoutTrustedRef, TRUSTED_REF_VARIABLE, type TrustedTree } from '../config/trusted-ref.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { usageError, type WafctlError } from '../core/errors.js';
-import { CHANGES_TRUST, type FailOnClass, type PlanTrust } from '../core/model.js';
+import { CHANGES_TRUST, FAILS_TESTS, type FailOnClass, type PlanTrust } from '../core/model.js';
 import { registerSecret } from '../core/secrets.js';
 import { type LoadTarget, loadTarget } from '../ops/project.js';
 import { loadHooks } from './interrupt.js';
@@ -116,6 +122,21 @@ export function assertTrustGate(workspace: Workspace, failOn: readonly FailOnCla
   );
 }
 
+/**
+ * `--fail-on fails_tests` judges a plan's Behaviour section, which drift reports and comparisons do
+ * not have (what was changed by hand is not a change under review): the gate could never fail there,
+ * and a gate that cannot fail must not look like one. Refused before anything is read.
+ */
+export function assertNoBehaviourGate(
+  command: 'drift' | 'compare',
+  failOn: readonly FailOnClass[] | undefined,
+): void {
+  if (!failOn?.includes(FAILS_TESTS)) return;
+  throw usageError(
+    `--fail-on ${FAILS_TESTS}: ${command} has no Behaviour section (rule tests run in plan and apply); use wafctl test for the tests themselves`,
+  );
+}
+
 /** The project whose environments' connections a run uses: the trusted ref's, when there is one. */
 export function connectionsProject(workspace: Workspace): Project | undefined {
   return workspace.trusted === undefined ? workspace.project : workspace.trusted.project;
@@ -129,12 +150,15 @@ export interface WorkspaceConfig {
 
 /**
  * The configuration to plan: the work tree's objects; with a trusted ref, read with the trusted
- * `variables` allow-list and judged by the trusted policy, the differences listed in `trust`.
+ * `variables` allow-list and judged by the trusted policy and rule tests (`tests`: the gate's, the
+ * trusted ref's cases and the work tree's new ones, unless `wafctl test` asks for the work tree's),
+ * the differences listed in `trust`.
  */
 export async function loadWorkspaceConfig(
   io: Io,
   workspace: Workspace,
   target: LoadTarget,
+  tests: TestsInForce = 'gate',
 ): Promise<WorkspaceConfig> {
   const base = loadOptions(io, workspace);
   const { trusted } = workspace;
@@ -148,7 +172,10 @@ export async function loadWorkspaceConfig(
     ...base,
     allowList: policy.declaredVariables,
   });
-  return { config: withTrustedPolicy(config, policy), trust: trustOf(workspace, trusted, policy, config) };
+  return {
+    config: withTrustedPolicy(config, policy, tests),
+    trust: trustOf(workspace, trusted, policy, config),
+  };
 }
 
 /**
@@ -184,10 +211,10 @@ function trustOf(
 }
 
 /**
- * The policy a run is judged by (`variables` declared, `manage`, `settings.firewall_actions` and
- * `settings.safety`), read from the files alone, objects left out: the trusted ref's when there is
- * one (with what the work tree changes in it), else the work tree's. `apply --plan` judges a saved
- * plan by it, never by what the plan recorded.
+ * The policy a run is judged by (`variables` declared, `manage`, `settings.firewall_actions`,
+ * `settings.safety` and the rule tests), read from the files alone, objects left out: the trusted
+ * ref's when there is one (with what the work tree changes in it), else the work tree's. `apply
+ * --plan` judges a saved plan by it, never by what the plan recorded.
  */
 export async function policyInForce(
   io: Io,
@@ -215,10 +242,24 @@ async function trustedPolicy(
   const { tree } = trusted;
   const options = loadOptions(io, workspace, { cwd: tree.cwd, policyOnly: true, skipMissing: true });
   const name = target.environment?.name;
-  if (name === undefined)
-    return atTrustedRef(tree, () => loadDesiredState(target.paths.map(tree.pathFor), options));
+  if (name === undefined) {
+    const paths = target.paths.map(tree.pathFor);
+    return testsAtRef(tree, await atTrustedRef(tree, () => loadDesiredState(paths, options)));
+  }
   const { project, environment } = trustedEnvironment(trusted, name);
-  return atTrustedRef(tree, () => loadEnvironment(project, environment, options));
+  return testsAtRef(tree, await atTrustedRef(tree, () => loadEnvironment(project, environment, options)));
+}
+
+/**
+ * The trusted ref's test cases placed as its problems are (`origin/main:config/tests.yaml`), not in
+ * the temporary checkout, which is gone when the run ends.
+ */
+function testsAtRef(tree: TrustedTree, config: LoadedConfig): LoadedConfig {
+  const tests = config.state.tests.map((test) => ({
+    ...test,
+    at: { ...test.at, file: `${tree.ref}:${tree.shownAs(test.at.file)}` },
+  }));
+  return { ...config, state: { ...config.state, tests } };
 }
 
 /** How the run loads configuration: its directory, variables, credentials and interrupt, and `more`. */

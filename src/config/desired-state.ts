@@ -7,6 +7,7 @@ import type { ManageScope } from '../core/scope.js';
 import type { DesiredObjects, Kind, Section } from '../kinds/index.js';
 import type { Environment } from './env.js';
 import { isSuperseded } from './overlay.js';
+import type { LocatedTestCase } from './rule-test-schema.js';
 import type { DesiredState, Family, settingsSchema } from './schema.js';
 import type { CheckedDocument } from './validate-document.js';
 
@@ -19,6 +20,8 @@ export interface Merged {
   settings: z.output<typeof settingsSchema>;
   /** The expectation sections (`admins:`) the files write. */
   expected: Record<string, Record<string, unknown>>;
+  /** The rule tests across the files (rule-tests.ts). */
+  tests: readonly LocatedTestCase[];
 }
 
 /**
@@ -55,6 +58,9 @@ export function desiredState(
       username: merged.settings.username ?? (envUsername ? envUsername : DEFAULT_USERNAME),
       safety: merged.settings.safety,
       firewall_actions: merged.settings.firewall_actions,
+      extra_targets: merged.settings.extra_targets,
+      extra_operators: merged.settings.extra_operators,
     },
+    tests: merged.tests,
   };
 }

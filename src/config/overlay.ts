@@ -13,6 +13,10 @@
  * - A singleton section (network_rule_settings, one object) overlays the same way: a later path's
  *   section overrides the top-level fields it sets, the earlier path's others are kept. (Within one
  *   path, declared twice, it is a duplicate.)
+ * - A test case (`tests:`) whose name matches a case of an earlier path replaces it whole (its
+ *   request and expectation are not merged field by field); the earlier case is superseded. There
+ *   is no `remove:` for tests: an environment that changes what a rule does replaces the case with
+ *   its own expectation. Within one path, a name declared twice is a duplicate (rule-tests.ts).
  * - `settings`, `manage` and `variables` merge across all the files as they always do.
  *
  * Pure: parsed documents in, documents with merged data and marks out (validate-sources.ts reads the
@@ -23,6 +27,7 @@ import { isMapping, type Mapping } from './mapping.js';
 import { naturalKey } from './natural-keys.js';
 import type { ParsedDocument, ParsedFile } from './parse-yaml.js';
 import type { ConfigProblem } from './problems.js';
+import { TESTS } from './rule-test-schema.js';
 import { formatPath, type YamlPath } from './yaml-path.js';
 
 /** The key in an overlay object that removes the earlier object. */
@@ -193,6 +198,8 @@ class Overlay {
   /** Each singleton section. */
   private readonly singles = new Map<string, Declared>();
   private readonly singleKinds: readonly Kind[];
+  /** Each test case by name, as it stands (the case that replaces an earlier path's). */
+  private readonly tests = new Map<string, Declared>();
 
   constructor(
     private readonly layers: readonly Layer[],
@@ -215,6 +222,7 @@ class Overlay {
     const data = document.data;
     if (!isMapping(data)) return;
     for (const kind of this.singleKinds) this.singleton(kind, document, data, layer);
+    this.testCases(document, data, layer);
     for (const list of this.lists) {
       const section = list.kind.section;
       const items = Object.hasOwn(data, section) ? data[section] : undefined;
@@ -301,6 +309,24 @@ class Overlay {
     }
     earlier.document.superseded?.add(itemKey(section, earlier.index));
     return earlier;
+  }
+
+  /**
+   * The test cases of `document` (at `layer`): a case named as an earlier path's case supersedes it
+   * (see the module comment). Within one path a second case of a name is left alone: rule-tests.ts
+   * says it is a duplicate.
+   */
+  private testCases(document: OverlaidDocument, data: Mapping, layer: number): void {
+    const items = Object.hasOwn(data, TESTS) ? data[TESTS] : undefined;
+    if (!Array.isArray(items)) return;
+    items.forEach((item: unknown, index) => {
+      const name = isMapping(item) && Object.hasOwn(item, 'name') ? item.name : undefined;
+      if (typeof name !== 'string') return;
+      const found = this.tests.get(name);
+      if (found !== undefined && found.layer >= layer) return;
+      found?.document.superseded?.add(itemKey(TESTS, found.index));
+      this.tests.set(name, { document, index, raw: item as Mapping, layer });
+    });
   }
 
   /**

@@ -13,6 +13,7 @@ import { isMapping, type Mapping } from './mapping.js';
 import { type Layer, overlayLayers } from './overlay.js';
 import { type ParsedDocument, type ParsedFile, parseYamlFile } from './parse-yaml.js';
 import type { ConfigProblem } from './problems.js';
+import { TESTS } from './rule-test-schema.js';
 import type { Steps } from './steps.js';
 import { isAtOrUnder } from './yaml-path.js';
 
@@ -45,9 +46,9 @@ export interface ReadOptions {
   allowList?: ReadonlySet<string> | undefined;
   /**
    * Read only the policy of each file (`variables`, `manage`, `settings.firewall_actions`,
-   * `settings.safety`), as the trusted ref's policy and the policy a saved plan is judged by are
-   * read: objects are dropped after reading (unvalidated, and their substitution problems with them),
-   * so they can neither fail nor leak.
+   * `settings.safety`, the expectation sections and the rule tests `tests`), as the trusted ref's
+   * policy and the policy a saved plan is judged by are read: objects are dropped after reading
+   * (unvalidated, and their substitution problems with them), so they can neither fail nor leak.
    */
   policyOnly?: boolean | undefined;
 }
@@ -80,11 +81,13 @@ function withoutProjectKey(parsed: ParsedFile): ParsedFile {
 
 /**
  * The top-level keys a policy-only load reads whole; the expectation sections (`admins:`) too: what
- * read-only objects are expected to be decides what drift is caught.
+ * read-only objects are expected to be decides what drift is caught; and the rule tests, which decide
+ * whether a plan passes `--fail-on fails_tests` (trust.ts `gateTests`).
  */
 const POLICY_KEYS = [
   'variables',
   'manage',
+  TESTS,
   ...KINDS.flatMap((kind) => (kind.expectation === undefined ? [] : [kind.expectation.section])),
 ];
 

@@ -13,6 +13,8 @@ import { type DesiredObjects, KINDS, type Kind, type Section, type SectionSchema
 import { nonEmptyString } from '../kinds/kind.js';
 import { cannotDeclare, credentialReason, VARIABLE_NAME, VARIABLE_PREFIX } from './env.js';
 import { firewallActionsSchema } from './firewall-actions.js';
+import { extraOperatorsSchema, extraTargetsSchema } from './rule-catalog-settings.js';
+import { type LocatedTestCase, testsSchema } from './rule-test-schema.js';
 
 /** `manage.<kind>.match` may only name a kind's scalar string fields: those are what a glob can match. */
 export function matchableFields(kind: Kind): string[] {
@@ -66,6 +68,8 @@ export const settingsSchema = z.strictObject({
     .meta({ description: 'Sent as `username` on rule creation; default WAF_USERNAME, else "wafctl".' }),
   safety: safetySection.prefault({}),
   firewall_actions: firewallActionsSchema,
+  extra_targets: extraTargetsSchema,
+  extra_operators: extraOperatorsSchema,
 });
 
 /** Lists from every file are concatenated; a name declared twice (in one file or two) is harmless. */
@@ -111,6 +115,7 @@ export function documentSchemaFor(kinds: readonly Kind[]) {
       ...expectations,
       manage: manageSchemaFor(kinds).optional(),
       settings: settingsSchema.optional(),
+      tests: testsSchema.optional(),
     })
     .meta({ title: 'wafctl desired state', description: 'One document of a wafctl configuration.' });
 }
@@ -121,11 +126,12 @@ export const documentSchema = documentSchemaFor(KINDS) as unknown as z.ZodObject
     variables: z.ZodOptional<typeof variablesSchema>;
     manage: z.ZodOptional<typeof manageSchema>;
     settings: z.ZodOptional<typeof settingsSchema>;
+    tests: z.ZodOptional<typeof testsSchema>;
   } & { [S in Section]: z.ZodOptional<z.ZodArray<SectionSchemas[S]>> },
   z.core.$strict
 >;
 
-/** A document as its schema outputs it: each section's objects, `manage`, `settings`, `variables`. */
+/** A document as its schema outputs it: each section's objects, `manage`, `settings`, `variables`, `tests`. */
 export type ValidDocument = Record<string, unknown>;
 
 /** `manage.<section>` as its schema outputs it; a match field a file left out is `undefined`. */
@@ -158,7 +164,7 @@ export function familyOf(kinds: readonly Kind[]): Family {
   };
 }
 
-/** The loaded configuration: every section's objects (`DesiredObjects`), `manage` and `settings`. */
+/** The loaded configuration: every section's objects (`DesiredObjects`), `manage`, `settings` and `tests`. */
 export type DesiredState = DesiredObjects & {
   /**
    * What the configuration expects of read-only objects, by expectation section (`admins`), as the
@@ -171,7 +177,12 @@ export type DesiredState = DesiredObjects & {
     safety: { max_delete_percent: number; min_existing: number };
     /** Resolved: every list present, a given list in place of its default. */
     firewall_actions: FirewallActions;
+    /** Targets and operators the firmware knows beyond wafctl's catalog (`catalogExtensions`). */
+    extra_targets: string[];
+    extra_operators: string[];
   };
+  /** The rule tests (`tests:`), in file order, each with its place; a later path's case replaces an earlier one's. */
+  tests: readonly LocatedTestCase[];
 };
 
 /** A declared object of any family: its schema is a `kindObject`, so it has the wafctl-only fields. */

@@ -2,8 +2,9 @@
  * The trusted side of a configuration (issue 39). A pull request writes the work tree, so whatever
  * decides where wafctl connects, which secrets it may read and how changes are judged can be pinned
  * to a trusted git ref (`--trusted-ref`, trusted-ref.ts): the connections of wafctl.yaml's
- * environments, the `variables` allow-list, `settings.firewall_actions`, `settings.safety` and
- * `manage`. The objects always come from the work tree.
+ * environments, the `variables` allow-list, `settings.firewall_actions`, `settings.safety`,
+ * `manage` and the rule tests that judge a plan (issue 43: else a pull request that weakens a rule
+ * could delete or rewrite the test that catches it). The objects always come from the work tree.
  *
  * Pure: the loader reads both sides; this says what is a credential, what the work tree changes in
  * the trusted parts, and which policy a plan is judged by.
@@ -15,6 +16,7 @@ import type { ManageScope } from '../core/scope.js';
 import { printable } from '../core/text.js';
 import type { CredentialVariables } from './env.js';
 import type { EnvironmentSpec, Project } from './project.js';
+import type { LocatedTestCase } from './rule-test-schema.js';
 import type { LoadedConfig } from './validate-sources.js';
 
 /** The fields of an environment that say where it connects and as whom. */
@@ -171,20 +173,93 @@ function scopeFields(scope: ManageScope | undefined): Record<string, unknown> {
   return fields;
 }
 
+/** The longest value a test's change shows: a request body may be a megabyte, a plan line may not. */
+const MAX_SHOWN = 200;
+
+/** `shown`, cut to MAX_SHOWN characters (`…` says it was). */
+function clipped(value: unknown): string {
+  const text = shown(value);
+  return text.length <= MAX_SHOWN ? text : `${text.slice(0, MAX_SHOWN)}…`;
+}
+
+/** A case's fields as compared: `request.path`, `expect.action`, ...; headers with their names sorted. */
+function caseFields(test: LocatedTestCase): Record<string, unknown> {
+  const headers = Object.fromEntries(
+    Object.entries(test.request.headers).sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
+  const request = { ...test.request, headers };
+  return Object.fromEntries([
+    ...Object.entries(request).map(([field, value]) => [`request.${field}`, value]),
+    ...Object.entries(test.expect).map(([field, value]) => [`expect.${field}`, value]),
+  ]);
+}
+
+/**
+ * Each trusted test case the work tree removes or declares otherwise (its request or expectation:
+ * where it is declared does not matter), one entry a case. The trusted case is run either way
+ * (`gateTests`); a case only the work tree declares is no change of trust: it is run too.
+ */
+function testChanges(trusted: readonly LocatedTestCase[], work: readonly LocatedTestCase[]): TrustChange[] {
+  const workByName = new Map(work.map((test) => [test.name, test]));
+  return trusted.flatMap((test): TrustChange[] => {
+    const subject = `test ${clipped(test.name)}`;
+    const other = workByName.get(test.name);
+    if (other === undefined) {
+      return [{ subject, change: 'removed in the work tree (the trusted ref declares it: its case is run)' }];
+    }
+    const before = caseFields(test);
+    const after = caseFields(other);
+    const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+    const changed = fields
+      .filter((field) => shown(before[field]) !== shown(after[field]))
+      .map((field) => `${field}: ${clipped(before[field])} -> ${clipped(after[field])}`);
+    if (changed.length === 0) return [];
+    return [
+      { subject, change: `changed in the work tree (the trusted ref's case is run): ${changed.join('; ')}` },
+    ];
+  });
+}
+
 /**
  * What the work tree changes in the trusted parts: every environment's connection, the variables it
- * declares, and the policy of the configuration being planned. None of it is used by the plan.
+ * declares, and the policy and rule tests of the configuration being planned. None of it is used by
+ * the plan.
  */
 export function trustChanges(trusted: TrustedParts, work: TrustedParts): TrustChange[] {
   return [
     ...connectionChanges(trusted.environments, work.environments),
     ...variableChanges(trusted.config.declaredVariables, work.config.declaredVariables),
     ...policyChanges(trusted.config, work.config),
+    ...testChanges(trusted.config.state.tests, work.config.state.tests),
   ];
 }
 
-/** The work tree's configuration judged by the trusted policy: its `manage`, safety and action classes. */
-export function withTrustedPolicy(config: LoadedConfig, trusted: Pick<LoadedConfig, 'state'>): LoadedConfig {
+/**
+ * The tests that judge a plan with a trusted ref: every case the trusted ref declares, as it declares
+ * it, then each case only the work tree declares (a pull request's new tests can only make the gate
+ * stricter). A work tree's case of a trusted name is not run: its differences are trust changes.
+ */
+export function gateTests(
+  trusted: readonly LocatedTestCase[],
+  work: readonly LocatedTestCase[],
+): LocatedTestCase[] {
+  const names = new Set(trusted.map((test) => test.name));
+  return [...trusted, ...work.filter((test) => !names.has(test.name))];
+}
+
+/** Whose rule tests a configuration judged by the trusted policy holds. */
+export type TestsInForce = 'gate' | 'work tree';
+
+/**
+ * The work tree's configuration judged by the trusted policy: its `manage`, safety and action
+ * classes, and its rule tests (`gateTests`); with `tests: 'work tree'`, the work tree's own cases,
+ * as `wafctl test` (the developer's tool, not the gate) runs them.
+ */
+export function withTrustedPolicy(
+  config: LoadedConfig,
+  trusted: Pick<LoadedConfig, 'state'>,
+  tests: TestsInForce = 'gate',
+): LoadedConfig {
   const { settings, manage, expected } = trusted.state;
   return {
     ...config,
@@ -197,6 +272,7 @@ export function withTrustedPolicy(config: LoadedConfig, trusted: Pick<LoadedConf
         safety: settings.safety,
         firewall_actions: settings.firewall_actions,
       },
+      tests: tests === 'gate' ? gateTests(trusted.state.tests, config.state.tests) : config.state.tests,
     },
   };
 }

@@ -9,6 +9,7 @@ import { problemsFromIssue, withoutRedundantIssues } from './issues.js';
 import { isMapping } from './mapping.js';
 import type { ParsedDocument } from './parse-yaml.js';
 import { type ConfigProblem, hiddenProblems, MAX_PROBLEMS_PER_FILE } from './problems.js';
+import { TESTS, testCaseSchema } from './rule-test-schema.js';
 import type { Family, ValidDocument } from './schema.js';
 import { formatPath, isAtOrUnder } from './yaml-path.js';
 
@@ -19,10 +20,16 @@ export interface CheckedDocument {
   output: ValidDocument;
 }
 
+/** The schema of one item of a section of objects (a family's, or `tests`), read item by item when some fail. */
+function itemSchemaOf(family: Family, section: string): z.ZodType | undefined {
+  if (section === TESTS) return testCaseSchema;
+  return family.kinds.find((candidate) => candidate.section === section)?.schema;
+}
+
 /**
- * What of a document passed the schema: whole sections, and, in a section of objects that did not,
- * the objects that did (by index; `undefined` for one that did not). `undefined` when nothing did
- * (the document is not a mapping).
+ * What of a document passed the schema: whole sections, and, in a section of objects that did not
+ * (a family's, or `tests`), the objects that did (by index; `undefined` for one that did not).
+ * `undefined` when nothing did (the document is not a mapping).
  */
 function validParts(
   document: ParsedDocument,
@@ -50,11 +57,11 @@ function validParts(
       if (parsed.success) output[section] = parsed.data;
       continue;
     }
-    const kind = family.kinds.find((candidate) => candidate.section === section);
-    if (items === 'all' || kind === undefined || !Array.isArray(value)) continue;
+    const itemSchema = itemSchemaOf(family, section);
+    if (items === 'all' || itemSchema === undefined || !Array.isArray(value)) continue;
     output[section] = value.map((item: unknown, index) => {
       if (items.has(index)) return undefined;
-      const parsed = kind.schema.safeParse(item);
+      const parsed = itemSchema.safeParse(item);
       return parsed.success ? parsed.data : undefined;
     });
   }

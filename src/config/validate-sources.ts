@@ -4,8 +4,8 @@
  *
  * Every file is read by one reader (read-sources.ts); then, one file at a time, its documents are
  * validated (validate-document.ts) and their objects declared (natural-keys.ts); then come the checks
- * across files (merge.ts, manage-scope.ts, firewall-actions.ts), and the state is built
- * (desired-state.ts).
+ * across files (merge.ts, manage-scope.ts, firewall-actions.ts, rule-catalog-check.ts, rule-tests.ts),
+ * and the state is built (desired-state.ts).
  */
 import { createHash } from 'node:crypto';
 import { printable } from '../core/text.js';
@@ -30,6 +30,9 @@ import {
   type SourceFile,
   type SourceLayer,
 } from './read-sources.js';
+import { catalogProblems, declaresRules } from './rule-catalog-check.js';
+import { catalogExtensions } from './rule-catalog-settings.js';
+import { type LocatedTestCase, ruleTests } from './rule-tests.js';
 import { type DesiredState, type Family, familyOf, settingsSchema } from './schema.js';
 import { runSteps, type Steps } from './steps.js';
 import { type CheckedDocument, validateDocument } from './validate-document.js';
@@ -124,6 +127,8 @@ interface Findings {
   /** The documents that passed the schema, in whole or in part. */
   valid: CheckedDocument[];
   declared: DesiredSources;
+  /** Whether a document's `settings` failed the schema: merged without it, they are not all known. */
+  settingsFailed: boolean;
 }
 
 /**
@@ -144,6 +149,7 @@ function* validateParsed(
     skipped: [],
     valid: [],
     declared: family.bySection((kind) => new DeclaredSources(kind)),
+    settingsFailed: false,
   };
   for (const source of sources) {
     yield `validating ${printable(source.file)}`;
@@ -217,6 +223,7 @@ function checkDocument(document: ParsedDocument, found: Findings, family: Family
   for (const section of ['settings', 'manage'] as const) {
     if (!isMapping(document.data) || !Object.hasOwn(document.data, section)) continue;
     if (checked !== undefined && Object.hasOwn(checked.output, section)) continue;
+    if (section === 'settings') found.settingsFailed = true;
     found.skipped.push(`what depends on the ${section} of ${printable(document.file)} (it has problems)`);
   }
 }
@@ -224,8 +231,9 @@ function checkDocument(document: ParsedDocument, found: Findings, family: Family
 /**
  * The checks across files, once every file is declared: renames; `settings` and `manage` merged (a
  * leaf set twice is a conflict); the declared objects against the merged scope; the expectation
- * sections merged; the firewall action lists against each other. Returns what was merged, or
- * undefined after a conflict in `settings` or `manage` (a problem found).
+ * sections merged; the firewall action lists against each other; the rules' conditions against the
+ * catalog and the rule tests (`rulesAndTests`). Returns what was merged, or undefined after a
+ * conflict in `settings` or `manage` (a problem found).
  */
 function checkAcrossFiles(found: Findings, family: Family): Merged | undefined {
   const { problems, skipped } = found;
@@ -253,6 +261,25 @@ function checkAcrossFiles(found: Findings, family: Family): Merged | undefined {
   if (manage.problems.length > 0) {
     skipped.push('the manage scope of the declared objects (manage is set twice)');
   }
+  const tests = rulesAndTests(found, merged);
   if (scopes === undefined || merged === undefined) return undefined;
-  return { manage: scopes, settings: merged, expected };
+  return { manage: scopes, settings: merged, expected, tests };
+}
+
+/**
+ * The declared rules' operators, targets and `match` expressions against the catalog, with the
+ * merged settings' extensions (operators and targets are not checked when those are unknown: set
+ * twice, or a `settings` with problems, said already); and the rule tests gathered across files.
+ */
+function rulesAndTests(found: Findings, merged: Merged['settings'] | undefined): LocatedTestCase[] {
+  const { problems, skipped, valid } = found;
+  const extensions =
+    merged === undefined || found.settingsFailed ? undefined : catalogExtensions({ settings: merged });
+  for (const problem of catalogProblems(valid, extensions)) problems.push(problem);
+  if (merged === undefined && declaresRules(valid)) {
+    skipped.push('the targets and operators of application rules (settings is set twice)');
+  }
+  const gathered = ruleTests(valid);
+  for (const problem of gathered.problems) problems.push(problem);
+  return gathered.tests;
 }

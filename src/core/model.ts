@@ -12,11 +12,14 @@ export { IMPACT_CLASSES, type ImpactClass } from './impact-classes.js';
 export type KindName = string;
 
 /**
- * What `--fail-on` takes: the impact classes, and `changes_trust`, which a plan has when the work tree
- * (the pull request) changes what `--trusted-ref` pins: connections, the variables allow-list, policy.
+ * What `--fail-on` takes: the impact classes, and two classes of the plan as a whole rather than of a
+ * change: `changes_trust`, which a plan has when the work tree (the pull request) changes what
+ * `--trusted-ref` pins (connections, the variables allow-list, policy), and `fails_tests`, when a rule
+ * test of the configuration does not pass after the plan (its Behaviour section).
  */
 export const CHANGES_TRUST = 'changes_trust';
-export const FAIL_ON_CLASSES = [...IMPACT_CLASSES, CHANGES_TRUST] as const;
+export const FAILS_TESTS = 'fails_tests';
+export const FAIL_ON_CLASSES = [...IMPACT_CLASSES, CHANGES_TRUST, FAILS_TESTS] as const;
 export type FailOnClass = (typeof FAIL_ON_CLASSES)[number];
 
 /**
@@ -26,12 +29,15 @@ export type FailOnClass = (typeof FAIL_ON_CLASSES)[number];
 export type {
   Action,
   Attributes,
+  BehaviourChange,
   Change,
   ChangeOf,
   CreateChange,
   DeleteChange,
+  FailingTest,
   Impact,
   Plan,
+  PlanBehaviour,
   PlanNote,
   PlanProblem,
   PlanSummary,

@@ -371,6 +371,46 @@ const trustSchema = z.strictObject({
   changes: z.array(trustChangeSchema).max(10_000),
 });
 
+/** A rule key, a test's name, an action or a reason: bounded, as a saved plan is hostile input. */
+const testText = z.string().max(16_384);
+
+/**
+ * What a firewall does with a test's request (src/core/rules/evaluate.ts `Outcome`): the deciding
+ * rule's `firewall_action`, or `none`; the rule and the firewall when a rule decided.
+ */
+const outcomeSchema = z.strictObject({
+  action: testText,
+  rule: testText.optional(),
+  firewall: testText.optional(),
+});
+
+/**
+ * The Behaviour section (an addition, set when the configuration has tests; `plan` and `apply`, not
+ * drift): the configuration's rule tests run on the live application rules and on them with the
+ * plan's changes applied. `changed`: each test whose outcome (its action, ignoring case, or its
+ * deciding rule) differs, when both sides could be evaluated. `failing`: each test that does not pass
+ * after the plan: `fail` (another outcome than expected) or `error` (it could not be evaluated,
+ * `reason` says why; no `actual`).
+ */
+const behaviourSchema = z.strictObject({
+  /** How many tests ran. */
+  tests: count,
+  changed: z
+    .array(z.strictObject({ name: testText, before: outcomeSchema, after: outcomeSchema }))
+    .max(100_000),
+  failing: z
+    .array(
+      z.strictObject({
+        name: testText,
+        status: z.enum(['fail', 'error']),
+        expected: outcomeSchema,
+        actual: outcomeSchema.optional(),
+        reason: testText,
+      }),
+    )
+    .max(100_000),
+});
+
 /**
  * The plan document (the contract's format_version 1, with wafctl's additions). Its input is the JSON,
  * its output the plan in memory: `safeParse` decodes a document, `z.encode` writes one.
@@ -401,6 +441,8 @@ export const planDocumentSchema = z.object({
   read_only: z.array(readOnlySchema).optional(),
   /** The usernames of the member ids the plan shows (an addition, absent when none are known). */
   usernames: usernamesSchema.optional(),
+  /** The rule tests' outcomes before and after the plan (an addition, absent without tests). */
+  behaviour: behaviourSchema.optional(),
 });
 
 /**
@@ -429,6 +471,9 @@ export type PlanTargets = NonNullable<PlanDocument['targets']>;
 export type PlanTrust = NonNullable<PlanDocument['trust']>;
 export type ReadOnlyDrift = NonNullable<PlanDocument['read_only']>[number];
 export type TrustChange = PlanTrust['changes'][number];
+export type PlanBehaviour = NonNullable<PlanDocument['behaviour']>;
+export type BehaviourChange = PlanBehaviour['changed'][number];
+export type FailingTest = PlanBehaviour['failing'][number];
 export type Change = PlanDocument['changes'][number];
 export type Impact = Change['impact'][number];
 export type Action = Change['action'];

@@ -24,6 +24,7 @@ import {
   turned,
 } from '../core/impact.js';
 import type { Attributes } from '../core/model.js';
+import type { EvalAction, EvalCondition, EvalRule } from '../core/rules/types.js';
 import { setOf } from '../core/set-schema.js';
 import { flag, fromMicros, text } from './cells.js';
 import {
@@ -111,6 +112,25 @@ export const applicationRuleSchema = kindObject(
 /** An application rule's natural key: `RQ_HOST/DESCRIPTION`. */
 export const applicationRuleKey = (rqHost: string, description: string | null): string =>
   `${rqHost}/${description ?? ''}`;
+
+const listOf = <T>(value: unknown): readonly T[] => (Array.isArray(value) ? (value as T[]) : []);
+
+/**
+ * A rule as the rule-test evaluator reads it (core/rules/types.ts): its key and the fields that
+ * decide, from a declared rule or a live one's attributes (the same shape).
+ */
+export function evalRuleOf(attributes: Attributes): EvalRule {
+  const rqHost = String(attributes.rq_host ?? '');
+  const description = typeof attributes.description === 'string' ? attributes.description : null;
+  return {
+    key: applicationRuleKey(rqHost, description),
+    rq_host: rqHost,
+    priority: String(attributes.priority ?? ''),
+    enabled: attributes.enabled !== false,
+    conditions: listOf<EvalCondition>(attributes.conditions),
+    actions: listOf<EvalAction>(attributes.actions),
+  };
+}
 
 /** A rule in the configuration's shape: expressions and targets as plain strings. */
 interface RuleFields {

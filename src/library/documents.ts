@@ -187,6 +187,43 @@ export interface PlanDocument {
   usernames?: {
     [k: string]: string;
   };
+  behaviour?: {
+    tests: number;
+    /**
+     * @maxItems 100000
+     */
+    changed: {
+      name: string;
+      before: {
+        action: string;
+        rule?: string;
+        firewall?: string;
+      };
+      after: {
+        action: string;
+        rule?: string;
+        firewall?: string;
+      };
+    }[];
+    /**
+     * @maxItems 100000
+     */
+    failing: {
+      name: string;
+      status: 'fail' | 'error';
+      expected: {
+        action: string;
+        rule?: string;
+        firewall?: string;
+      };
+      actual?: {
+        action: string;
+        rule?: string;
+        firewall?: string;
+      };
+      reason: string;
+    }[];
+  };
   [k: string]: unknown;
 }
 export interface PlanSummary {
@@ -275,6 +312,14 @@ export interface ValidDocument {
   notifications: number;
   schedules: number;
   network_rule_settings: number;
+  warnings: {
+    file: string;
+    line: number;
+    col: number;
+    path: string;
+    code: 'shadowed' | 'identical' | 'matches_empty';
+    message: string;
+  }[];
 }
 /**
  * An invalid configuration: every problem, and the checks they kept from running.
@@ -283,6 +328,14 @@ export interface InvalidDocument {
   valid: false;
   problems: ConfigurationProblem[];
   skipped?: string[];
+  warnings: {
+    file: string;
+    line: number;
+    col: number;
+    path: string;
+    code: 'shadowed' | 'identical' | 'matches_empty';
+    message: string;
+  }[];
 }
 /**
  * A problem of a configuration, at its place.

@@ -1,5 +1,5 @@
 /**
- * wafctl as a library: `import { validate, plan, drift, apply, exportState } from 'wafctl'`
+ * wafctl as a library: `import { validate, plan, drift, apply, exportState, test } from 'wafctl'`
  * (docs/library.md). Each function runs the operations the CLI's command runs and gives the document
  * that command prints with `--format json`. The caller injects what the CLI takes from the process:
  * the directory, the variables, the connection (or the environment of wafctl.yaml to work on), a
@@ -19,12 +19,15 @@ import type {
 } from './documents.js';
 import { exportFiles } from './export.js';
 import { driftDocument, planDocument } from './plan.js';
+import { testDocument } from './test.js';
 import type {
   ApplyOptions,
-  ConfigurationOptions,
   ExportedState,
   ExportOptions,
   PlanOptions,
+  TestOptions,
+  TestReport,
+  ValidateOptions,
   WafctlErrorLike,
 } from './types.js';
 import { validateConfiguration } from './validate.js';
@@ -63,7 +66,13 @@ export type {
   RunOptions,
   SelectionOptions,
   SignInConnection,
+  TestCaseReport,
+  TestOptions,
+  TestOutcome,
+  TestReport,
+  TestTarget,
   TokenConnection,
+  ValidateOptions,
   WafctlErrorLike,
 } from './types.js';
 
@@ -71,11 +80,11 @@ export type {
  * Checks the configuration offline, as `wafctl validate --format json`: `{ valid: true, files,
  * <family>: count, ... }` or `{ valid: false, problems }`; with environments declared in the root's
  * wafctl.yaml, `{ valid, environments: { NAME: ... } }` (every one, or `environment` alone, as
- * `--env NAME`). Throws only for what is not a configuration problem (a usage error, an unreadable
+ * `--env NAME`); `strict: true` makes the rule lint's warnings problems, as `--strict`. Throws only for what is not a configuration problem (a usage error, an unreadable
  * directory).
  */
 export function validate(
-  options: ConfigurationOptions,
+  options: ValidateOptions,
 ): Promise<ValidationDocument | EnvironmentsValidationDocument> {
   return validateConfiguration(options);
 }
@@ -111,6 +120,16 @@ export function apply(options: ApplyOptions): Promise<ApplyReport> {
  */
 export function exportState(options: ExportOptions): Promise<ExportedState> {
   return exportFiles(options);
+}
+
+/**
+ * Runs the configuration's rule tests (`tests:`), as `wafctl test --format json`: against its own
+ * application rules, offline, or with `live: true` against the live firewall's (a `connection`, or
+ * the `environment`'s). A failing case is in the report (`passed: false`, its `status` and
+ * `reason`); a configuration that declares no case throws a `USAGE` error, as the CLI exits 1.
+ */
+export function test(options: TestOptions): Promise<TestReport> {
+  return testDocument(options);
 }
 
 /** Whether `error` is one of wafctl's own errors: then `error.code` is stable (docs/library.md). */

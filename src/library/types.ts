@@ -79,6 +79,12 @@ export interface ConfigurationOptions extends RunOptions {
   environment?: string | undefined;
 }
 
+/** What `validate` takes: the configuration, and whether the rule lint's warnings make it invalid. */
+export interface ValidateOptions extends ConfigurationOptions {
+  /** As `--strict`: a configuration with warnings is `valid: false`, its warnings also its problems. */
+  strict?: boolean | undefined;
+}
+
 /**
  * The firewall a call talks to: the one `connection` names, or the one `environment` declares in
  * wafctl.yaml (its URL and credentials); with an environment, `connection` may only set the timeout.
@@ -108,8 +114,13 @@ export interface SelectionOptions {
 /** What `plan` and `drift` take: the configuration, the firewall and the selection. */
 export type PlanOptions = ConfigurationOptions & FirewallTarget & SelectionOptions;
 
-/** A security impact class, or `changes_trust`: what `--fail-on` names. */
-export type FailOnClass = 'weakens_protection' | 'broadens_access' | 'reduces_audit' | 'changes_trust';
+/** A security impact class, `changes_trust` or `fails_tests`: what `--fail-on` names. */
+export type FailOnClass =
+  | 'weakens_protection'
+  | 'broadens_access'
+  | 'reduces_audit'
+  | 'changes_trust'
+  | 'fails_tests';
 
 /** What `apply` takes: a plan's options, and how its changes are judged, approved and written. */
 export type ApplyOptions = PlanOptions & ApplyChoices;
@@ -208,4 +219,60 @@ export interface WafctlErrorLike extends Error {
   readonly code: ErrorCode;
   /** True when the input is at fault (configuration, options), false when the system failed. */
   readonly userFault: boolean;
+}
+
+/**
+ * What `test` takes: the configuration (one environment's, with `environment`), and with `live`
+ * the firewall whose application rules the cases run against (a `connection`, or the environment's);
+ * without it, the configuration's own rules, offline.
+ */
+export type TestOptions = ConfigurationOptions & TestTarget;
+
+/** Offline (the configuration's rules), or `live: true` with the firewall to read the rules from. */
+export type TestTarget =
+  | { live?: false | undefined; connection?: undefined }
+  | ({ live: true } & FirewallTarget);
+
+/** An outcome of a rule test: the deciding rule's `firewall_action` (or `none`), the rule and its firewall. */
+export interface TestOutcome {
+  action: string;
+  /** The deciding rule's key, `RQ_HOST/DESCRIPTION` (expected: only when the case names one). */
+  rule?: string;
+  /** The firewall of the action (expected: only when the case names one). */
+  firewall?: string;
+}
+
+/** One case of a rule-test report. */
+export interface TestCaseReport {
+  name: string;
+  /** Where the case is declared. */
+  file: string;
+  line: number;
+  col: number;
+  status: 'pass' | 'fail' | 'error';
+  expected: TestOutcome;
+  /** What happened; absent when the case could not be evaluated (`error`). */
+  actual?: TestOutcome;
+  /** One line: what decided (pass), why not as expected (fail), why it could not be evaluated (error). */
+  reason: string;
+  /**
+   * For a failure: the closest rule that did not apply, its first condition that did not match
+   * (0-based; null when none failed: the rule is disabled, for another host, or came second), and why.
+   */
+  closest?: { rule: string; condition: number | null; why: string };
+}
+
+/** What `test` gives: `wafctl test --format json` (schemas/test-report.schema.json). */
+export interface TestReport {
+  format_version: 1;
+  source: 'configuration' | 'live';
+  /** The environment tested, null without one. */
+  environment: string | null;
+  /** How many application rules the cases ran against. */
+  rules: number;
+  /** Whether every case passed. */
+  passed: boolean;
+  summary: { total: number; passed: number; failed: number; errors: number };
+  /** Every case, in the order the configuration declares them. */
+  cases: TestCaseReport[];
 }

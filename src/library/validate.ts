@@ -2,7 +2,8 @@
  * `validate`: offline checks of a configuration, giving what `wafctl validate --format json` prints
  * (ops/validate/validate.ts): one configuration's document, or, when the root's wafctl.yaml declares
  * environments, each environment's under its name (only `environment`'s, when it is given, as
- * `--env NAME`). Invalid configuration is an answer (`valid: false` and its problems), not an error.
+ * `--env NAME`). Invalid configuration is an answer (`valid: false` and its problems), not an error;
+ * so is, with `strict`, a configuration with rule lint warnings.
  */
 import { loadDesiredState, loadEnvironment } from '../config/load.js';
 import { type Project, projectRoot, readProject } from '../config/project.js';
@@ -11,18 +12,18 @@ import { assertRootPaths, environmentNamed, noEnvironments } from '../ops/projec
 import { environmentsJson, validateEnvironments, validationOf } from '../ops/validate/validate.js';
 import { loadOptionsOf, type Same } from './context.js';
 import type { EnvironmentsValidationDocument, ValidationDocument, ValidDocument } from './documents.js';
-import type { ConfigurationOptions, FamilySection } from './types.js';
+import type { FamilySection, ValidateOptions } from './types.js';
 
 // The public FamilySection (types.ts) is the registry's sections (kinds/index.ts), and a valid
 // document counts each of them: a family added to the registry and not there fails here.
 const sameSections: Same<FamilySection, Section> = true;
-const sameCounts: Same<keyof ValidDocument, 'valid' | 'files' | FamilySection> = true;
+const sameCounts: Same<Exclude<keyof ValidDocument, 'warnings'>, 'valid' | 'files' | FamilySection> = true;
 void sameSections;
 void sameCounts;
 
 /** Validates the configuration at `options.paths`; the environments of a project. */
 export async function validateConfiguration(
-  options: ConfigurationOptions,
+  options: ValidateOptions,
 ): Promise<ValidationDocument | EnvironmentsValidationDocument> {
   const paths = options.paths ?? ['.'];
   const root = await projectRoot(paths, options.cwd);
@@ -31,11 +32,11 @@ export async function validateConfiguration(
     project = await readProject(root, options.cwd);
   } catch (error) {
     // An invalid `environments:` is reported as any invalid configuration is.
-    return (await validationOf(() => Promise.reject(error))).json;
+    return (await validationOf(() => Promise.reject(error), options)).json;
   }
   if (project === undefined) {
     if (options.environment !== undefined) throw noEnvironments(root, 'environment');
-    return (await validationOf(() => loadDesiredState(paths, loadOptionsOf(options)))).json;
+    return (await validationOf(() => loadDesiredState(paths, loadOptionsOf(options)), options)).json;
   }
   assertRootPaths(project, root, paths);
   const { environment } = options;
@@ -44,6 +45,6 @@ export async function validateConfiguration(
   const load = loadOptionsOf(options, project);
   const current = project;
   return environmentsJson(
-    await validateEnvironments(environments, (spec) => loadEnvironment(current, spec, load)),
+    await validateEnvironments(environments, (spec) => loadEnvironment(current, spec, load), options),
   );
 }

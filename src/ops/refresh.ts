@@ -10,15 +10,18 @@ import * as z from 'zod';
 import { type ApiClient, ApiError } from '../api/index.js';
 import { type DeclaredSources, formatLocation, type SourceLocation } from '../config/natural-keys.js';
 import { ConfigError, type ConfigProblem } from '../config/problems.js';
+import { catalogExtensions } from '../config/rule-catalog-settings.js';
 import { declaredObjects, scopeOf } from '../config/schema.js';
 import { type LoadedConfig, sourcesOf } from '../config/validate-sources.js';
 import type { ImpactDirection } from '../core/impact.js';
 import type { Attributes, Plan, PlanTrust } from '../core/model.js';
 import { safetyCodec } from '../core/safety.js';
+import { applicationRulesKind } from '../kinds/application-rules.js';
 import { KINDS, type Kind } from '../kinds/index.js';
 import { sortedSet } from '../kinds/normalize.js';
 import { readFamilies } from '../kinds/read-families.js';
 import { NO_USER_LISTING_NOTE, type UserDirectory, userDirectoryOnce } from '../kinds/users.js';
+import { planBehaviour } from '../plan/behaviour.js';
 import {
   type DesiredObject,
   type ExpectedObject,
@@ -37,6 +40,12 @@ export interface RefreshOptions {
   warn?: (line: string) => void;
   /** The user directory, when the caller reads it too (`userDirectoryOnce`): read once per run. */
   users?: () => Promise<UserDirectory | undefined>;
+  /**
+   * The application rules are read for the configuration's tests (the Behaviour section): a server
+   * that lacks or hides them is then an error, as for a family the configuration declares, since
+   * no test could say what it does.
+   */
+  testsRead?: boolean;
 }
 
 /** A declared object as the planner takes it; its `FILE:LINE:COL` is built only if a problem asks. */
@@ -60,7 +69,8 @@ class Declared implements DesiredObject {
  * Whether the configuration uses `kind`: a file declares some of it, or its manage block prunes (a
  * kind it does not use can have no change).
  */
-function usesKind(config: LoadedConfig, kind: Kind): boolean {
+function usesKind(config: LoadedConfig, kind: Kind | undefined): boolean {
+  if (kind === undefined) return false;
   const expects =
     kind.expectation !== undefined && Object.hasOwn(config.state.expected, kind.expectation.section);
   return declaredObjects(config.state, kind).length > 0 || scopeOf(config.state, kind).prune || expects;
@@ -102,7 +112,8 @@ export async function refreshInputs(
       );
       return (key) => byKey.get(key);
     },
-    declared: (kind) => usesKind(config, kind),
+    declared: (kind) =>
+      usesKind(config, kind) || (options.testsRead === true && kind === applicationRulesKind),
     warn: options.warn,
   });
   const expected = await Promise.all(kinds.map((kind) => expectedObjects(config, kind, users, options.warn)));
@@ -326,20 +337,56 @@ export async function refreshAndPlan(
   options: PlanRefreshOptions,
 ): Promise<Plan> {
   const users = options.users ?? userDirectoryOnce(api);
-  const inputs = await refreshInputs(config, api, { ...options, users });
+  const tested = hasBehaviour(config, options);
+  const read = await refreshInputs(
+    config,
+    api,
+    { ...options, users, testsRead: tested },
+    kindsRead(config, tested),
+  );
+  // The rules read only for the tests are not planned: the plan stays what it is without tests.
+  const inputs = read.filter((input) => usesKind(config, kindNamed(input.kind)));
   // Members are ids in the plan; where the listing names them, a reviewer reads names too.
-  const kindOf = (input: KindPlanInput) => KINDS.find((kind) => kind.name === input.kind);
-  const members = inputs.some((input) => hasMembers(kindOf(input), input));
+  const members = inputs.some((input) => hasMembers(kindNamed(input.kind), input));
   const directory = members ? await optionalDirectory(users) : undefined;
   const whole = planChanges(inputs, {
     ...planOptions(config, options.impactDirection),
     ...(directory === undefined ? {} : { userLabel: (id: string) => userLabel(directory, id) }),
   });
   const named = directory === undefined ? whole : withPlanUsernames(whole, directory);
-  return withTrust(
-    options.selection === undefined ? named : selectPlan(named, options.selection),
-    options.trust,
-  );
+  const selected = options.selection === undefined ? named : selectPlan(named, options.selection);
+  const rules = read.find((input) => input.kind === applicationRulesKind.name);
+  return withTrust(tested ? withBehaviour(config, selected, rules?.remote ?? []) : selected, options.trust);
+}
+
+/**
+ * Whether the plan gets a Behaviour section: the configuration has rule tests, and it is a plan (or
+ * an apply's), not a drift report, whose changes are the fix of what was done by hand.
+ */
+function hasBehaviour(config: LoadedConfig, options: PlanRefreshOptions): boolean {
+  return config.state.tests.length > 0 && options.impactDirection !== 'drift';
+}
+
+/** The kinds a plan reads: those the configuration uses, and the application rules its tests run on. */
+function kindsRead(config: LoadedConfig, tested: boolean): Kind[] {
+  return KINDS.filter((kind) => usesKind(config, kind) || (tested && kind === applicationRulesKind));
+}
+
+const kindNamed = (name: string): Kind | undefined => KINDS.find((kind) => kind.name === name);
+
+/**
+ * The plan with its Behaviour section: the configuration's tests on the live rules, and on them
+ * with the plan's (selected) changes applied, as `apply` would leave them.
+ */
+function withBehaviour(config: LoadedConfig, plan: Plan, live: KindPlanInput['remote']): Plan {
+  const { tests } = config.state;
+  const behaviour = planBehaviour({
+    live,
+    changes: plan.changes,
+    tests,
+    extensions: catalogExtensions(config.state),
+  });
+  return { ...plan, behaviour };
 }
 
 /** The plan with its Trust section (`--trusted-ref`), when there is one. */

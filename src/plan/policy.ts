@@ -6,6 +6,8 @@ import { WafctlError } from '../core/errors.js';
 import {
   CHANGES_TRUST,
   type Change,
+  FAILS_TESTS,
+  type FailingTest,
   type FailOnClass,
   IMPACT_CLASSES,
   type ImpactClass,
@@ -36,9 +38,16 @@ type Judged = Pick<Change, 'kind' | 'key' | 'impact'>;
 
 const SHOWN = 5;
 
+/** One reason of a refusal: the class, what of the plan has it, and the section that lists it. */
+interface RefusalPart {
+  class: FailOnClass;
+  text: string;
+  section: string;
+}
+
 /**
- * The refusal when a change has a `--fail-on` class (exit 3), or undefined. Names the classes and the
- * first few changes; the plan printed before it lists every reason.
+ * The refusal when the plan has a `--fail-on` class (exit 3), or undefined. Names the classes and the
+ * first few changes (or tests, or trust changes); the plan printed before it lists every reason.
  */
 export function failOnRefusal(
   plan: Plan,
@@ -46,34 +55,46 @@ export function failOnRefusal(
   consequence: string,
   options: { readOnly?: boolean } = {},
 ): WafctlError | undefined {
-  const matches = failOnMatches(plan, classes, options);
+  const parts: RefusalPart[] = failOnMatches(plan, classes, options).map(({ class: klass, changes }) => ({
+    class: klass,
+    text: `${changesWith(changes.length, klass)} (${firstFew(changes.map(address))})`,
+    section: 'Security impact',
+  }));
   const trust = classes.includes(CHANGES_TRUST) ? (plan.trust?.changes ?? []) : [];
-  if (matches.length === 0 && trust.length === 0) return undefined;
-  const parts = matches.map(({ class: klass, changes }) => {
-    const names = changes.slice(0, SHOWN).map(address).join(', ');
-    const more = changes.length > SHOWN ? ` and ${changes.length - SHOWN} more` : '';
-    return `${changesWith(changes.length, klass)} (${names}${more})`;
-  });
-  if (trust.length > 0) parts.push(trustPart(trust));
-  const named = [...matches.map((match) => match.class), ...(trust.length > 0 ? [CHANGES_TRUST] : [])].join(
-    ',',
-  );
+  if (trust.length > 0) parts.push({ class: CHANGES_TRUST, text: trustPart(trust), section: 'Trust' });
+  const failing = classes.includes(FAILS_TESTS) ? (plan.behaviour?.failing ?? []) : [];
+  if (failing.length > 0) parts.push({ class: FAILS_TESTS, text: testsPart(failing), section: 'Behaviour' });
+  if (parts.length === 0) return undefined;
+  const named = parts.map((part) => part.class).join(',');
   return new WafctlError(
     'POLICY_REFUSED',
-    `--fail-on ${named}: ${parts.join('; ')}; see the ${sections(matches.length > 0, trust.length > 0)} above. ${consequence}`,
+    `--fail-on ${named}: ${parts.map((part) => part.text).join('; ')}; see the ${sections(parts)} above. ${consequence}`,
     { userFault: true },
   );
+}
+
+/** The first SHOWN names, then `and N more`. */
+function firstFew(names: readonly string[]): string {
+  const more = names.length > SHOWN ? ` and ${names.length - SHOWN} more` : '';
+  return `${names.slice(0, SHOWN).join(', ')}${more}`;
 }
 
 /** `the work tree changes what the trusted ref pins: environment production (url), variables`. */
 function trustPart(changes: NonNullable<Plan['trust']>['changes']): string {
   const subjects = [...new Set(changes.map((change) => printable(change.subject)))];
-  const names = subjects.slice(0, SHOWN).join(', ');
-  const more = subjects.length > SHOWN ? ` and ${subjects.length - SHOWN} more` : '';
-  return `the work tree changes what the trusted ref pins (${names}${more}), which this plan did not use`;
+  return `the work tree changes what the trusted ref pins (${firstFew(subjects)}), which this plan did not use`;
 }
 
-function sections(impact: boolean, trust: boolean): string {
-  if (impact && trust) return 'Security impact and Trust sections';
-  return impact ? 'Security impact section' : 'Trust section';
+/** `2 tests do not pass after this plan ("admin panel", "login spraying")`: failing or not evaluable. */
+function testsPart(failing: readonly FailingTest[]): string {
+  const n = failing.length;
+  const names = failing.map((test) => JSON.stringify(printable(test.name)));
+  return `${n} ${n === 1 ? 'test does' : 'tests do'} not pass after this plan (${firstFew(names)})`;
+}
+
+/** `Security impact section`, `Security impact and Trust sections`, `A, B and C sections`. */
+function sections(parts: readonly RefusalPart[]): string {
+  const names = [...new Set(parts.map((part) => part.section))];
+  const last = names.pop() ?? '';
+  return names.length === 0 ? `${last} section` : `${names.join(', ')} and ${last} sections`;
 }

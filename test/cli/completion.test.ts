@@ -57,6 +57,7 @@ describe('wafctl complete -- WORD... (what the scripts call)', () => {
     const { values } = await complete('');
     expect(values).toEqual([
       'validate',
+      'test',
       'plan',
       'apply',
       'drift',

@@ -895,6 +895,60 @@ describe('validateSources with the fast reader', () => {
     expect(result).toStrictEqual(yamlOnly([{ file: 'rules.yaml', text }], { env: {} }));
   });
 
+  it('loads rule tests, and places their problems and those of rule conditions, where yaml does', () => {
+    const tests = `tests:
+  - name: admin
+    request: {host: shop.example.com, path: /admin, headers: {User-Agent: curl/8.4}}
+    expect: {action: block, rule: shop.example.com/Block admin}
+  -   name: "login"
+      request:
+        method: POST
+        host: shop.example.com
+        path: /login
+      expect:
+        action: log
+`;
+    const valid = [
+      { file: 'rules.yaml', text: RULES },
+      { file: 'tests.yaml', text: tests },
+    ];
+    expect(readFast('tests.yaml', tests)).toBeDefined();
+    const loaded = validateSources(valid, { env: {} });
+    expect(problemLines(loaded)).toEqual([]);
+    expect(loaded.ok && loaded.config.state.tests.map((test) => test.at)).toEqual([
+      { file: 'tests.yaml', line: 2, col: 5 },
+      { file: 'tests.yaml', line: 5, col: 7 },
+    ]);
+    expect(comparable(loaded)).toStrictEqual(comparable(yamlOnly(valid, { env: {} })));
+
+    const bad = `  - name: bad
+    request: {host: shop.example.com, path: "/admin?x", hedaers: {}}
+    expect: {action: none}
+`;
+    const broken = [
+      {
+        file: 'rules.yaml',
+        text: RULES.replace('targets: [path]', 'targets: [pth]').replace(
+          '["^/admin"]',
+          '["^/admin", "(?<=x)"]',
+        ),
+      },
+      { file: 'tests.yaml', text: tests.replace('"login"', 'admin') + bad },
+    ];
+    for (const { file, text } of broken) expect(readFast(file, text)).toBeDefined();
+    const result = validateSources(broken, { env: {} });
+    expect(problemLines(result)).toEqual([
+      expect.stringMatching(
+        /^rules\.yaml:8:34 application_rules\[0\]\.conditions\[0\]\.expressions\[1\]: the regular expression does not compile/,
+      ),
+      'rules.yaml:9:19 application_rules[0].conditions[0].targets[0]: unknown target "pth" (did you mean "path"?)',
+      'tests.yaml:5:7 tests[1]: duplicate test "admin": also declared at tests.yaml:2:5',
+      'tests.yaml:13:45 tests[2].request.path: a path holds no "?": write the query string in query ("x"), got "/admin?x"',
+      'tests.yaml:13:57 tests[2].request: unknown field "hedaers" (did you mean "headers"?)',
+    ]);
+    expect(result).toStrictEqual(yamlOnly(broken, { env: {} }));
+  });
+
   it('places a natural key declared in two files where yaml does', () => {
     const again = `# the admin rule, copied
 application_rules:

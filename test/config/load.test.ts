@@ -70,7 +70,10 @@ schedules:
         observing: ['log', 'monitor', 'alert', 'count'],
         allowing: ['allow', 'bypass', 'whitelist'],
       },
+      extra_targets: [],
+      extra_operators: [],
     });
+    expect(state.tests).toEqual([]);
   });
 
   it('resolves permission names to their catalog ids, and keeps ids', () => {

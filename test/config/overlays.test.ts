@@ -33,7 +33,7 @@ const RULE = `application_rules:
     description: Deny SQL keywords
     priority: high
     conditions:
-      - {operator: match, expressions: [select], targets: [body]}
+      - {operator: match, expressions: [select], targets: [request_body]}
     actions:
       - {firewall_action: block, firewall_name: waf-1}
 `;

@@ -12,7 +12,7 @@ describe('wafctl validate', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
-      'Configuration is valid: 6 files, 4 groups, 6 application rules, 1 notification, 2 schedules.\n',
+      'Configuration is valid: 7 files, 4 groups, 6 application rules, 1 notification, 2 schedules.\n',
     );
   });
 
@@ -21,12 +21,13 @@ describe('wafctl validate', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
       valid: true,
-      files: 6,
+      files: 7,
       groups: 4,
       application_rules: 6,
       notifications: 1,
       schedules: 2,
       network_rule_settings: 0,
+      warnings: [],
     });
   });
 

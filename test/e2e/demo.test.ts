@@ -14,7 +14,8 @@ describe('npm run demo', () => {
     });
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(0);
-    expect(stdout).toContain('Configuration is valid: 6 files');
+    expect(stdout).toContain('Configuration is valid: 7 files');
+    expect(stdout).toMatch(/15 passed, 0 failed/);
     expect(stdout).toMatch(/Apply complete! Resources: 13 added, 0 changed, 0 destroyed\./);
     expect(stdout).toContain('=== Plan again: nothing left to do');
     expect(stdout).toContain('No changes. The firewall matches the configuration.');

@@ -96,7 +96,7 @@ describe('--fail-on', () => {
     const result = await cli(['plan', '.', '--fail-on', 'weakens_protectoin']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      'unknown class "weakens_protectoin" (did you mean "weakens_protection"?); expected weakens_protection, broadens_access, reduces_audit, changes_trust.',
+      'unknown class "weakens_protectoin" (did you mean "weakens_protection"?); expected weakens_protection, broadens_access, reduces_audit, changes_trust, fails_tests.',
     );
     expect((await firewall.stats()).total).toBe(0);
   });

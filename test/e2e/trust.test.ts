@@ -332,7 +332,7 @@ describe('a saved plan is judged by the policy in force, never the one it record
     const applied = await runCli(['apply', '--plan', out], { env: staging.env, cwd: elsewhere });
     expect(applied.code).toBe(1);
     expect(applied.stderr).toBe(
-      `Note: apply --plan judges the saved plan by the policy of the configuration (settings.firewall_actions, settings.safety, manage), read from .: give the configuration's PATH (apply --plan ${out} config/), or --trusted-ref.\nError: .: no *.yaml or *.yml files in this directory\n1 problem in 1 file.\n`,
+      `Note: apply --plan judges the saved plan by the policy of the configuration (settings.firewall_actions, settings.safety, manage, tests), read from .: give the configuration's PATH (apply --plan ${out} config/), or --trusted-ref.\nError: .: no *.yaml or *.yml files in this directory\n1 problem in 1 file.\n`,
     );
     expect((await runCli(['apply', '--plan', out, dir], { env: staging.env, cwd: elsewhere })).code).toBe(0);
   });

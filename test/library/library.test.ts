@@ -54,7 +54,7 @@ describe('validate', () => {
   it("gives validate --format json's document: valid, invalid, and each environment of a project", async () => {
     const valid = await validate({ cwd: EXAMPLES });
     expect(valid).toEqual(await cliJson(['validate'], EXAMPLES));
-    expect(valid).toMatchObject({ valid: true, files: 6, groups: 4 });
+    expect(valid).toMatchObject({ valid: true, files: 7, groups: 4 });
 
     const broken = await writeConfig({ 'groups.yaml': 'groups:\n  - name: soc\n    colour: red\n' });
     cleanups.push(broken);

@@ -21,6 +21,7 @@ import {
 } from '../../src/core/document-schemas.js';
 import { driftDocumentSchema } from '../../src/core/drift-document.js';
 import { planDocumentSchema } from '../../src/core/plan-document.js';
+import { buildTestReportJsonSchema, TEST_REPORT_SCHEMA_FILE } from '../../src/core/test-document.js';
 import { applyPlan } from '../../src/ops/apply/applier.js';
 import type { ApplyReport } from '../../src/ops/apply/model.js';
 import { replanSavedPlan } from '../../src/ops/apply/replan.js';
@@ -59,6 +60,7 @@ const GENERATED: Record<string, () => string> = {
   [APPLY_REPORT_SCHEMA_FILE]: buildApplyReportJsonSchema,
   [PULL_REPORT_SCHEMA_FILE]: buildPullReportJsonSchema,
   [VALIDATION_SCHEMA_FILE]: buildValidationJsonSchema,
+  [TEST_REPORT_SCHEMA_FILE]: buildTestReportJsonSchema,
 };
 
 /** The documents without a `format_version` (validate's has never had one). */

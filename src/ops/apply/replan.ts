@@ -20,7 +20,10 @@
  *
  * Impact and safety warnings are then computed by src/plan/assess.ts, as the planner does, with the
  * policy in force (`PlanPolicy`: the configuration's or the trusted ref's, never what the file
- * records) and the live in-scope counts; the scope checks above use its `manage` too.
+ * records) and the live in-scope counts; the scope checks above use its `manage` too. So is the
+ * Behaviour section, when the configuration's rule tests are given (`--fail-on fails_tests`): the
+ * tests run on the live application rules (read even when the plan changes none) and on them with
+ * the rebuilt changes applied, whatever Behaviour the file records or leaves out.
  */
 import type { ApiClient } from '../../api/index.js';
 import { fingerprint, sameJson } from '../../core/canonical.js';
@@ -35,8 +38,10 @@ import type {
   SafetyWarning,
 } from '../../core/model.js';
 import { inScope, type ManageScope } from '../../core/scope.js';
+import { applicationRulesKind } from '../../kinds/application-rules.js';
 import { KINDS, type Kind, type RemoteRecord } from '../../kinds/index.js';
 import { attachImpact, safetyWarning, summarize } from '../../plan/assess.js';
+import { type BehaviourInput, planBehaviour } from '../../plan/behaviour.js';
 import { type PlanPolicy, type SavedChange, type SavedPlan, scopeIn } from './saved-plan.js';
 
 /** What was found wrong with a saved plan against the live state. */
@@ -45,9 +50,13 @@ interface Findings {
   inconsistent: string[];
 }
 
+/** The configuration's rule tests, and what its settings add to the catalog: what the Behaviour runs. */
+export type BehaviourTests = Pick<BehaviourInput, 'tests' | 'extensions'>;
+
 /**
  * The plan a saved plan applies as now: its changes rebuilt from the live objects it touches, with
- * impact and safety warnings judged by `policy`; refused when stale or inconsistent (see above).
+ * impact and safety warnings judged by `policy`, and with `tests` its Behaviour section; refused when
+ * stale or inconsistent (see above).
  */
 export async function replanSavedPlan(
   saved: SavedPlan,
@@ -55,30 +64,30 @@ export async function replanSavedPlan(
   concurrency: number,
   /** The policy in force (never the one the file records: whoever can edit the file could edit that). */
   policy: PlanPolicy,
+  /** The configuration's rule tests (never the file's Behaviour: whoever can edit the file could drop it). */
+  tests?: BehaviourTests,
 ): Promise<Plan> {
-  const kinds = KINDS.filter((kind) => saved.changes.some((c) => c.kind === kind.name));
-  const remote = await Promise.all(kinds.map((kind) => kind.fetchAll(api, { concurrency })));
+  const planned = KINDS.filter((kind) => saved.changes.some((c) => c.kind === kind.name));
+  // The tests run on every live rule, so they are read even when the plan changes none.
+  const read =
+    tests === undefined || planned.includes(applicationRulesKind)
+      ? planned
+      : [...planned, applicationRulesKind];
+  const fetched = await Promise.all(read.map((kind) => kind.fetchAll(api, { concurrency })));
+  const remote = new Map(read.map((kind, i) => [kind, fetched[i] ?? []]));
   const findings: Findings = { stale: [], inconsistent: [] };
   const changes: Change[] = [];
   const warnings: SafetyWarning[] = [];
-  kinds.forEach((kind, i) => {
-    const records = remote[i] ?? [];
+  for (const kind of planned) {
+    const records = remote.get(kind) ?? [];
     const scope = scopeIn(policy.scopes, kind);
     const intents = saved.changes.filter((c) => c.kind === kind.name);
     const rebuilt = rebuildKind(kind, intents, records, scope, findings);
     attachImpact(rebuilt, kind.impact, { firewallActions: policy.firewallActions });
     for (const change of rebuilt) changes.push(change);
-    const deletes = rebuilt.filter((c) => c.action === 'delete');
-    // As the planner counts them: an object the server refuses to change is not one a plan can delete.
-    const existing = records.filter((r) => r.readOnly === undefined && inScope(r.attributes, scope)).length;
-    const duplicates = deletes.filter((c) => c.duplicate_of !== undefined).length;
-    const warning = safetyWarning(
-      kind.name,
-      { deletes: deletes.length, duplicates, existing },
-      policy.safety,
-    );
+    const warning = deleteWarning(kind, rebuilt, records, scope, policy);
     if (warning) warnings.push(warning);
-  });
+  }
   refuseIf(findings.stale, `Saved plan is stale; nothing was applied. Run plan again.`);
   refuseIf(
     findings.inconsistent,
@@ -87,8 +96,26 @@ export async function replanSavedPlan(
   // Only the changes are known: what a plan leaves alone (unchanged, unmanaged) needs the configuration.
   const summary = summarize(changes, { unchanged: 0, unmanaged: 0 });
   const plan: Plan = { summary, changes, problems: saved.problems, warnings };
+  const live = remote.get(applicationRulesKind) ?? [];
+  const judged =
+    tests === undefined ? plan : { ...plan, behaviour: planBehaviour({ live, changes, ...tests }) };
   // Still partial: apply shows that the plan it applies was made for a selection.
-  return saved.targets === undefined ? plan : { ...plan, targets: saved.targets };
+  return saved.targets === undefined ? judged : { ...judged, targets: saved.targets };
+}
+
+/** The safety threshold's warning for one kind's rebuilt changes, counted as the planner counts them. */
+function deleteWarning(
+  kind: Kind,
+  rebuilt: readonly Change[],
+  records: readonly RemoteRecord[],
+  scope: ManageScope,
+  policy: PlanPolicy,
+): SafetyWarning | undefined {
+  const deletes = rebuilt.filter((c) => c.action === 'delete');
+  // An object the server refuses to change is not one a plan can delete.
+  const existing = records.filter((r) => r.readOnly === undefined && inScope(r.attributes, scope)).length;
+  const duplicates = deletes.filter((c) => c.duplicate_of !== undefined).length;
+  return safetyWarning(kind.name, { deletes: deletes.length, duplicates, existing }, policy.safety);
 }
 
 function refuseIf(reasons: readonly string[], headline: string): void {

@@ -36,7 +36,7 @@ import { refreshAndPlan, withTrust } from '../refresh.js';
 import { type ApplyOptions, applyPlan } from './applier.js';
 import { type ApplyVerdict, applyGate, type GateOptions } from './gate.js';
 import { applySucceeded, type CallEvent } from './model.js';
-import { replanSavedPlan } from './replan.js';
+import { type BehaviourTests, replanSavedPlan } from './replan.js';
 import { renderApplyReport } from './report.js';
 import { type ApplyReportJson, applyReportDocument, unappliedReportDocument } from './report-document.js';
 import type { PlanPolicy, SavedPlan } from './saved-plan.js';
@@ -112,11 +112,18 @@ export interface ConfigToPlan {
 
 /**
  * What one firewall's apply plans from: a configuration, or a saved plan (rebuilt from the live
- * objects, judged by the policy in force); `environment` names the environment selected, if any.
+ * objects, judged by the policy in force, and with `tests` by the configuration's rule tests: its
+ * Behaviour section); `environment` names the environment selected, if any.
  */
 export type ApplySource = { environment?: string | undefined } & (
   | ({ from: 'config' } & ConfigToPlan)
-  | { from: 'saved'; saved: SavedPlan; policy: PlanPolicy; trust?: PlanTrust | undefined }
+  | {
+      from: 'saved';
+      saved: SavedPlan;
+      policy: PlanPolicy;
+      trust?: PlanTrust | undefined;
+      tests?: BehaviourTests | undefined;
+    }
 );
 
 /** A client, and the end of its session. */
@@ -173,9 +180,10 @@ async function planOf(
     return { plan, username: source.config.state.settings.username };
   }
   // A saved plan is rebuilt from the live objects and its intent: nothing it says about what a
-  // change does (fields, before/after, impact, warnings) is believed.
-  const plan = await replanSavedPlan(source.saved, api, settings.parallelism, source.policy);
-  return { plan: withTrust(plan, source.trust), username: source.saved.username };
+  // change does (fields, before/after, impact, warnings, behaviour) is believed.
+  const { saved, policy, tests } = source;
+  const plan = await replanSavedPlan(saved, api, settings.parallelism, policy, tests);
+  return { plan: withTrust(plan, source.trust), username: saved.username };
 }
 
 /** A fresh plan of the configuration: its selected changes, with its Trust section. */

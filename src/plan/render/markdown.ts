@@ -9,6 +9,7 @@
  * `printable` first, so no `\n` or control character from data ever reaches the output raw.
  */
 import { CHANGES_TRUST, type Change, type Plan, type SafetyWarning } from '../../core/model.js';
+import { markdownBehaviourSection } from './behaviour.js';
 import { type BodyLine, changeBody } from './body.js';
 import { codeSpan, escapeHtml, fence, markdownText } from './markdown-text.js';
 import { readOnlyEntries, readOnlyHeadline } from './read-only.js';
@@ -127,7 +128,10 @@ class Budget {
 const notShown = (n: number, what: string): string =>
   `_${n} more ${what} not shown (see the JSON plan / job log)._`;
 
-/** Lines that must come before the details: the Security impact list, problems, unmanaged objects. */
+/**
+ * Lines that must come before the details: the Trust and Security impact sections, the Behaviour
+ * section, problems, unmanaged objects.
+ */
 function frontLines(plan: Plan, impactTitle: string): string[] {
   const lines: string[] = [];
   if (plan.trust !== undefined) {
@@ -145,6 +149,7 @@ function frontLines(plan: Plan, impactTitle: string): string[] {
     }
     if (entries.length > 0) lines.push('');
   }
+  for (const line of markdownBehaviourSection(plan)) lines.push(line);
   const readOnly = readOnlyHeadline(plan);
   if (readOnly !== undefined) {
     lines.push(`> **Read-only:** ${markdownText(readOnly)}.`, '');

@@ -2,6 +2,7 @@
 import { styleText } from 'node:util';
 import type { Action, Change, ImpactClass, Plan } from '../../core/model.js';
 import { printable } from '../../core/text.js';
+import { type BehaviourEntry, textBehaviourSection } from './behaviour.js';
 import { type BodyLine, changeBody } from './body.js';
 import { readOnlyEntries, readOnlyHeadline } from './read-only.js';
 import { hasImpactSection, textImpactSection } from './security.js';
@@ -58,13 +59,7 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
   // What the plan was judged by, before the judgement.
   for (const line of textTrustSection(plan)) out.push(line);
 
-  // The reviewer's first question, answered before the details (and in full: one line a reason).
-  if (hasImpactSection(plan)) {
-    for (const line of textImpactSection(plan, (klass, text) => paint(IMPACT_STYLE[klass], text))) {
-      out.push(line);
-    }
-    if (plan.changes.length === 0) out.push('');
-  }
+  for (const line of judgementLines(plan, paint)) out.push(line);
   if (plan.changes.length > 0) {
     out.push(
       '',
@@ -105,6 +100,27 @@ export function renderTextPlan(plan: Plan, options: TextOptions): string {
 
   out.push(plan.changes.length > 0 ? paint('bold', planLine(plan)) : NO_CHANGES);
   return `${out.join('\n')}\n`;
+}
+
+const BEHAVIOUR_STYLE: Record<BehaviourEntry['what'], Style> = {
+  changes: 'yellow',
+  fails: 'red',
+  error: 'red',
+};
+
+/**
+ * The reviewer's first questions, answered before the details (and in full: one line a reason): the
+ * Security impact section, then the Behaviour section (what the rule tests do after the plan).
+ */
+function judgementLines(plan: Plan, paint: (style: Style, text: string) => string): string[] {
+  const impact = hasImpactSection(plan)
+    ? textImpactSection(plan, (klass, text) => paint(IMPACT_STYLE[klass], text))
+    : [];
+  const behaviour = textBehaviourSection(plan, (what, text) => paint(BEHAVIOUR_STYLE[what], text));
+  const lines = [...impact, ...(impact.length > 0 && behaviour.length > 0 ? [''] : []), ...behaviour];
+  // The details open with a blank line of their own.
+  if (lines.length > 0 && plan.changes.length === 0) lines.push('');
+  return lines;
 }
 
 function renderChange(

@@ -32,7 +32,7 @@ function ruleWith(description: string, expressions: string[]) {
     rq_host: 'shop.example.com',
     description,
     priority: 'high',
-    conditions: [{ operator: 'match', expressions, targets: ['path'] }],
+    conditions: [{ operator: 'contains', expressions, targets: ['path'] }],
     actions: [{ firewall_action: 'block', firewall_name: 'waf-1' }],
   };
 }
