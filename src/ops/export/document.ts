@@ -80,12 +80,19 @@ export function hasExportMarker(text: string): boolean {
   return false;
 }
 
+/** Above exported `settings` (catalog-extensions.ts): why a configuration declares these names. */
+const SETTINGS_COMMENT =
+  " Targets and operators the firewall's rules use that wafctl's catalog lacks: declared so that validate accepts them.";
+
 export function renderExportFile(
   sections: readonly ExportSection[],
   schemaReference: string,
-  options: { marker?: boolean } = {},
+  /** `settings`: written after `manage` when it has any field. */
+  options: { marker?: boolean; settings?: Readonly<Record<string, unknown>> | undefined } = {},
 ): string {
   const content: Record<string, unknown> = { manage: manageBlock(sections) };
+  const settings = options.settings ?? {};
+  if (Object.keys(settings).length > 0) content.settings = escapeSubstitutions(settings);
   for (const { section, objects, singleton, expectation } of sections) {
     if (!singleton || objects[0] !== undefined) {
       content[section] = escapeSubstitutions(singleton ? objects[0] : objects);
@@ -113,14 +120,21 @@ export function renderExportFile(
   }
   // A blank line before each kind's list and between its objects, as a person writes them.
   const top = isMap(doc.contents) ? doc.contents.items : [];
+  const topKey = (name: string | undefined) =>
+    top.find((pair) => isScalar(pair.key) && pair.key.value === name)?.key;
+  const settingsKey = topKey('settings');
+  if (isNode(settingsKey)) {
+    settingsKey.spaceBefore = true;
+    settingsKey.commentBefore = SETTINGS_COMMENT;
+  }
   for (const { expectation } of sections) {
-    const key = top.find((pair) => isScalar(pair.key) && pair.key.value === expectation?.section)?.key;
+    const key = topKey(expectation?.section);
     if (!isNode(key)) continue;
     key.spaceBefore = true;
     key.commentBefore = EXPECTATION_COMMENT;
   }
   for (const { section, readOnly } of sections) {
-    const key = top.find((pair) => isScalar(pair.key) && pair.key.value === section)?.key;
+    const key = topKey(section);
     if (isNode(key)) key.spaceBefore = true;
     // Not objects of the configuration: the server refuses to change them, so no file declares them.
     if (isNode(key) && readOnly !== undefined && readOnly.length > 0) {

@@ -15,6 +15,7 @@ import type { Kind } from '../../kinds/index.js';
 import type { RemoteRecord } from '../../kinds/kind.js';
 import { readFamilies } from '../../kinds/read-families.js';
 import { NO_USER_LISTING_NOTE, readUserDirectory, withUsernames } from '../../kinds/users.js';
+import { type CatalogSettings, catalogSettingsOf, RULES_SECTION } from './catalog-extensions.js';
 import { type ExportSection, renderExportFile } from './document.js';
 import { type LeftOut, selectExportable } from './select.js';
 
@@ -22,6 +23,11 @@ export interface LiveExport {
   /** In registry order; a family skipped as absent (kinds/read-families.ts) has none. */
   sections: ExportSection[];
   leftOut: LeftOut[];
+  /**
+   * The names the exported rules use beyond the catalog (catalog-extensions.ts), written with the
+   * application rules; absent or empty when they use none.
+   */
+  settings?: CatalogSettings;
 }
 
 export interface ExportFile {
@@ -68,7 +74,8 @@ export async function readLiveExport(
     });
     for (const entry of selected.leftOut) leftOut.push(entry);
   });
-  return { sections, leftOut };
+  const rules = sections.find((section) => section.section === RULES_SECTION)?.objects ?? [];
+  return { sections, leftOut, settings: catalogSettingsOf(rules) };
 }
 
 /**
@@ -112,12 +119,16 @@ export function fileNameOf(section: ExportSection['section']): string {
 export function exportToDirectory(live: LiveExport, schemaReference: string): ExportFile[] {
   return live.sections.map((section) => ({
     name: fileNameOf(section.section),
-    text: renderExportFile([section], schemaReference, { marker: true }),
+    text: renderExportFile([section], schemaReference, {
+      marker: true,
+      // With the rules that use the names: an export of other kinds needs none.
+      settings: section.section === RULES_SECTION ? live.settings : undefined,
+    }),
   }));
 }
 
 export function exportToStream(live: LiveExport, schemaReference: string): ExportFile {
-  return { name: '-', text: renderExportFile(live.sections, schemaReference) };
+  return { name: '-', text: renderExportFile(live.sections, schemaReference, { settings: live.settings }) };
 }
 
 /**

@@ -2,15 +2,17 @@
  * Which remote objects of a kind can be written as configuration, in which order, and which must be
  * left out (with the reason). An object is left out when it cannot be keyed (an empty natural-key
  * field, or a key it shares with another object: the planner would refuse to touch either) or when
- * the server holds a value the configuration format refuses (the file would not load). An object
- * the server refuses to change (`readOnly`: the built-in `admins` group) is no configuration at all:
- * it is written as a comment, and does not count as left out (the planner never prunes it).
+ * the server holds a value the configuration format refuses (the file would not load: a `match`
+ * expression RE2 cannot compile is one, see catalog-extensions.ts). An object the server refuses to
+ * change (`readOnly`: the built-in `admins` group) is no configuration at all: it is written as a
+ * comment, and does not count as left out (the planner never prunes it).
  */
 import type * as z from 'zod';
 import { valueProblem } from '../../config/text-checks.js';
 import type { Attributes, KindName } from '../../core/model.js';
 import type { Kind, RemoteRecord } from '../../kinds/index.js';
 import type { ValueComment } from '../../kinds/kind.js';
+import { catalogProblem, RULES_SECTION } from './catalog-extensions.js';
 import { omitDefaults } from './defaults.js';
 
 export interface LeftOut {
@@ -91,6 +93,23 @@ function unstorableValue(value: unknown, path = ''): string | undefined {
   return undefined;
 }
 
+/**
+ * Why the configuration cannot hold `object` (defaults omitted), or undefined: a value its schema
+ * refuses, a string no YAML file can hold (a NUL, a lone surrogate), or a rule that no setting makes
+ * validate accept (a `match` expression RE2 cannot compile: catalog-extensions.ts).
+ */
+function refusedValue(kind: Kind, object: Attributes): string | undefined {
+  const checked = kind.schema.safeParse(object);
+  if (!checked.success) {
+    return `the server holds values the configuration format refuses: ${invalidValues(checked.error)}`;
+  }
+  const unstorable = unstorableValue(object);
+  if (unstorable !== undefined) {
+    return `the server holds a value the configuration format cannot hold: ${unstorable}`;
+  }
+  return kind.section === RULES_SECTION ? catalogProblem(object) : undefined;
+}
+
 export function selectExportable(kind: Kind, records: readonly RemoteRecord[]): SelectedObjects {
   const leftOut: LeftOut[] = [];
   const leave = (record: RemoteRecord, reason: string) =>
@@ -136,18 +155,9 @@ export function selectExportable(kind: Kind, records: readonly RemoteRecord[]): 
       continue;
     }
     const object = omitDefaults(record.attributes, kind.schema) as Attributes;
-    const checked = kind.schema.safeParse(object);
-    if (!checked.success) {
-      leave(
-        record,
-        `the server holds values the configuration format refuses: ${invalidValues(checked.error)}`,
-      );
-      continue;
-    }
-    const unstorable = unstorableValue(object);
-    if (unstorable !== undefined) {
-      // A NUL or a lone surrogate: no YAML file (and so no configuration) can hold it.
-      leave(record, `the server holds a value the configuration format cannot hold: ${unstorable}`);
+    const refused = refusedValue(kind, object);
+    if (refused !== undefined) {
+      leave(record, refused);
       continue;
     }
     for (const comment of record.comments ?? []) comments.push({ ...comment, index: objects.length });

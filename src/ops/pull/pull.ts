@@ -28,7 +28,7 @@ import { parseYamlFile } from '../../config/parse-yaml.js';
 import { declaredObjects, scopeOf } from '../../config/schema.js';
 import { type LoadedConfig, sourcesOf, textDigest } from '../../config/validate-sources.js';
 import { WafctlError } from '../../core/errors.js';
-import type { Change, Plan } from '../../core/model.js';
+import type { Change, KindName, Plan } from '../../core/model.js';
 import type { Kind } from '../../kinds/index.js';
 import { type UserDirectory, userDirectoryOnce } from '../../kinds/users.js';
 import { type KindPlanInput, planChanges } from '../../plan/planner.js';
@@ -36,6 +36,7 @@ import { schemaReference } from '../export/schema-reference.js';
 import type { LeftOut } from '../export/select.js';
 import { hasMembers, planOptions, refreshInputs } from '../refresh.js';
 import { type Adoption, adoptionOf, adoptTargetOf } from './adopt.js';
+import { declareCatalogNames } from './catalog-settings.js';
 import {
   type AdoptCandidate,
   type AdoptTarget,
@@ -129,19 +130,25 @@ export async function preparePull(
   const texts = new Map<string, string>();
   for (const file of config.files) texts.set(file, (await read(file)) ?? '');
   const sourceOf = editingSources();
+  const adoptTarget = (kind: KindName): AdoptTarget => {
+    const target = adoption.targets.get(kind);
+    if (target === undefined) throw new Error(`no adopt target for ${kind}`);
+    return target;
+  };
   const decision = decidePull({
     plan,
     declared,
     rules: pullRules(options.kinds, directory),
     adopt: adoption.candidates,
-    adoptTarget: (kind) => {
-      const target = adoption.targets.get(kind);
-      if (target === undefined) throw new Error(`no adopt target for ${kind}`);
-      return target;
-    },
+    adoptTarget,
     origin: (file, document, path) => valueOrigin(sourceOf(file, texts.get(file) ?? ''), document, path),
     writeShared: options.writeShared === true,
   });
+  // Names the written rules use beyond the catalog and the settings are declared too.
+  declareCatalogNames(
+    { config, plan, decision, declared, adopted: adoption.candidates, adoptTarget, texts, env: options.env },
+    options.warn,
+  );
   const files = await editedFiles(decision, texts, read, sourceOf, options.cwd);
   assertLoads(texts, files, options.env, environment);
   const unadopted = unadoptedOf(plan, adoption.candidates);
