@@ -122,7 +122,15 @@ export async function generateDocuments() {
   assertDriftExtendsPlan(plan, drift);
   const apply = oneDocument('apply-report.schema.json');
   const validation = validationSchemas();
-  const options = { bannerComment: '', format: false, additionalProperties: true, unknownAny: true };
+  // Arrays stay arrays: a `minItems: 1` would be typed as a tuple, which the zod output (an array)
+  // is not assignable to.
+  const options = {
+    bannerComment: '',
+    format: false,
+    additionalProperties: true,
+    unknownAny: true,
+    ignoreMinAndMaxItems: true,
+  };
   const texts = await Promise.all([
     compile(
       titled(plan, 'PlanDocument', 'A plan: `wafctl plan --format json`.', {

@@ -24,9 +24,14 @@ export function savedPlanArgs(run: Invocation, out: string): string[] {
   return ['plan', ...run.paths, ...run.common, ...run.envFlags, '--out', out];
 }
 
-/** `wafctl apply --plan FILE PATHS`: judged by the policy of the configuration at PATHS. */
-export function applyArgs(run: Invocation, file: string): string[] {
-  return ['apply', '--plan', file, ...run.paths, ...run.common, ...run.envFlags];
+/**
+ * `wafctl apply --plan FILE PATHS`: judged by the policy of the configuration at PATHS; with the
+ * `wait` input, `--wait` (and `--report REPORT`, whose `enforcement` the job summary shows).
+ */
+export function applyArgs(run: Invocation, file: string, report?: string): string[] {
+  const reported = report === undefined ? [] : ['--report', report];
+  const waits = run.waitFlags.length === 0 ? [] : [...run.waitFlags, ...reported];
+  return ['apply', '--plan', file, ...run.paths, ...run.common, ...run.envFlags, ...waits];
 }
 
 /** `wafctl pull PATHS --adopt`: writes the live changes back into the files (no --fail-on). */

@@ -19,6 +19,8 @@ export interface ActionInputs {
   commentAuthor: string;
   githubToken: string;
   trustedRef: string;
+  wait: string;
+  waitTimeout: string;
 }
 
 /** The name of each input in action.yml. */
@@ -35,6 +37,8 @@ const INPUT_NAMES: Record<keyof ActionInputs, string> = {
   commentAuthor: 'comment-author',
   githubToken: 'github-token',
   trustedRef: 'trusted-ref',
+  wait: 'wait',
+  waitTimeout: 'wait-timeout',
 };
 
 /** The variable GitHub sets for an input: `fail-on` -> `INPUT_FAIL-ON` (spaces become `_`). */

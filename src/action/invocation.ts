@@ -16,6 +16,8 @@ export interface Invocation {
   common: string[];
   /** One `--env NAME` per environment. */
   envFlags: string[];
+  /** apply's `--wait` and `--wait-timeout DURATION` (inputs `wait`, `wait-timeout`); none for the others. */
+  waitFlags: string[];
   environments: string[];
   url: string;
   planFile: string;
@@ -80,6 +82,7 @@ export function resolveInvocation(inputs: ActionInputs, event: RunEvent = {}): R
       paths: paths.length > 0 ? paths : ['.'],
       common: commonFlags(inputs, trust.ref, ownMarker),
       envFlags: environments.flatMap((name) => ['--env', name]),
+      waitFlags: waitFlagsOf(command, inputs),
       environments,
       url: inputs.url,
       planFile: inputs.planFile,
@@ -125,7 +128,24 @@ function inputRefusal(
   if (!TRUE.includes(comment) && !FALSE.includes(comment)) {
     return `comment must be true or false, got '${inputs.comment}'`;
   }
+  return waitRefusal(inputs);
+}
+
+/** Why `wait` and `wait-timeout` cannot run, if they cannot (wafctl checks the duration itself). */
+function waitRefusal({ wait, waitTimeout }: ActionInputs): string | undefined {
+  if (wait !== '' && !TRUE.includes(wait) && !FALSE.includes(wait)) {
+    return `wait must be true or false, got '${wait}'`;
+  }
+  if (waitTimeout !== '' && !TRUE.includes(wait)) {
+    return `wait-timeout is how long apply waits with wait: true; set wait: true, or leave wait-timeout empty`;
+  }
   return undefined;
+}
+
+/** `--wait [--wait-timeout DURATION]` for apply with `wait: true`; nothing otherwise (only apply waits). */
+function waitFlagsOf(command: string, { wait, waitTimeout }: ActionInputs): string[] {
+  if (command !== 'apply' || !TRUE.includes(wait)) return [];
+  return ['--wait', ...(waitTimeout === '' ? [] : ['--wait-timeout', waitTimeout])];
 }
 
 /**

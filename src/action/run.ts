@@ -18,7 +18,7 @@ import { readInputs } from './inputs.js';
 import { type Invocation, resolveInvocation } from './invocation.js';
 import { exitHasChanges, savedPlanHasChanges, stepExitCode } from './outcome.js';
 import { type Ran, runProgram, type Sink } from './program.js';
-import { commandSummary } from './summary.js';
+import { commandSummary, enforcementSummary } from './summary.js';
 import { type ActionOutputs, errorAnnotation, formatOutputs, warningAnnotation } from './workflow.js';
 
 export interface ActionContext {
@@ -144,17 +144,23 @@ async function runReport(run: Invocation, exec: Exec, step: Step): Promise<Outco
   return { code, hasChanges: exitHasChanges(code), markdown };
 }
 
-/** apply: of the plan file given, or of a plan made and saved first; its log is the job summary. */
+/**
+ * apply: of the plan file given, or of a plan made and saved first; its log is the job summary, with
+ * `wait` after what the wait found (from the JSON report it wrote).
+ */
 async function runApply(run: Invocation, exec: Exec, step: Step, cwd: string): Promise<Outcome> {
   let applied: { code: number; hasChanges: boolean; log: string };
+  const report = join(step.temp, 'wafctl-apply-report.json');
+  rmSync(report, { force: true });
   if (run.planFile !== '') {
     const hasChanges = savedPlanChanges(resolve(cwd, run.planFile));
-    const ran = await exec(applyArgs(run, run.planFile), 'tee', 'tee');
+    const ran = await exec(applyArgs(run, run.planFile, report), 'tee', 'tee');
     applied = { code: ran.code, hasChanges, log: ran.log };
   } else {
-    applied = await planThenApply(run, exec, step);
+    applied = await planThenApply(run, exec, step, report);
   }
-  summarize(step, commandSummary(run, applied.code, applied.hasChanges, applied.log));
+  const enforcement = existsSync(report) ? enforcementSummary(readFileSync(report, 'utf8')) : undefined;
+  summarize(step, commandSummary(run, applied.code, applied.hasChanges, applied.log, enforcement));
   return { code: applied.code, hasChanges: applied.hasChanges, markdown: '' };
 }
 
@@ -168,6 +174,7 @@ async function planThenApply(
   run: Invocation,
   exec: Exec,
   step: Step,
+  report: string,
 ): Promise<{ code: number; hasChanges: boolean; log: string }> {
   const { context } = step;
   const saved = join(step.temp, 'wafctl-plan.json');
@@ -182,7 +189,7 @@ async function planThenApply(
     return { code: planned.code, hasChanges, log: planned.stdout + planned.stderr };
   }
   context.stderr.write(planned.stderr);
-  const ran = await exec(applyArgs(run, saved), 'tee', 'tee');
+  const ran = await exec(applyArgs(run, saved, report), 'tee', 'tee');
   return { code: ran.code, hasChanges, log: planned.stderr + ran.log };
 }
 

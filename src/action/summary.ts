@@ -8,12 +8,19 @@ export const SUMMARY_LOG_LIMIT = 60_000;
  * The job summary of apply and pull: a heading with the outcome, and the command's log as text,
  * without terminal colours.
  */
-export function commandSummary(run: Invocation, code: number, hasChanges: boolean, log: string): string {
+export function commandSummary(
+  run: Invocation,
+  code: number,
+  hasChanges: boolean,
+  log: string,
+  enforcement?: string,
+): string {
   const where = run.environments.length === 1 ? ` (${run.environments[0]})` : '';
   const outcome =
     code === 0 ? 'succeeded' : code === 3 ? 'refused by fail-on (exit 3)' : `failed (exit ${code})`;
   const lines = [`### wafctl ${run.command}${where}: ${outcome}`, ''];
   if (run.command === 'apply') lines.push(`Changes: ${hasChanges ? 'yes' : 'none'}`, '');
+  if (enforcement !== undefined) lines.push(`Enforcement: ${enforcement}`, '');
   let text = stripColours(log).trimEnd();
   if (text.length > SUMMARY_LOG_LIMIT) {
     const half = SUMMARY_LOG_LIMIT / 2;
@@ -27,6 +34,42 @@ export function commandSummary(run: Invocation, code: number, hasChanges: boolea
     lines.push(`${fence}text`, text, fence, '');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** What an apply report's `enforcement` (`--wait`) says, summed up: `result` and counts only. */
+interface EnforcementJson {
+  result?: unknown;
+  timeout_ms?: unknown;
+  summary?: { rules?: unknown; synced?: unknown; actions?: unknown };
+}
+
+const WAIT_RESULTS: Readonly<Record<string, string>> = {
+  enforced: 'every action synced',
+  not_enforced: 'NOT enforced: some actions are in sync error',
+  timed_out: 'NOT enforced: some actions were not synced by the timeout',
+  interrupted: 'not known: the wait was interrupted (the writes are done)',
+  unreadable: 'not known: the rules could not be read back (the writes are done)',
+};
+
+/**
+ * The job summary's enforcement line from the JSON apply report `apply --wait --report` wrote: what
+ * the wait found, and how many actions of how many rules are synced (the log names each one that is
+ * not). Undefined without a report or an `enforcement` in it.
+ */
+export function enforcementSummary(reportText: string | undefined): string | undefined {
+  let enforcement: EnforcementJson | undefined;
+  try {
+    enforcement = (JSON.parse(reportText ?? '') as { enforcement?: EnforcementJson }).enforcement;
+  } catch {
+    return undefined;
+  }
+  const said = WAIT_RESULTS[String(enforcement?.result)];
+  if (said === undefined) return undefined;
+  const { rules, synced, actions } = enforcement?.summary ?? {};
+  const counts = [rules, synced, actions].every((n) => typeof n === 'number')
+    ? ` (${synced} of ${actions} actions synced, ${rules} application rule${rules === 1 ? '' : 's'})`
+    : '';
+  return `${said}${counts}`;
 }
 
 const ESC = String.fromCharCode(27);

@@ -67,7 +67,20 @@ export const actionSchema = z.object({
   firewall_action: z.string(),
   firewall_name: z.string(),
   application_rule_id: optionalString,
-  sync_status: optionalString,
+  /**
+   * Any value is read (the spec lists none): a string as it is, a number or boolean as text, null
+   * as absent. src/core/sync-status.ts says what it means; an unknown value is not enforced.
+   */
+  sync_status: z
+    .unknown()
+    .transform((value) =>
+      typeof value === 'string'
+        ? value
+        : typeof value === 'number' || typeof value === 'boolean'
+          ? String(value)
+          : undefined,
+    )
+    .optional(),
 });
 
 export const conditionSchema = z.object({

@@ -1,12 +1,13 @@
 /**
  * `wafctl apply`: plan, show the plan, confirm, apply, report. With `--plan FILE`, apply exactly a
  * saved plan, without a prompt: refused when made against another server, rebuilt from the live
- * objects (refused when stale), then gated exactly as a fresh plan. Exit 0 only if everything applied;
+ * objects (refused when stale), then gated exactly as a fresh plan. Exit 0 only if everything applied
+ * (and with `--wait`, every rule written is synced to its firewalls: src/ops/apply/wait.ts);
  * 130/143 when SIGINT/SIGTERM stopped it (interrupt.ts). With several environments (`--env all`, or
  * `--env` repeated), all or nothing at the gate. This file reads the flags, loads what is applied and
  * opens the connections; the workflow itself is src/ops/apply/workflow.ts, given the run's I/O.
  */
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { usageError, WafctlError } from '../core/errors.js';
 import {
@@ -17,6 +18,7 @@ import {
   type PlanTrust,
 } from '../core/model.js';
 import type { BehaviourTests } from '../ops/apply/replan.js';
+import { DEFAULT_WAIT_TIMEOUT_MS, formatDuration, readDuration } from '../ops/apply/wait-timeout.js';
 import type { ApplyIo, ApplySettings, ApplySource, LoadedEnvironment } from '../ops/apply/workflow.js';
 import { DEFAULT_BATCH_SIZE, DEFAULT_PARALLELISM, SIGNAL_EXIT_CODES } from '../ops/defaults.js';
 import type { EnvironmentConnection, LoadTarget } from '../ops/project.js';
@@ -46,6 +48,26 @@ export interface ApplyFlags extends ConnectionFlags, SelectionFlags, TrustFlags 
   allowPartial?: boolean;
   failOn?: FailOnClass[];
   color?: boolean;
+  wait?: boolean;
+  /** Milliseconds. */
+  waitTimeout?: number;
+}
+
+/** For commander: `--wait-timeout`'s milliseconds (wait-timeout.ts `readDuration`). */
+function parseWaitTimeout(value: string): number {
+  const ms = readDuration(value);
+  if (ms === undefined) {
+    throw new InvalidArgumentError(
+      '--wait-timeout must be a positive duration, e.g. 90s, 5m or 1m30s (a bare number is seconds).',
+    );
+  }
+  return ms;
+}
+
+/** `--wait`'s settings: asked by `--wait`, or by `--wait-timeout` alone, which implies it. */
+function waitOf(flags: ApplyFlags): ApplySettings['wait'] {
+  if (flags.wait !== true && flags.waitTimeout === undefined) return undefined;
+  return { timeoutMs: flags.waitTimeout ?? DEFAULT_WAIT_TIMEOUT_MS };
 }
 
 function refuse(message: string): WafctlError {
@@ -80,6 +102,15 @@ export function applyCommand(io: Io, done: (code: number) => void): Command {
         '--fail-on <CLASS,...>',
         `apply nothing and exit 3 when a change has one of these security impact classes: ${IMPACT_CLASSES.join(', ')}; or ${CHANGES_TRUST}: the work tree changes what --trusted-ref pins; or ${FAILS_TESTS}: a rule test does not pass after the plan`,
         parseFailOn,
+      )
+      .option(
+        '--wait',
+        'after the writes, wait until every action of the application rules created, replaced or updated is synced to its firewall; exit 1 naming each rule and firewall in sync error or not synced by --wait-timeout',
+      )
+      .option(
+        '--wait-timeout <DURATION>',
+        `how long --wait waits, e.g. 90s, 5m or 1m30s (default: ${formatDuration(DEFAULT_WAIT_TIMEOUT_MS)}); implies --wait`,
+        parseWaitTimeout,
       )
       .option(
         '--allow-partial',
@@ -149,6 +180,7 @@ async function applyWith(paths: string[], flags: ApplyFlags, io: Io, output: App
     batchSize: flags.batchSize,
     selection,
     color: colorEnabled(io, flags.color),
+    wait: waitOf(flags),
   };
   const run = await applyIo(io, output);
   const roots = paths.length > 0 ? paths : ['.'];
@@ -193,6 +225,7 @@ async function applyIo(io: Io, output: ApplyOutput): Promise<ApplyIo> {
     interrupt: () => interruptOnSignals(io),
     // The API client's clock; the system's when the run has none.
     now: () => (io.clock?.now ?? Date.now)(),
+    sleep: io.clock?.sleep?.bind(io.clock),
     failed: (error, name) => reportEnvironmentError(io, error, name),
   };
 }

@@ -20,6 +20,9 @@ interface EmulatorFlags {
   latency?: string;
   faultRate?: string;
   faultSeed?: string;
+  syncDelay?: string;
+  /** Each `--sync-fail` given, as typed (comma lists not yet split). */
+  syncFail: string[];
 }
 
 function parseNumber(flag: string, raw: string | undefined, check: (n: number) => boolean, expected: string) {
@@ -27,6 +30,31 @@ function parseNumber(flag: string, raw: string | undefined, check: (n: number) =
   const value = raw.trim() === '' ? Number.NaN : Number(raw);
   if (!check(value)) throw usageError(`${flag} must be ${expected}, got '${raw}'.`);
   return value;
+}
+
+/**
+ * `--sync-delay MS` and `--sync-fail NAME[,NAME]` (repeatable) as startEmulator's options: how long
+ * application-rule actions stay pending after a write, and the firewalls whose sync ends in error.
+ */
+export function syncOptions(flags: Pick<EmulatorFlags, 'syncDelay' | 'syncFail'>): {
+  syncDelayMs?: number;
+  syncFail?: string[];
+} {
+  const syncDelayMs = parseNumber(
+    '--sync-delay',
+    flags.syncDelay,
+    (n) => Number.isSafeInteger(n) && n >= 0,
+    'an integer >= 0 (milliseconds)',
+  );
+  const names = flags.syncFail.flatMap((value) => value.split(',').map((name) => name.trim()));
+  if (names.some((name) => name === '')) {
+    const given = flags.syncFail.map((value) => `'${value}'`).join(', ');
+    throw usageError(`--sync-fail must be firewall names separated by commas, got ${given}.`);
+  }
+  return {
+    ...(syncDelayMs === undefined ? {} : { syncDelayMs }),
+    ...(names.length === 0 ? {} : { syncFail: [...new Set(names)] }),
+  };
 }
 
 function waitForSignal(io: Io): Promise<InterruptSignal> {
@@ -58,6 +86,7 @@ async function runEmulator(flags: EmulatorFlags, io: Io): Promise<number> {
     'a number from 0 to 1',
   );
   const faultSeed = parseNumber('--fault-seed', flags.faultSeed, Number.isSafeInteger, 'an integer');
+  const sync = syncOptions(flags);
   const adminToken = await readAdminToken(flags, io);
   registerSecret(adminToken);
   if (adminToken !== undefined && !isBearerToken(adminToken)) {
@@ -93,6 +122,7 @@ async function runEmulator(flags: EmulatorFlags, io: Io): Promise<number> {
     latencyMs,
     faultRate,
     faultSeed,
+    ...sync,
     // A stale lock taken over, a torn journal line dropped: worth a line, not worth stopping.
     onNotice: (message) => writeErr(io, `Note: ${message}`),
   });
@@ -170,5 +200,15 @@ export function emulatorCommand(io: Io, done: (code: number) => void): Command {
         'or (writes only) a 200 with HTML, truncated JSON or status "error" after the work',
     )
     .option('--fault-seed <S>', 'seed for reproducible faults')
+    .option(
+      '--sync-delay <MS>',
+      'application-rule actions stay "pending" for MS milliseconds after each write, then "synced" (default 0)',
+    )
+    .option(
+      '--sync-fail <NAME[,NAME]>',
+      'actions on these firewalls end in sync "error" (repeatable)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .action(async (flags: EmulatorFlags) => done(await runEmulator(flags, io)));
 }

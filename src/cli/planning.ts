@@ -67,6 +67,7 @@ export async function loadAndPlan(
         warn: noteWriter(io, { environment }),
         selection,
         trust,
+        ...(io.clock?.now ? { now: io.clock.now } : {}),
       }),
     { environment },
   );

@@ -4,6 +4,11 @@
  * anything differs) and `objects` (how many changes). Its zod schema is the source of
  * `schemas/drift-report.schema.json`, and the drift renderer builds its output through this type, so
  * the two cannot diverge.
+ *
+ * What only a drift report carries (issue 44), in the plan document's schema as optional fields a
+ * plan never sets: `changed_by` and `changed_at` on each change with a live record and each
+ * `read_only` entry, where the record gives them; and `enforcement`, the managed rules not enforced
+ * on a firewall (src/plan/enforcement.ts). A report written before them decodes as it did.
  */
 import * as z from 'zod';
 import { driftCount } from './model.js';
@@ -12,7 +17,10 @@ import { PLAN_FORMAT_VERSION, type Plan, planDocumentSchema } from './plan-docum
 export const driftDocumentSchema = planDocumentSchema.extend({
   /** Whether the firewall differs from the configuration: `objects > 0`. */
   drift: z.boolean(),
-  /** How many objects differ: the number of changes and of read-only objects that differ. */
+  /**
+   * How many objects differ: the number of changes, of read-only objects that differ, and of managed
+   * rules not enforced (`enforcement`).
+   */
   objects: z.int().min(0),
 });
 

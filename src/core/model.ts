@@ -34,6 +34,7 @@ export type {
   ChangeOf,
   CreateChange,
   DeleteChange,
+  EnforcementFinding,
   FailingTest,
   Impact,
   Plan,
@@ -51,9 +52,12 @@ export type {
   UnmanagedObject,
 } from './plan-document.js';
 
-/** How many objects differ: the changes, and the read-only objects that differ (`read_only`). */
+/**
+ * How many objects differ: the changes, the read-only objects that differ (`read_only`), and the
+ * managed rules not enforced on a firewall (`enforcement`, drift reports only).
+ */
 export function driftCount(plan: Plan): number {
-  return plan.changes.length + (plan.read_only?.length ?? 0);
+  return plan.changes.length + (plan.read_only?.length ?? 0) + (plan.enforcement?.length ?? 0);
 }
 
 /**

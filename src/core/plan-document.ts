@@ -73,6 +73,16 @@ const changeBase = {
 };
 /** An existing object's id, and the fingerprint of the remote record it was planned from. */
 const existing = { id: z.string(), fingerprint: z.string() };
+/** A name or a time the live record gives: bounded, as a saved plan is hostile input. */
+const recordText = z.string().max(1024);
+/**
+ * Who last changed the live object and when, where its record says (drift reports only, issue 44):
+ * `changed_by` is the record's user (an application rule's `username`), `changed_at` an ISO 8601 UTC
+ * time to the millisecond (`2026-11-27T08:02:13.000Z`). Each is absent when the record does not give
+ * it (a group names nobody; a create has no live record), and both are absent from plans: the same
+ * in memory and in JSON.
+ */
+const attribution = { changed_by: recordText.optional(), changed_at: recordText.optional() };
 /**
  * Set when the object was matched by its old natural key (`renamed_from:` in the file): the key it
  * had, as plans print it. Absent from every other change, so plans without renames are unchanged.
@@ -84,6 +94,7 @@ const changeModel = z.discriminatedUnion('action', [
   z.object({
     ...changeBase,
     ...existing,
+    ...attribution,
     action: z.literal('update'),
     renamed_from,
     /** The whole remote object. */
@@ -94,6 +105,7 @@ const changeModel = z.discriminatedUnion('action', [
   z.object({
     ...changeBase,
     ...existing,
+    ...attribution,
     action: z.literal('replace'),
     renamed_from,
     before: attributes,
@@ -104,6 +116,7 @@ const changeModel = z.discriminatedUnion('action', [
   z.object({
     ...changeBase,
     ...existing,
+    ...attribution,
     action: z.literal('delete'),
     before: attributes,
     after: z.null(),
@@ -147,6 +160,7 @@ const changeJson = z.discriminatedUnion('action', [
     action: z.literal('update'),
     impact,
     id: z.string(),
+    ...attribution,
     fields: names,
     /** The changed fields only (the contract's meaning). */
     before: attributes,
@@ -162,6 +176,7 @@ const changeJson = z.discriminatedUnion('action', [
     action: z.literal('replace'),
     impact,
     id: z.string(),
+    ...attribution,
     fields: names,
     forced_by: names,
     before: attributes,
@@ -175,6 +190,7 @@ const changeJson = z.discriminatedUnion('action', [
     action: z.literal('delete'),
     impact,
     id: z.string(),
+    ...attribution,
     fields: names,
     before: attributes,
     after: z.null(),
@@ -192,6 +208,18 @@ const warningJson = z.strictObject({
   existing: count,
   max_delete_percent: z.number(),
 });
+
+/** A change's `changed_by` and `changed_at`, each only when set: a plan's JSON stays as it was. */
+function attributionOf(change: { changed_by?: string | undefined; changed_at?: string | undefined }): {
+  changed_by?: string;
+  changed_at?: string;
+} {
+  const { changed_by, changed_at } = change;
+  return {
+    ...(changed_by === undefined ? {} : { changed_by }),
+    ...(changed_at === undefined ? {} : { changed_at }),
+  };
+}
 
 /**
  * A change's JSON: the keys in the contract's order, an update narrowed to its changed fields (with
@@ -231,6 +259,7 @@ const changeCodec = z.codec(changeJson, changeModel, {
           ...base,
           action,
           id,
+          ...attributionOf(change),
           fields,
           ...changedView(change),
           target: after,
@@ -245,6 +274,7 @@ const changeCodec = z.codec(changeJson, changeModel, {
           ...base,
           action,
           id,
+          ...attributionOf(change),
           fields,
           forced_by,
           before,
@@ -261,6 +291,7 @@ const changeCodec = z.codec(changeJson, changeModel, {
           ...base,
           action,
           id,
+          ...attributionOf(change),
           fields,
           before,
           after,
@@ -343,9 +374,37 @@ const readOnlySchema = z.strictObject({
   kind,
   key: z.string(),
   id: z.string(),
+  ...attribution,
   fields: names,
   before: attributes,
   after: attributes,
+  impact,
+});
+
+/**
+ * A managed application rule that is not enforced on some firewall (drift reports only, issue 44):
+ * an action whose `sync_status` is an error, or is pending (or a value wafctl does not know) for
+ * longer than the grace (docs/drift-and-pull.md). Its fields may match the configuration: it is
+ * drift all the same. `firewalls`: each such action's firewall, its `sync_status` as the API gave
+ * it, and what wafctl reads it as (src/core/sync-status.ts); `impact`: `weakens_protection`, one
+ * reason per firewall (`not enforced on waf-eu-1: sync error`). Written the same in memory and in
+ * JSON; bounded, as a saved document is hostile input.
+ */
+const enforcementSchema = z.strictObject({
+  kind,
+  key: z.string(),
+  id: z.string(),
+  ...attribution,
+  firewalls: z
+    .array(
+      z.strictObject({
+        firewall: recordText,
+        status: recordText,
+        state: z.enum(['pending', 'error', 'unknown']),
+      }),
+    )
+    .min(1)
+    .max(10_000),
   impact,
 });
 
@@ -439,6 +498,8 @@ export const planDocumentSchema = z.object({
   trust: trustSchema.optional(),
   /** Read-only objects that differ from what the configuration expects (an addition, absent when none). */
   read_only: z.array(readOnlySchema).optional(),
+  /** Drift reports only: managed rules not enforced on a firewall (an addition, absent when none). */
+  enforcement: z.array(enforcementSchema).optional(),
   /** The usernames of the member ids the plan shows (an addition, absent when none are known). */
   usernames: usernamesSchema.optional(),
   /** The rule tests' outcomes before and after the plan (an addition, absent without tests). */
@@ -470,6 +531,7 @@ export type RenameSuggestion = NonNullable<PlanDocument['rename_suggestions']>[n
 export type PlanTargets = NonNullable<PlanDocument['targets']>;
 export type PlanTrust = NonNullable<PlanDocument['trust']>;
 export type ReadOnlyDrift = NonNullable<PlanDocument['read_only']>[number];
+export type EnforcementFinding = NonNullable<PlanDocument['enforcement']>[number];
 export type TrustChange = PlanTrust['changes'][number];
 export type PlanBehaviour = NonNullable<PlanDocument['behaviour']>;
 export type BehaviourChange = PlanBehaviour['changed'][number];

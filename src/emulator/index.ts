@@ -20,7 +20,8 @@ import { API_ROUTES } from './routes/index.js';
 import { directoryOf, type EmulatorSeed, type ParsedSeed, parseSeed } from './seed.js';
 import { createRequestListener } from './server.js';
 import { RequestStats } from './stats.js';
-import { Store } from './store.js';
+import { type EmulatorClock, Store, SYSTEM_CLOCK } from './store.js';
+import type { SyncSettings } from './sync.js';
 import { type CollectionTable, SIGNIN_PRIVILEGE, tableWith } from './table.js';
 
 export type { FileFaultHook, FileOperation } from '../files/durable-files.js';
@@ -28,6 +29,7 @@ export type { CollectionSpec } from './collections.js';
 export type { FaultKind } from './faults.js';
 export type { ApplicationRuleListShape, Route } from './router.js';
 export { type EmulatorSeed, loadSeedFile } from './seed.js';
+export type { EmulatorClock } from './store.js';
 
 export interface EmulatorOptions {
   /** Default '127.0.0.1'. */
@@ -69,6 +71,18 @@ export interface EmulatorOptions {
    * Write-only kinds (html_after, truncated_after, status_error_after) are never drawn for a read.
    */
   faultKinds?: readonly FaultKind[];
+  /**
+   * Milliseconds (on `clock`) an application-rule action stays `pending` after each write of its
+   * rule, before it reaches `synced` (or `error`: `syncFail`). Default 0: at once (sync.ts).
+   */
+  syncDelayMs?: number;
+  /** Firewall names whose actions end in sync `error` instead of `synced`. */
+  syncFail?: readonly string[];
+  /**
+   * The emulator's time (UNIX ms): timestamps, and when a sync delay has passed. Default: the system
+   * clock. Tests pass one they move forward (test/helpers/firewall.ts `manualClock`) to never sleep.
+   */
+  clock?: EmulatorClock;
   /** Shape of application-rule list rows (default 'full'; see routes/application-rules.ts). */
   applicationRuleListShape?: ApplicationRuleListShape;
   /**
@@ -108,6 +122,20 @@ function checkTimeouts(options: EmulatorOptions, problems: string[]): void {
   }
 }
 
+function checkSync({ syncDelayMs, syncFail }: EmulatorOptions, problems: string[]): void {
+  if (syncDelayMs !== undefined && !(Number.isSafeInteger(syncDelayMs) && syncDelayMs >= 0)) {
+    problems.push('sync delay must be an integer number of milliseconds >= 0');
+  }
+  if (syncFail?.some((name) => typeof name !== 'string' || name.trim() === '')) {
+    problems.push('sync-fail firewall names must not be empty');
+  }
+}
+
+/** The sync settings the options ask for (checked by checkSync). */
+function syncSettings(options: EmulatorOptions): SyncSettings {
+  return { delayMs: options.syncDelayMs ?? 0, failing: new Set(options.syncFail ?? []) };
+}
+
 function checkOptions(options: EmulatorOptions): void {
   const problems: string[] = [];
   const { port, latencyMs, faultRate, faultSeed, journalCompactBytes } = options;
@@ -128,6 +156,7 @@ function checkOptions(options: EmulatorOptions): void {
     problems.push('journal compaction size must be an integer number of bytes >= 0');
   }
   checkTimeouts(options, problems);
+  checkSync(options, problems);
   if (options.adminToken !== undefined && !isBearerToken(options.adminToken)) {
     problems.push('the admin token must be printable ASCII characters without spaces, and not empty');
   }
@@ -167,9 +196,9 @@ function createHttpServer(options: EmulatorOptions, listener: ReturnType<typeof 
 }
 
 /** A store without a state file: the seed's directory (or the demo's) and the built-ins. */
-function freshStore(table: CollectionTable, seed: ParsedSeed): Store {
-  const { users, rules, groups } = directoryOf(seed, new Date().toISOString());
-  return Store.fromDirectory(table, users, rules, groups);
+function freshStore(table: CollectionTable, seed: ParsedSeed, clock: EmulatorClock): Store {
+  const { users, rules, groups } = directoryOf(seed, new Date(clock.now()).toISOString());
+  return Store.fromDirectory(table, users, rules, groups, clock);
 }
 
 /** The built-in routes and a test's; each must name sign-in or a privilege of the table. */
@@ -204,7 +233,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   try {
     // A state file wins over the seed and the demo for everything it holds; tokens only ever come
     // from the seed (they are never written to the state file).
-    const store = opened?.saved ? Store.fromState(table, opened.saved) : freshStore(table, seed);
+    const clock = options.clock ?? SYSTEM_CLOCK;
+    const store = opened?.saved
+      ? Store.fromState(table, opened.saved, clock)
+      : freshStore(table, seed, clock);
     if (opened !== undefined) {
       replayJournal(opened.records, opened.journalPath, (record) => store.replay(record));
     }
@@ -219,6 +251,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       latencyMs: options.latencyMs ?? 0,
       bodyLimit: BODY_LIMIT_BYTES,
       listShape: options.applicationRuleListShape ?? 'full',
+      sync: syncSettings(options),
     });
     const server = createHttpServer(options, listener);
     const host = options.host ?? '127.0.0.1';

@@ -72,11 +72,17 @@ export const groupSchema = z.strictObject({
 });
 export type Group = z.output<typeof groupSchema>;
 
+/**
+ * `sync_status` is the outcome of the action's sync; `sync_due`, when the outcome is reached (until
+ * then the API shows `pending`; never shown itself). Absent in records written before it, and when
+ * there is no sync delay: the outcome stands (sync.ts).
+ */
 export const ruleActionSchema = z.strictObject({
   application_rule_id: text,
   firewall_action: text,
   firewall_name: text,
   sync_status: text,
+  sync_due: micros.optional(),
 });
 export type RuleAction = z.output<typeof ruleActionSchema>;
 

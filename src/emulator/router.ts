@@ -6,6 +6,7 @@
  */
 import type { Caller, Privilege } from './auth.js';
 import type { Store } from './store.js';
+import type { SyncSettings } from './sync.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -26,6 +27,8 @@ export interface RouteContext {
   caller: Caller;
   store: Store;
   listShape: ApplicationRuleListShape;
+  /** How application-rule actions synchronize (sync.ts). */
+  sync: SyncSettings;
 }
 
 export interface RouteResult {

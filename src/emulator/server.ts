@@ -31,6 +31,7 @@ import {
 } from './router.js';
 import type { RequestStats } from './stats.js';
 import type { Store } from './store.js';
+import type { SyncSettings } from './sync.js';
 
 export interface ServerContext {
   router: Router;
@@ -42,6 +43,7 @@ export interface ServerContext {
   latencyMs: number;
   bodyLimit: number;
   listShape: ApplicationRuleListShape;
+  sync: SyncSettings;
 }
 
 const FORBIDDEN = errorAnswer(403, 'Forbidden');
@@ -161,6 +163,7 @@ async function answerRequest(
       caller,
       store: context.store,
       listShape: context.listShape,
+      sync: context.sync,
     });
   try {
     const result = await context.committer.run(isWriteMethod(method), handle);

@@ -29,6 +29,16 @@ type StoreEffect = WriteEffect<StoreChanges, NextIds>;
 
 type Fields = Readonly<Record<string, unknown>>;
 
+/**
+ * The emulator's time: UNIX milliseconds. Injectable so that tests move it forward instead of
+ * sleeping (a sync delay, timestamps); the API client's `Clock` fits it.
+ */
+export interface EmulatorClock {
+  now(): number;
+}
+
+export const SYSTEM_CLOCK: EmulatorClock = { now: () => Date.now() };
+
 export class Store {
   /** By collection name, in table order. */
   private readonly collections = new Map<string, Collection<Fields>>();
@@ -39,6 +49,7 @@ export class Store {
   private constructor(
     readonly table: CollectionTable,
     nextIds: NextIds,
+    private readonly clock: EmulatorClock,
   ) {
     this.nextIds = { ...nextIds };
     for (const spec of table.specs) this.collections.set(spec.name, new Collection<Fields>());
@@ -54,6 +65,7 @@ export class Store {
     users: readonly User[],
     rules: readonly Rule[],
     groups: readonly (Omit<Group, 'id'> & { id?: string })[] = [],
+    clock: EmulatorClock = SYSTEM_CLOCK,
   ): Store {
     const firstIds = table.firstIds();
     const given = groups.flatMap((g) => {
@@ -61,10 +73,11 @@ export class Store {
       return n === undefined ? [] : [n];
     });
     const first = given.reduce((next, n) => Math.max(next, n + 1), firstIds.group);
-    const store = new Store(table, {
-      ...firstIds,
-      group: Number.isSafeInteger(first) ? first : firstIds.group,
-    });
+    const store = new Store(
+      table,
+      { ...firstIds, group: Number.isSafeInteger(first) ? first : firstIds.group },
+      clock,
+    );
     // Only id and username: a seed user's token must never reach the state file.
     for (const { id, username } of users) store.collection(USERS).set(id, { id, username });
     for (const rule of rules) store.collection(RULES).set(rule.id, rule);
@@ -77,8 +90,8 @@ export class Store {
   }
 
   /** The store a state file holds (its invariants were checked as it loaded: invariants.ts). */
-  static fromState(table: CollectionTable, state: StoreState): Store {
-    const store = new Store(table, state.next_ids);
+  static fromState(table: CollectionTable, state: StoreState, clock: EmulatorClock = SYSTEM_CLOCK): Store {
+    const store = new Store(table, state.next_ids, clock);
     const lists = state as unknown as Readonly<Record<string, readonly Fields[] | undefined>>;
     for (const spec of table.specs) {
       const collection = store.collection(spec);
@@ -110,12 +123,20 @@ export class Store {
 
   /** UNIX microseconds, strictly increasing, so records created in one request still sort apart. */
   nowMicros(): number {
-    this.lastMicros = Math.max(this.lastMicros + 1, Date.now() * 1000);
+    this.lastMicros = Math.max(this.lastMicros + 1, this.clockMicros());
     return this.lastMicros;
   }
 
+  /**
+   * The clock in UNIX microseconds as it is (not bumped like `nowMicros`): what a delay is measured
+   * on, so that a delay of D ms has passed exactly when the clock has moved D ms.
+   */
+  clockMicros(): number {
+    return Math.floor(this.clock.now() * 1000);
+  }
+
   nowIso(): string {
-    return new Date().toISOString();
+    return new Date(this.clock.now()).toISOString();
   }
 
   usernameOf(userId: string): string {

@@ -297,6 +297,7 @@ async function recordsOf(
       attributes:
         mine !== undefined && matchesRow(mine, rule) ? mine : shared(mine, attributesOf(fromRemote(rule))),
       createdAt: rule.timestamp_create,
+      ...provenanceOf(rule),
     };
   };
   const records: (RemoteRecord<RuleAttributes> | ApplicationRule)[] = [];
@@ -314,6 +315,31 @@ async function recordsOf(
   });
   // Every row left is a record now: the incomplete ones were replaced just above.
   return records as RemoteRecord<RuleAttributes>[];
+}
+
+/**
+ * What drift reads of a rule besides its attributes: who last changed it and when (`username`,
+ * `timestamp_update` in microseconds, as milliseconds), and each action's `sync_status` (issue 44).
+ * Only what the row gives: an absent field stays absent.
+ */
+function provenanceOf(rule: ApplicationRule): Pick<RemoteRecord, 'changedBy' | 'changedAt' | 'enforcement'> {
+  const micros = rule.timestamp_update;
+  return {
+    ...(rule.username === undefined || rule.username === '' ? {} : { changedBy: rule.username }),
+    ...(micros === undefined ? {} : { changedAt: Math.floor(micros / 1000) }),
+    enforcement: rule.actions.map((a) => ({ firewall: a.firewall_name, status: a.sync_status })),
+  };
+}
+
+/**
+ * `waf-eu-1:synced waf-us-1:error`: each action's firewall and `sync_status` as the API gave it (an
+ * unknown value shown as is); actions without one are left out, and a rule without any is empty.
+ */
+export function syncCell(rule: Pick<ApplicationRule, 'actions'>): string {
+  return rule.actions
+    .filter((a) => a.sync_status !== undefined)
+    .map((a) => `${a.firewall_name}:${a.sync_status}`)
+    .join(' ');
 }
 
 type RuleAction = RuleFields['actions'][number];
@@ -475,6 +501,7 @@ export const applicationRulesKind = defineKind({
       { header: 'DESCRIPTION', cell: (r) => text(r.description) },
       { header: 'PRIORITY', cell: (r) => r.priority },
       { header: 'ENABLED', cell: (r) => flag(r.enabled) },
+      { header: 'SYNC', cell: syncCell },
       { header: 'USERNAME', cell: (r) => text(r.username) },
       { header: 'CREATED', cell: (r) => fromMicros(r.timestamp_create) },
       { header: 'UPDATED', cell: (r) => fromMicros(r.timestamp_update) },

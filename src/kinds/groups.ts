@@ -197,8 +197,11 @@ function toInput(a: GroupAttributes): GroupInput {
   };
 }
 
-/** ISO 8601 -> milliseconds; undefined when absent or unreadable (then ids decide which is oldest). */
-function createdAt(iso: string | undefined): number | undefined {
+/**
+ * ISO 8601 -> UNIX milliseconds; undefined when absent or unreadable (then ids decide which is oldest,
+ * and a drift report says nothing of when it changed).
+ */
+function epochMs(iso: string | undefined): number | undefined {
   const ms = iso === undefined ? Number.NaN : Date.parse(iso);
   return Number.isNaN(ms) ? undefined : ms;
 }
@@ -217,7 +220,9 @@ async function hydrate(
       id: group.id,
       key: group.name,
       attributes,
-      createdAt: createdAt(group.created_at),
+      createdAt: epochMs(group.created_at),
+      // A group names nobody as its last editor: only when (`updated_at`) is known.
+      changedAt: epochMs(group.updated_at),
       ...(group.name === ADMINS_GROUP ? { readOnly: builtInNote(group) } : {}),
       ...(comments.length > 0 ? { comments } : {}),
     };

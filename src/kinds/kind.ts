@@ -31,6 +31,30 @@ export interface RemoteRecord<A extends Attributes = Attributes> {
    * (`['permissions', 0, 'permission']`) and the comment's text.
    */
   comments?: readonly ValueComment[] | undefined;
+  /**
+   * Who last changed it, as the record names them (an application rule's `username`); absent when the
+   * record names nobody (groups): never guessed. Only drift reports read it (`changed_by`).
+   */
+  changedBy?: string | undefined;
+  /**
+   * When it was last changed, in UNIX milliseconds whatever the family's own unit (an application
+   * rule's `timestamp_update` in microseconds, a group's `updated_at` ISO string); absent when the
+   * record does not say or says something no date can hold. Drift reports (`changed_at`) and the
+   * grace of a pending sync read it.
+   */
+  changedAt?: number | undefined;
+  /**
+   * Whether each of its actions reached its firewall (an application rule's actions' `sync_status`,
+   * issue 44), one entry per action; absent for a family that has no such thing. Not an attribute:
+   * it is never planned or compared, only judged by drift (src/plan/enforcement.ts).
+   */
+  enforcement?: readonly ActionSync[] | undefined;
+}
+
+/** One action's synchronization: its firewall, and its `sync_status` as the API gave it (if it did). */
+export interface ActionSync {
+  firewall: string;
+  status: string | undefined;
 }
 
 /** A comment export writes after one value of an exported object. */

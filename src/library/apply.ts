@@ -8,6 +8,7 @@
 import { usageError } from '../core/errors.js';
 import { type FailOnClass as CoreFailOnClass, FAIL_ON_CLASSES } from '../core/model.js';
 import type { ApplyReportJson } from '../ops/apply/report-document.js';
+import { DEFAULT_WAIT_TIMEOUT_MS } from '../ops/apply/wait-timeout.js';
 import { type ApplyIo, type ApplySettings, applyToFirewall } from '../ops/apply/workflow.js';
 import { DEFAULT_BATCH_SIZE, DEFAULT_PARALLELISM, SIGNAL_EXIT_CODES } from '../ops/defaults.js';
 import { selectionOf } from '../ops/selection/selection.js';
@@ -36,7 +37,17 @@ function settingsOf(options: ApplyOptions): ApplySettings {
     batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
     selection: selectionOf(options),
     color: false,
+    wait: waitOf(options),
   };
+}
+
+/** `wait` and `waitTimeoutSeconds` (which implies it), as the CLI's `--wait` and `--wait-timeout`. */
+function waitOf({ wait, waitTimeoutSeconds: seconds }: ApplyOptions): ApplySettings['wait'] {
+  if (seconds !== undefined && !(Number.isFinite(seconds) && seconds > 0)) {
+    throw usageError(`waitTimeoutSeconds must be a positive number of seconds, got ${String(seconds)}`);
+  }
+  if (wait !== true && seconds === undefined) return undefined;
+  return { timeoutMs: seconds === undefined ? DEFAULT_WAIT_TIMEOUT_MS : seconds * 1000 };
 }
 
 /** The workflow's I/O: text and notes to the caller's hooks, the report kept, the caller's signal. */
@@ -67,6 +78,7 @@ function applyIo(options: ApplyOptions, keep: (document: ApplyReportJson) => voi
       };
     },
     now: () => (options.clock?.now ?? Date.now)(),
+    sleep: options.clock?.sleep?.bind(options.clock),
     failed: () => 1,
   };
 }

@@ -34,6 +34,8 @@ export type PlanChange =
         reason: string;
       }[];
       id: string;
+      changed_by?: string;
+      changed_at?: string;
       fields: string[];
       before: {
         [k: string]: unknown;
@@ -64,6 +66,8 @@ export type PlanChange =
         reason: string;
       }[];
       id: string;
+      changed_by?: string;
+      changed_at?: string;
       fields: string[];
       forced_by: string[];
       before: {
@@ -92,6 +96,8 @@ export type PlanChange =
         reason: string;
       }[];
       id: string;
+      changed_by?: string;
+      changed_at?: string;
       fields: string[];
       before: {
         [k: string]: unknown;
@@ -172,6 +178,8 @@ export interface PlanDocument {
     kind: string;
     key: string;
     id: string;
+    changed_by?: string;
+    changed_at?: string;
     fields: string[];
     before: {
       [k: string]: unknown;
@@ -179,6 +187,26 @@ export interface PlanDocument {
     after: {
       [k: string]: unknown;
     };
+    impact: {
+      class: 'weakens_protection' | 'broadens_access' | 'reduces_audit';
+      reason: string;
+    }[];
+  }[];
+  enforcement?: {
+    kind: string;
+    key: string;
+    id: string;
+    changed_by?: string;
+    changed_at?: string;
+    /**
+     * @minItems 1
+     * @maxItems 10000
+     */
+    firewalls: {
+      firewall: string;
+      status: string;
+      state: 'pending' | 'error' | 'unknown';
+    }[];
     impact: {
       class: 'weakens_protection' | 'broadens_access' | 'reduces_audit';
       reason: string;
@@ -269,6 +297,39 @@ export interface ApplyReport {
     address: string;
     message: string;
   }[];
+  enforcement?: {
+    result: 'enforced' | 'not_enforced' | 'timed_out' | 'interrupted' | 'unreadable';
+    timeout_ms: number;
+    waited_ms: number;
+    polls: number;
+    requests: number;
+    summary: {
+      rules: number;
+      actions: number;
+      synced: number;
+      pending: number;
+      error: number;
+      unknown: number;
+      missing: number;
+    };
+    actions: {
+      kind: string;
+      key: string;
+      address: string;
+      id: string;
+      firewall: string;
+      firewall_action?: string;
+      status?: string;
+      state: 'synced' | 'pending' | 'error' | 'unknown' | 'missing';
+    }[];
+    error?: {
+      message: string;
+      method?: string;
+      path?: string;
+      status?: number;
+      server_message?: string;
+    };
+  };
   error?: {
     message: string;
     method?: string;

@@ -49,6 +49,7 @@ async function planOf(options: PlanOptions, impactDirection: ImpactDirection): P
     impactDirection,
     selection,
     ...(options.onNote && { warn: options.onNote }),
+    ...(options.clock?.now ? { now: options.clock.now } : {}),
   });
 }
 

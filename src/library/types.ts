@@ -143,6 +143,14 @@ export interface ApplyChoices {
   parallelism?: number | undefined;
   /** `--batch-size`: objects per bulk call (default 100). */
   batchSize?: number | undefined;
+  /**
+   * `--wait`: after the writes, wait until every action of the application rules created, replaced
+   * or updated is synced to its firewall; the report's `enforcement` says what was found, and its
+   * `exit_code` is 1 when an action is in sync error or not synced by the timeout.
+   */
+  wait?: boolean | undefined;
+  /** `--wait-timeout`, in seconds (default 300); implies `wait`. */
+  waitTimeoutSeconds?: number | undefined;
   /** The text the CLI shows: the plan, then the apply report. */
   onText?: ((text: string) => void) | undefined;
 }

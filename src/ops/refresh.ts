@@ -21,7 +21,9 @@ import { KINDS, type Kind } from '../kinds/index.js';
 import { sortedSet } from '../kinds/normalize.js';
 import { readFamilies } from '../kinds/read-families.js';
 import { NO_USER_LISTING_NOTE, type UserDirectory, userDirectoryOnce } from '../kinds/users.js';
+import { withAttribution } from '../plan/attribution.js';
 import { planBehaviour } from '../plan/behaviour.js';
+import { withEnforcement } from '../plan/enforcement.js';
 import {
   type DesiredObject,
   type ExpectedObject,
@@ -46,6 +48,11 @@ export interface RefreshOptions {
    * no test could say what it does.
    */
   testsRead?: boolean;
+  /**
+   * The time a drift report judges synchronization at (UNIX milliseconds: a pending action is drift
+   * once it is older than the grace, src/plan/enforcement.ts); default the system's clock.
+   */
+  now?: () => number;
 }
 
 /** A declared object as the planner takes it; its `FILE:LINE:COL` is built only if a problem asks. */
@@ -349,14 +356,24 @@ export async function refreshAndPlan(
   // Members are ids in the plan; where the listing names them, a reviewer reads names too.
   const members = inputs.some((input) => hasMembers(kindNamed(input.kind), input));
   const directory = members ? await optionalDirectory(users) : undefined;
-  const whole = planChanges(inputs, {
+  const planned = planChanges(inputs, {
     ...planOptions(config, options.impactDirection),
     ...(directory === undefined ? {} : { userLabel: (id: string) => userLabel(directory, id) }),
   });
+  const whole = options.impactDirection === 'drift' ? driftFindings(planned, inputs, options) : planned;
   const named = directory === undefined ? whole : withPlanUsernames(whole, directory);
   const selected = options.selection === undefined ? named : selectPlan(named, options.selection);
   const rules = read.find((input) => input.kind === applicationRulesKind.name);
   return withTrust(tested ? withBehaviour(config, selected, rules?.remote ?? []) : selected, options.trust);
+}
+
+/**
+ * A drift report's own findings (issue 44): who last changed each entry and when, and the managed
+ * rules not enforced on a firewall. A plan has neither: it is what applying does, not what was done.
+ */
+function driftFindings(plan: Plan, inputs: readonly KindPlanInput[], options: PlanRefreshOptions): Plan {
+  const now = (options.now ?? Date.now)();
+  return withEnforcement(withAttribution(plan, inputs), inputs, { now });
 }
 
 /**

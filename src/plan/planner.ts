@@ -23,6 +23,7 @@ import {
 } from '../core/model.js';
 import { inScope, type ManageScope } from '../core/scope.js';
 import { inRegistryOrder } from '../kinds/index.js';
+import type { ActionSync } from '../kinds/kind.js';
 import { attachImpact, DEFAULT_SAFETY, type SafetySettings, safetyWarning, summarize } from './assess.js';
 import { survivorFirst } from './survivor.js';
 
@@ -53,6 +54,14 @@ export interface RemoteObject {
   createdAt?: number | undefined;
   /** Set when the server refuses every change to it: never updated or deleted, nor listed as unmanaged. */
   readOnly?: string | undefined;
+  /**
+   * Who last changed it and when (UNIX milliseconds), and its actions' synchronization, where the
+   * record gives them (RemoteRecord). The planner never reads them: a drift report does
+   * (attribution.ts, enforcement.ts).
+   */
+  changedBy?: string | undefined;
+  changedAt?: number | undefined;
+  enforcement?: readonly ActionSync[] | undefined;
 }
 
 export interface KindPlanInput {

@@ -24,7 +24,12 @@ export function failOnMatches(
   /** Also the read-only objects that differ (drift, compare: what was done by hand). */
   { readOnly = false }: { readOnly?: boolean } = {},
 ): { class: ImpactClass; changes: Judged[] }[] {
-  const judged: Judged[] = [...plan.changes, ...(readOnly ? (plan.read_only ?? []) : [])];
+  // A drift report's enforcement findings too (plans have none): a rule not enforced weakens protection.
+  const judged: Judged[] = [
+    ...plan.changes,
+    ...(readOnly ? (plan.read_only ?? []) : []),
+    ...(plan.enforcement ?? []),
+  ];
   return IMPACT_CLASSES.filter((klass) => classes.includes(klass))
     .map((klass) => ({
       class: klass,
@@ -33,7 +38,7 @@ export function failOnMatches(
     .filter((match) => match.changes.length > 0);
 }
 
-/** What `--fail-on` judges: a change, or a read-only object that differs. */
+/** What `--fail-on` judges: a change, a read-only object that differs, or a rule not enforced. */
 type Judged = Pick<Change, 'kind' | 'key' | 'impact'>;
 
 const SHOWN = 5;

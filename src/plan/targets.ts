@@ -13,7 +13,8 @@
  *   a key's duplicates share its address, so they are always selected together.)
  * - A `--target` that matches no address of the whole plan (a typo) is refused, naming the closest
  *   addresses, when the plan has changes: "No changes" would hide what the whole plan does.
- * - Problems and unmanaged objects are kept when their address is selected. The safety threshold
+ * - Problems, unmanaged objects and a drift report's enforcement findings are kept when their
+ *   address is selected. The safety threshold
  *   keeps counting against the whole family: the family's existing objects are the denominator, the
  *   selected deletes the numerator.
  */
@@ -139,6 +140,7 @@ export function selectPlan(plan: Plan, selection: Selection): Plan {
     kindSelected(object.kind) && addressSelected([addressOf(object.kind, object.key)]);
   const unmanaged = plan.unmanaged?.filter(keep) ?? [];
   const notes = plan.notes?.filter(keep) ?? [];
+  const enforcement = plan.enforcement?.filter(keep) ?? [];
   const suggestions =
     plan.rename_suggestions?.filter(
       ({ kind, from, to }) =>
@@ -153,6 +155,7 @@ export function selectPlan(plan: Plan, selection: Selection): Plan {
     ...(unmanaged.length > 0 ? { unmanaged } : {}),
     ...(notes.length > 0 ? { notes } : {}),
     ...(suggestions.length > 0 ? { rename_suggestions: suggestions } : {}),
+    ...(enforcement.length > 0 ? { enforcement } : {}),
     targets: selection,
   };
 }
@@ -170,9 +173,12 @@ function refuseUnmatchedTargets(plan: Plan, selection: Selection): void {
   const addresses = [
     ...new Set([
       ...plan.changes.flatMap(touched),
-      ...[...plan.problems, ...(plan.unmanaged ?? []), ...(plan.notes ?? [])].map((o) =>
-        addressOf(o.kind, o.key),
-      ),
+      ...[
+        ...plan.problems,
+        ...(plan.unmanaged ?? []),
+        ...(plan.notes ?? []),
+        ...(plan.enforcement ?? []),
+      ].map((o) => addressOf(o.kind, o.key)),
     ]),
   ];
   for (const pattern of selection.target) {

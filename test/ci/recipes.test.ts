@@ -103,6 +103,8 @@ describe('CI recipes', () => {
       'url',
       'fail-on',
       'plan-file',
+      'wait',
+      'wait-timeout',
       'environment',
       'working-directory',
       'version',

@@ -11,7 +11,14 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { E2E_TOKEN, startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
+import {
+  E2E_TOKEN,
+  type ManualClock,
+  manualClock,
+  startTestFirewall,
+  type TestFirewall,
+  writeConfig,
+} from '../helpers/firewall.js';
 import { rulesYaml } from '../helpers/fixtures.js';
 import { instantClock } from '../helpers/io.js';
 
@@ -79,10 +86,13 @@ async function startProxy(target: string, refuse: Proxy['refuse']): Promise<Prox
   return proxy;
 }
 
-/** One application rule (`shop.example.com/Block admin`), applied as the administrator. */
-async function applyRule(target: TestFirewall): Promise<void> {
+/**
+ * One application rule (`shop.example.com/Block admin`), applied as the administrator; on `clock`
+ * when given (the emulator's, so that the rule's timestamps are known).
+ */
+async function applyRule(target: TestFirewall, clock?: ManualClock): Promise<void> {
   const dir = await config({ 'rules.yaml': rulesYaml([{}]) });
-  const applied = await runCli(['apply', dir, '--auto-approve'], { env: target.env });
+  const applied = await runCli(['apply', dir, '--auto-approve'], { env: target.env, clock });
   expect(applied.code, applied.stderr).toBe(0);
 }
 
@@ -243,9 +253,13 @@ describe('a family the server does not have (404)', () => {
 describe('families this token may not read (403)', () => {
   const READER_TOKEN = 'reader-token-5e1b7d20';
   let seeded: TestFirewall;
+  /** The seeded emulator's and the commands' clock: the time a pull credits is known. */
+  let clock: ManualClock;
 
   beforeEach(async () => {
+    clock = manualClock();
     seeded = await startTestFirewall({
+      clock,
       seed: {
         users: [{ id: 'u-7', username: 'reader', token: READER_TOKEN }],
         groups: [{ name: 'readers', permissions: [{ permission_id: 0 }], user_ids: ['u-7'] }],
@@ -291,14 +305,17 @@ describe('families this token may not read (403)', () => {
 
   it('pull --adopt adopts what the token can read, and reads no user directory for groups it skipped', async () => {
     const reader = { WAF_URL: seeded.url, WAF_TOKEN: READER_TOKEN };
-    await applyRule(seeded);
+    await applyRule(seeded, clock);
     const dir = await config({ 'schedules.yaml': 'schedules: []\n' });
-    const pulled = await runCli(['pull', dir, '--adopt'], { env: reader });
+    const pulled = await runCli(['pull', dir, '--adopt'], { env: reader, clock });
     expect(pulled.stderr).toContain(
       'Note: skipped groups: GET /api/v1/groups answered 403 (this token may not read it); the configuration does not declare them.\n',
     );
     expect(pulled.stderr).not.toContain('Error');
-    expect(pulled.stdout).toBe('Pulled 1 object (1 adopted) into 1 file.\n');
+    // The adopted rule's record names who wrote it (the administrator's apply), not the reader.
+    expect(pulled.stdout).toBe(
+      'Pulled 1 object (1 adopted) into 1 file.\nHand changes by admin (2026-11-27 08:00 UTC).\n',
+    );
     expect(pulled.code).toBe(0);
     expect(await readFile(join(dir, 'application-rules.yaml'), 'utf8')).toContain(
       'rq_host: shop.example.com',

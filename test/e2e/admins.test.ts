@@ -7,12 +7,22 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { E2E_TOKEN, startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
+import {
+  E2E_TOKEN,
+  manualClock,
+  startTestFirewall,
+  type TestFirewall,
+  writeConfig,
+} from '../helpers/firewall.js';
 import { GIT_ENV, pullRequestRepo } from '../helpers/git.js';
 
-/** A firewall whose admins group holds `admin` and `grace`: grace was added by hand. */
+/**
+ * A firewall whose admins group holds `admin` and `grace`: grace was added by hand. Its clock stands
+ * at 2026-11-27 08:00 UTC: the group's `updated_at`, which drift reports as `changed_at`.
+ */
 const escalated = (): Promise<TestFirewall> =>
   startTestFirewall({
+    clock: manualClock(),
     seed: { groups: [{ name: 'admins', is_admin: true, user_ids: ['u-1000', 'u-1007'] }] },
   });
 
@@ -61,6 +71,8 @@ describe('a member added to admins by hand', () => {
         fields: ['users'],
         before: { users: ['u-1000'] },
         after: { users: ['u-1000', 'u-1007'] },
+        // The group's record says when it changed, not who: no `changed_by`.
+        changed_at: '2026-11-27T08:00:00.000Z',
         impact: [
           { class: 'broadens_access', reason: 'member added to an administrator group: grace (u-1007)' },
         ],

@@ -1,9 +1,12 @@
 /** `wafctl apply`: the real CLI against a real emulator on a free port. */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import type { ApplicationRuleInput } from '../../src/api/index.js';
 import { runCli } from '../helpers/cli.js';
-import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
+import { E2E_TOKEN, startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
 import { EXAMPLES, type RuleSpec, rulesYaml } from '../helpers/fixtures.js';
 
 let firewall: TestFirewall;
@@ -26,6 +29,49 @@ const rule = (description: string, opts: RuleSpec = {}): RuleSpec => ({
 });
 
 const rules = (...specs: RuleSpec[]) => rulesYaml(specs);
+
+/**
+ * A loopback proxy in front of `target` that passes every request on and keeps the rules of each
+ * create (`POST /api/v1/application_rules`): what wafctl sent, which the emulator does not echo (it
+ * records the acting user as a rule's `username`). Closed when the test ends.
+ */
+async function recordingProxy(
+  target: TestFirewall,
+): Promise<{ env: Record<string, string>; creates: ApplicationRuleInput[][] }> {
+  const creates: ApplicationRuleInput[][] = [];
+  const server = createServer(async (request, response) => {
+    try {
+      let body = '';
+      request.setEncoding('utf8');
+      for await (const chunk of request) body += chunk;
+      if (request.method === 'POST' && request.url === '/api/v1/application_rules') {
+        creates.push((JSON.parse(body) as { rules: ApplicationRuleInput[] }).rules);
+      }
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (typeof value === 'string' && !['host', 'content-length', 'connection'].includes(name)) {
+          headers[name] = value;
+        }
+      }
+      const answer = await fetch(`${target.url}${request.url}`, {
+        method: request.method ?? 'GET',
+        headers,
+        ...(body === '' ? {} : { body }),
+      });
+      const type = answer.headers.get('content-type') ?? 'application/json';
+      response.writeHead(answer.status, { 'content-type': type }).end(await answer.text());
+    } catch {
+      response.destroy();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { env: { WAF_URL: url, WAF_TOKEN: E2E_TOKEN }, creates };
+}
 
 describe('wafctl apply', () => {
   it('applies examples/ to an empty emulator, after which the plan is empty', async () => {
@@ -289,18 +335,27 @@ describe('wafctl apply', () => {
   });
 
   it('creates rules as settings.username, else WAF_USERNAME, else "wafctl"', async () => {
-    const usernames = async (files: Record<string, string>, env: Record<string, string> = {}) => {
+    const proxy = await recordingProxy(firewall);
+    const applyWith = async (files: Record<string, string>, env: Record<string, string> = {}) => {
       const dir = await writeConfig(files);
-      const result = await runCli(['apply', dir, '--auto-approve'], { env: { ...firewall.env, ...env } });
-      expect(result.code).toBe(0);
-      return (await firewall.api.applicationRules.list()).map((r) => `${r.description}=${r.username}`);
+      const result = await runCli(['apply', dir, '--auto-approve'], { env: { ...proxy.env, ...env } });
+      expect(result.code, result.stderr).toBe(0);
     };
-    await usernames({ 'a.yaml': rules(rule('One')), 'b.yaml': 'settings: {username: gitops-bot}\n' });
-    await usernames({ 'a.yaml': rules(rule('One'), rule('Two')) }, { WAF_USERNAME: 'ci-user' });
-    expect(await usernames({ 'a.yaml': rules(rule('One'), rule('Two'), rule('Three')) })).toEqual([
-      'One=gitops-bot',
-      'Two=ci-user',
-      'Three=wafctl',
+    await applyWith({ 'a.yaml': rules(rule('One')), 'b.yaml': 'settings: {username: gitops-bot}\n' });
+    await applyWith({ 'a.yaml': rules(rule('One'), rule('Two')) }, { WAF_USERNAME: 'ci-user' });
+    await applyWith({ 'a.yaml': rules(rule('One'), rule('Two'), rule('Three')) });
+    // What wafctl sent: one create per apply, each new rule under the username of that run.
+    expect(proxy.creates.map((sent) => sent.map((r) => `${r.description}=${r.username}`))).toEqual([
+      ['One=gitops-bot'],
+      ['Two=ci-user'],
+      ['Three=wafctl'],
+    ]);
+    // What the emulator keeps: the acting user, the E2E token's (admin), whatever the body said.
+    const stored = await firewall.api.applicationRules.list();
+    expect(stored.map((r) => `${r.description}=${r.username}`)).toEqual([
+      'One=admin',
+      'Two=admin',
+      'Three=admin',
     ]);
   });
 

@@ -5,18 +5,23 @@ import type { ApplicationRuleInput } from '../../src/api/index.js';
 import { forgetSecrets } from '../../src/core/secrets.js';
 import { fromIso } from '../../src/kinds/cells.js';
 import { runCli } from '../helpers/cli.js';
-import { E2E_TOKEN, startTestFirewall, type TestFirewall } from '../helpers/firewall.js';
+import {
+  E2E_TOKEN,
+  manualClock,
+  ruleWritersSeed,
+  startTestFirewall,
+  type TestFirewall,
+} from '../helpers/firewall.js';
 
-const rule = (
-  rqHost: string,
-  description: string,
-  username: string,
-  enabled = true,
-): ApplicationRuleInput => ({
+/**
+ * An application rule with two conditions and two actions. The body's `username` is wafctl's; the
+ * emulator records the acting user (the token's) as the rule's `username` instead.
+ */
+const rule = (rqHost: string, description: string, enabled = true): ApplicationRuleInput => ({
   rq_host: rqHost,
   description,
   priority: 'high',
-  username,
+  username: 'wafctl',
   enabled,
   conditions: [
     { operator: 'match', expressions: [{ expression: '^/a' }], targets: [{ target: 'path' }] },
@@ -29,7 +34,7 @@ const rule = (
 });
 
 let firewall: TestFirewall;
-let ids: { soc: string; firstBatch: string[]; secondBatch: string[]; weekly: string };
+let ids: { soc: string; weekly: string };
 
 beforeAll(async () => {
   firewall = await startTestFirewall();
@@ -41,11 +46,6 @@ beforeAll(async () => {
     user_ids: ['u-1001', 'u-1002'],
   });
   await api.groups.create({ name: 'operators', is_admin: true, permissions: [], user_ids: [] });
-  const firstBatch = await api.applicationRules.create([
-    rule('shop.example.com', 'Block admin', 'alice'),
-    rule('api.example.com', 'Block scanners', 'bob', false),
-  ]);
-  const secondBatch = await api.applicationRules.create([rule('blog.example.com', 'Log comments', 'carol')]);
   await api.notifications.create({
     name: 'splunk',
     type: 'siem',
@@ -71,22 +71,25 @@ beforeAll(async () => {
     send_via: 'email',
     timezone: 'UTC',
   });
-  ids = { soc: soc.id, firstBatch, secondBatch, weekly: weekly.id };
+  ids = { soc: soc.id, weekly: weekly.id };
 });
 
 afterAll(async () => {
   await firewall.close();
 });
 
-const get = (...args: string[]) => runCli(['get', ...args], { env: firewall.env });
+const getOn = (target: TestFirewall, args: string[]) => runCli(['get', ...args], { env: target.env });
+const get = (...args: string[]) => getOn(firewall, args);
 
-/** The ids (or names, for notifications) of a JSON listing. */
-async function listed(...args: string[]): Promise<string[]> {
-  const result = await get(...args, '--output', 'json');
+/** The ids (or names, for notifications) of a JSON listing from `target`. */
+async function listedOn(target: TestFirewall, args: string[]): Promise<string[]> {
+  const result = await getOn(target, [...args, '--output', 'json']);
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return (JSON.parse(result.stdout) as { id?: string; name: string }[]).map((r) => r.id ?? r.name);
 }
+
+const listed = (...args: string[]) => listedOn(firewall, args);
 
 function lines(text: string): string[] {
   return text.trimEnd().split('\n');
@@ -217,30 +220,56 @@ describe('wafctl get rules (the read-only demo rules)', () => {
 });
 
 describe('wafctl get application-rules', () => {
-  it('filters: exact, list, search, range and boolean', async () => {
-    const [shop, api] = ids.firstBatch;
-    const [blog] = ids.secondBatch;
-    expect(await listed('application-rules', '--filter', 'rq_host=api.example.com')).toEqual([api]);
-    expect(
-      await listed('application-rules', '--filter', 'rq_host_list=shop.example.com,blog.example.com'),
-    ).toEqual([shop, blog]);
-    expect(await listed('application-rules', '--filter', 'username_search=AR')).toEqual([blog]);
-    expect(await listed('application-rules', '--filter', 'enabled=false')).toEqual([api]);
+  /**
+   * Its own firewall, on a manual clock (2026-11-27 08:00 UTC): alice, bob and carol each write a
+   * rule with their own token, so each rule's `username` is its writer's; carol's a minute later.
+   */
+  let writers: TestFirewall;
+  let rules: { shop: string; api: string; blog: string };
+  beforeAll(async () => {
+    const clock = manualClock();
+    writers = await startTestFirewall({ clock, seed: ruleWritersSeed(['alice', 'bob', 'carol']) });
+    const write = async (username: string, input: ApplicationRuleInput) =>
+      (await writers.as(username).applicationRules.create([input]))[0] ?? '';
+    const shop = await write('alice', rule('shop.example.com', 'Block admin'));
+    const api = await write('bob', rule('api.example.com', 'Block scanners', false));
+    clock.advance(60_000);
+    const blog = await write('carol', rule('blog.example.com', 'Log comments'));
+    rules = { shop, api, blog };
+  });
+  afterAll(async () => {
+    await writers.close();
+  });
 
-    const rules = JSON.parse((await get('application-rules', blog ?? '', '--output', 'json')).stdout) as {
+  const getRules = (...args: string[]) => getOn(writers, ['application-rules', ...args]);
+  const listedRules = (...args: string[]) => listedOn(writers, ['application-rules', ...args]);
+
+  it('filters: exact, list, search, range and boolean', async () => {
+    const { shop, api, blog } = rules;
+    expect(await listedRules('--filter', 'rq_host=api.example.com')).toEqual([api]);
+    expect(await listedRules('--filter', 'rq_host_list=shop.example.com,blog.example.com')).toEqual([
+      shop,
+      blog,
+    ]);
+    expect(await listedRules('--filter', 'username_search=AR')).toEqual([blog]);
+    expect(await listedRules('--filter', 'enabled=false')).toEqual([api]);
+
+    const record = JSON.parse((await getRules(blog, '--output', 'json')).stdout) as {
       timestamp_create: number;
     };
-    expect(
-      await listed('application-rules', '--filter', `timestamp_create_start=${rules.timestamp_create}`),
-    ).toEqual([blog]);
-    expect(
-      await listed('application-rules', '--filter', `timestamp_create_end=${rules.timestamp_create - 1}`),
-    ).toEqual([shop, api]);
+    expect(await listedRules('--filter', `timestamp_create_start=${record.timestamp_create}`)).toEqual([
+      blog,
+    ]);
+    expect(await listedRules('--filter', `timestamp_create_end=${record.timestamp_create - 1}`)).toEqual([
+      shop,
+      api,
+    ]);
   });
 
   it('prints full records, with every action and condition and nothing wafctl adds', async () => {
-    const result = await get('application-rules', ids.firstBatch[0] ?? '', '--output', 'yaml');
+    const result = await getRules(rules.shop, '--output', 'yaml');
     const record = parse(result.stdout) as Record<string, unknown>;
+    // The writer (alice's token), not the body's `username`.
     expect(record).toMatchObject({
       rq_host: 'shop.example.com',
       description: 'Block admin',
@@ -251,15 +280,14 @@ describe('wafctl get application-rules', () => {
     expect(record).not.toHaveProperty('complete');
   });
 
-  it('shows a table by default and exits 1 for an unknown id', async () => {
-    const table = await get('application-rules', '--filter', 'enabled=false');
+  it('shows a table by default, with the sync status of each action, and exits 1 for an unknown id', async () => {
+    const table = await getRules('--filter', 'enabled=false');
+    const id = rules.api.padEnd(2);
     expect(lines(table.stdout)).toEqual([
-      expect.stringMatching(
-        /^ID\s+RQ_HOST\s+DESCRIPTION\s+PRIORITY\s+ENABLED\s+USERNAME\s+CREATED\s+UPDATED$/,
-      ),
-      expect.stringMatching(/^\S+\s+api\.example\.com\s+Block scanners\s+high\s+false\s+bob\s+\S+Z\s+\S+Z$/),
+      `${'ID'.padEnd(id.length)}  RQ_HOST          DESCRIPTION     PRIORITY  ENABLED  SYNC                             USERNAME  CREATED               UPDATED`,
+      `${id}  api.example.com  Block scanners  high      false    waf-eu-1:synced waf-eu-2:synced  bob       2026-11-27T08:00:00Z  2026-11-27T08:00:00Z`,
     ]);
-    const missing = await get('application-rules', 'ar-none');
+    const missing = await getRules('ar-none');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(
       /^Error: application rule "ar-none" not found: no application rule has this id \(\[GET\] /,
@@ -390,7 +418,7 @@ describe('wafctl get: pagination and --limit', () => {
   let big: TestFirewall;
   beforeAll(async () => {
     big = await startTestFirewall();
-    const rules = Array.from({ length: 1100 }, (_, i) => rule('bulk.example.com', `Rule ${i}`, 'bulk'));
+    const rules = Array.from({ length: 1100 }, (_, i) => rule('bulk.example.com', `Rule ${i}`));
     await big.api.applicationRules.create(rules);
   });
   afterAll(async () => {

@@ -13,6 +13,8 @@ import type { ApplicationRuleInput } from '../../src/api/index.js';
 import { runCli } from '../helpers/cli.js';
 import {
   E2E_TOKEN,
+  type ManualClock,
+  manualClock,
   startTestFirewall,
   type TestFirewall,
   writeConfig,
@@ -34,6 +36,12 @@ const STAGING = `groups:
 
 let staging: TestFirewall;
 let production: TestFirewall;
+/**
+ * The clock both emulators and every command share: the apply is at 2026-11-27 08:00 UTC and the
+ * hand changes two minutes later (`beforeEach`), so the times the pull credits are known.
+ */
+let clock: ManualClock;
+const MINUTE = 60_000;
 let dir = '';
 /** The whole environment each command sees: the token variables wafctl.yaml names, and no WAF_*. */
 let env: Record<string, string> = {};
@@ -51,7 +59,7 @@ const PROJECT = () => `environments:
     vars: {priority: high}
 `;
 
-const cli = (args: string[]) => runCli(args, { env });
+const cli = (args: string[]) => runCli(args, { env, clock });
 const read = (file: string) => readFile(join(dir, file), 'utf8');
 
 /** Every file of the configuration, by path: to say what a pull left untouched. */
@@ -114,8 +122,9 @@ async function ruleId(firewall: TestFirewall, description: string): Promise<stri
 }
 
 beforeEach(async () => {
-  staging = await startTestFirewall();
-  production = await startTestFirewall();
+  clock = manualClock();
+  staging = await startTestFirewall({ clock });
+  production = await startTestFirewall({ clock });
   dir = await writeConfig({
     'wafctl.yaml': PROJECT(),
     'base/rules.yaml': BASE,
@@ -127,6 +136,7 @@ beforeEach(async () => {
     const applied = await cli(['apply', dir, '--env', name, '--auto-approve']);
     expect(applied.code, applied.stderr).toBe(0);
   }
+  clock.advance(2 * MINUTE);
 });
 
 afterEach(async () => {
@@ -145,7 +155,9 @@ describe('pull --env NAME', () => {
     const pulled = await cli(['pull', dir, '--env', 'production']);
     expect(pulled.stderr).toBe('');
     expect(pulled.code).toBe(0);
-    expect(pulled.stdout).toBe('Pulled 1 object (1 updated) into 1 file.\n');
+    expect(pulled.stdout).toBe(
+      'Pulled 1 object (1 updated) into 1 file.\nHand changes by admin (2026-11-27 08:02 UTC).\n',
+    );
     expect(await snapshot()).toEqual({
       ...before,
       'envs/production/rules.yaml': PRODUCTION.replace('firewall_action: log', 'firewall_action: deny'),
@@ -164,6 +176,7 @@ describe('pull --env NAME', () => {
     expect(pulled.code).toBe(0);
     expect(pulled.stdout).toBe(
       `Pulled 1 object (1 updated) into 1 file.
+Hand changes by admin (2026-11-27 08:02 UTC).
 Kept in ${join(dir, 'envs/production/rules.yaml')} (environment production's own path): application_rule.shop.example.com/Block admin enabled; ${join(dir, 'base/rules.yaml')} is shared with staging (--write-shared writes there).
 `,
     );
@@ -207,6 +220,7 @@ Kept in ${join(dir, 'envs/production/rules.yaml')} (environment production's own
     expect(pulled.code).toBe(0);
     expect(pulled.stdout).toBe(
       `Pulled 1 object (1 updated) into 1 file.
+Hand changes by admin (2026-11-27 08:02 UTC).
 Warning: ${join(dir, 'base/rules.yaml')} is read by environment staging too: this change applies to it.
 `,
     );
@@ -228,7 +242,9 @@ Warning: ${join(dir, 'base/rules.yaml')} is read by environment staging too: thi
     const pulled = await cli(['pull', dir, '--env', 'staging', '--adopt']);
     expect(pulled.stderr).toBe('');
     expect(pulled.code).toBe(0);
-    expect(pulled.stdout).toMatch(/^Pulled 2 objects \(1 updated, 1 adopted\) into 1 file\.\nKept in /);
+    expect(pulled.stdout).toMatch(
+      /^Pulled 2 objects \(1 updated, 1 adopted\) into 1 file\.\nHand changes by admin \(2026-11-27 08:02 UTC\)\.\nKept in /,
+    );
     const file = 'envs/staging/application-rules.yaml';
     const after = await snapshot();
     expect(after[file]).toMatch(
@@ -332,7 +348,9 @@ application_rules:
     const pulled = await cli(['pull', dir, '--env', 'production', '--adopt']);
     expect(pulled.stderr).toBe('');
     expect(pulled.code).toBe(0);
-    expect(pulled.stdout).toBe('Pulled 1 object (1 adopted) into 1 file.\n');
+    expect(pulled.stdout).toBe(
+      'Pulled 1 object (1 adopted) into 1 file.\nHand changes by admin (2026-11-27 08:02 UTC).\n',
+    );
     const after = await snapshot();
     expect(after['envs/production/rules.yaml']).toMatch(
       new RegExp(
@@ -398,6 +416,7 @@ application_rules:
     );
     expect(pulled.stdout).toContain(
       `Would pull 1 object (1 updated) into 1 file.
+Hand changes by admin (2026-11-27 08:02 UTC).
 Would keep in ${join(dir, 'envs/production/rules.yaml')} (environment production's own path): application_rule.shop.example.com/Block admin priority; ${join(dir, 'base/rules.yaml')} is shared with staging (--write-shared writes there).
 `,
     );
@@ -408,10 +427,13 @@ Would keep in ${join(dir, 'envs/production/rules.yaml')} (environment production
 
 describe('pull --env NAME --format', () => {
   it('json: one document, valid against schemas/pull-report.schema.json, with the counts', async () => {
+    // A minute apart (08:02, 08:03, 08:04): the credits are newest first.
     await disableAdminOnProduction();
+    clock.advance(MINUTE);
     await production.api.applicationRules.update(await ruleId(production, 'Block login'), {
       priority: 'low',
     });
+    clock.advance(MINUTE);
     await production.api.applicationRules.create([rule('Hotfix at 3am')]);
 
     const pulled = await cli(['pull', dir, '--env', 'production', '--adopt', '--format', 'json']);
@@ -443,6 +465,24 @@ describe('pull --env NAME --format', () => {
       ],
       conflicts: [],
       not_adopted: [],
+      // The token's user, as the emulator records it, not the created rule's body (`console`).
+      credits: [
+        {
+          address: 'application_rule.shop.example.com/Hotfix at 3am',
+          changed_by: 'admin',
+          changed_at: '2026-11-27T08:04:00.000Z',
+        },
+        {
+          address: 'application_rule.shop.example.com/Block login',
+          changed_by: 'admin',
+          changed_at: '2026-11-27T08:03:00.000Z',
+        },
+        {
+          address: 'application_rule.shop.example.com/Block admin',
+          changed_by: 'admin',
+          changed_at: '2026-11-27T08:02:00.000Z',
+        },
+      ],
     });
     expect(await planExit('production')).toBe(0);
     expect(await planExit('staging')).toBe(0);
@@ -496,7 +536,13 @@ describe('pull --env NAME --format', () => {
 
 Would pull 1 object (1 updated) into 1 file.
 
+Hand changes by admin (2026-11-27 08:02 UTC).
+
 > **Warning:** \`${shared}\` is read by environment staging too: this change applies to it.
+
+**Hand changes** (who last changed each object, as the firewall records it):
+
+- \`application_rule.shop.example.com/Block admin\`: admin, 2026-11-27 08:02 UTC
 
 **Files:**
 
@@ -510,7 +556,13 @@ Would pull 1 object (1 updated) into 1 file.
 
 Pulled 1 object (1 updated) into 1 file.
 
+Hand changes by admin (2026-11-27 08:02 UTC).
+
 - Kept in \`${own}\` (environment production's own path): \`application_rule.shop.example.com/Block admin\` enabled; \`${shared}\` is shared with staging (\`--write-shared\` writes there).
+
+**Hand changes** (who last changed each object, as the firewall records it):
+
+- \`application_rule.shop.example.com/Block admin\`: admin, 2026-11-27 08:02 UTC
 
 **Files:**
 

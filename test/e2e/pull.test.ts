@@ -8,18 +8,30 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApplicationRuleInput } from '../../src/api/index.js';
 import { runCli } from '../helpers/cli.js';
-import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
+import {
+  type ManualClock,
+  manualClock,
+  startTestFirewall,
+  type TestFirewall,
+  writeConfig,
+} from '../helpers/firewall.js';
+
+/** Two minutes: the hand changes are made this long after the apply (2026-11-27 08:00 UTC). */
+const LATER = 2 * 60_000;
 
 let firewall: TestFirewall;
+/** The emulator's and the CLI's clock: the times the pull summary credits are known. */
+let clock: ManualClock;
 beforeEach(async () => {
-  firewall = await startTestFirewall();
+  clock = manualClock();
+  firewall = await startTestFirewall({ clock });
 });
 afterEach(async () => {
   await firewall.close();
 });
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  runCli(args, { env: { ...firewall.env, ...env } });
+  runCli(args, { env: { ...firewall.env, ...env }, clock });
 
 const GROUPS = `# Who may do what on the firewall.
 groups:
@@ -115,13 +127,17 @@ describe('wafctl pull', () => {
       'schedules.yaml': SCHEDULES,
       'settings.yaml': UNTOUCHED,
     });
+    clock.advance(LATER);
     await changeByHand();
     expect(await planExit(dir)).toBe(2);
 
     const pulled = await cli(['pull', dir]);
     expect(pulled.stderr).toBe('');
     expect(pulled.code).toBe(0);
-    expect(pulled.stdout).toBe('Pulled 5 objects (4 updated, 1 removed) into 4 files.\n');
+    // The rule's record names who changed it by hand (the token's user) and when.
+    expect(pulled.stdout).toBe(
+      'Pulled 5 objects (4 updated, 1 removed) into 4 files.\nHand changes by admin (2026-11-27 08:02 UTC).\n',
+    );
     expect(await planExit(dir)).toBe(0);
 
     expect(await read(dir, 'groups.yaml')).toBe(`# Who may do what on the firewall.
@@ -255,6 +271,7 @@ describe('wafctl pull --format, --write-shared (issue 40)', () => {
     const withVariable = NOTIFICATIONS.replace('10.0.0.5', `\${WAFCTL_VAR_SIEM_ADDRESS}`);
     const env = { WAFCTL_VAR_SIEM_ADDRESS: '10.0.0.5' };
     const dir = await appliedConfig({ 'notifications.yaml': withVariable, 'rules.yaml': RULES }, env);
+    clock.advance(LATER);
     await firewall.api.notifications.update('splunk', { settings: { destination_address: '10.0.0.9' } });
     const [rule] = await firewall.api.applicationRules.list();
     await firewall.api.applicationRules.update(rule?.id ?? '', { priority: 'low' });
@@ -264,6 +281,12 @@ describe('wafctl pull --format, --write-shared (issue 40)', () => {
     expect(pulled.stdout).toBe(`### wafctl pull: 1 object into 1 file
 
 Pulled 1 object (1 updated) into 1 file.
+
+Hand changes by admin (2026-11-27 08:02 UTC).
+
+**Hand changes** (who last changed each object, as the firewall records it):
+
+- \`application_rule.shop.example.com/Block admin\`: admin, 2026-11-27 08:02 UTC
 
 **Conflicts** (nothing was pulled for these objects):
 
@@ -328,6 +351,7 @@ describe('wafctl pull: what the next apply would delete', () => {
 
   it('says which live objects in a pruned scope are not adopted and would be deleted', async () => {
     const dir = await appliedConfig({ 'rules.yaml': RULES, 'manage.yaml': PRUNED });
+    clock.advance(LATER);
     // A hotfix made in the console, in scope; and one outside the scope, which apply never touches.
     await firewall.api.applicationRules.create([
       hotfix('shop.example.com', 'Hotfix at 3am'),
@@ -346,7 +370,10 @@ describe('wafctl pull: what the next apply would delete', () => {
     // With --adopt they are adopted: nothing to warn about, and the next plan deletes nothing.
     const adopted = await cli(['pull', dir, '--adopt']);
     expect(adopted.stderr).toBe('');
-    expect(adopted.stdout).toBe('Pulled 1 object (1 adopted) into 1 file.\n');
+    // The emulator records the token's user, not the body's `username`, as who wrote the hotfix.
+    expect(adopted.stdout).toBe(
+      'Pulled 1 object (1 adopted) into 1 file.\nHand changes by admin (2026-11-27 08:02 UTC).\n',
+    );
     expect(await planExit(dir)).toBe(0);
   });
 
@@ -381,6 +408,7 @@ describe('wafctl pull: what the next apply would delete', () => {
 
   it('with --adopt, names those it could not adopt', async () => {
     const dir = await appliedConfig({ 'rules.yaml': RULES, 'manage.yaml': PRUNED });
+    clock.advance(LATER);
     const [unkeyed] = await firewall.api.applicationRules.create([
       hotfix('shop.example.com', ''),
       hotfix('shop.example.com', 'Hotfix'),
@@ -391,7 +419,9 @@ describe('wafctl pull: what the next apply would delete', () => {
       `Warning: application_rule ${unkeyed} (shop.example.com/) not adopted: it has no description, and application rules are keyed by rq_host and description.\n` +
         'Warning: 1 live object is not in the files and could not be adopted (see above); apply would delete it: application_rule.shop.example.com/.\n',
     );
-    expect(pulled.stdout).toBe('Pulled 1 object (1 adopted) into 1 file.\n');
+    expect(pulled.stdout).toBe(
+      'Pulled 1 object (1 adopted) into 1 file.\nHand changes by admin (2026-11-27 08:02 UTC).\n',
+    );
   });
 });
 

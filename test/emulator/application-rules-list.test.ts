@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { ruleWritersSeed, userToken } from '../helpers/firewall.js';
 import {
   type Client,
   createRules,
@@ -20,21 +21,26 @@ let rules: WireApplicationRule[] = [];
 let ids: string[] = [];
 
 /**
- * Four rules; rule 2 gets a service and a rule set by editing the state file between two runs (the
- * API itself never sets them), and rule 3 is updated so its timestamp_update differs.
+ * Four rules, each written by its own user (a rule's username is its last writer's); rule 2 gets a
+ * service and a rule set by editing the state file between two runs (the API itself never sets
+ * them), and rule 3 is updated (by its author) so its timestamp_update differs.
  */
 beforeAll(async () => {
   const temp = await makeTempDir();
   cleanup = temp.cleanup;
   const statePath = join(temp.dir, 'state.json');
-  const first = await startTestEmulator({ statePath });
-  ids = await createRules(first.api, [
-    ruleInput({ rq_host: 'shop.example.com', username: 'alice' }),
-    ruleInput({ rq_host: 'Blog.Example.com', username: 'bob', enabled: false }),
-    ruleInput({ rq_host: 'api.example.com', username: 'alice-bot' }),
-    ruleInput({ rq_host: 'api.example.com', username: 'carol' }),
-  ]);
-  await first.api.put(`/api/v1/application_rules/${ids[2]}`, { attrs: { priority: 'low' } });
+  const seed = ruleWritersSeed(['alice', 'bob', 'alice-bot', 'carol']);
+  const first = await startTestEmulator({ statePath, seed });
+  const by = (username: string, overrides: Record<string, unknown>) =>
+    createRules(first.api.as(userToken(username)), [ruleInput(overrides)]);
+  ids = [
+    ...(await by('alice', { rq_host: 'shop.example.com' })),
+    ...(await by('bob', { rq_host: 'Blog.Example.com', enabled: false })),
+    ...(await by('alice-bot', { rq_host: 'api.example.com' })),
+    ...(await by('carol', { rq_host: 'api.example.com' })),
+  ];
+  const author = first.api.as(userToken('alice-bot'));
+  await author.put(`/api/v1/application_rules/${ids[2]}`, { attrs: { priority: 'low' } });
   await first.emulator.close();
   const state = JSON.parse(await readFile(statePath, 'utf8')) as {
     application_rules: Record<string, unknown>[];
@@ -45,7 +51,7 @@ beforeAll(async () => {
     rule_set_id: 'rs-7',
   });
   await writeFile(statePath, JSON.stringify(state));
-  ({ emulator, api } = await startTestEmulator({ statePath }));
+  ({ emulator, api } = await startTestEmulator({ statePath, seed }));
   rules =
     (await api.get<List>('/api/v1/application_rules?paginate=false')).body.data?.application_rules ?? [];
 });

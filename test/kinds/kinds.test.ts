@@ -19,7 +19,8 @@ const remoteRule = (id: string, complete: boolean): ApplicationRule => ({
   start_time: null,
   username: 'someone',
   timestamp_create: 1,
-  timestamp_update: 2,
+  // 2026-11-27 08:02:00.000999 UTC, in microseconds as the API gives it.
+  timestamp_update: 1_795_766_520_000_999,
   conditions: [
     {
       id: 'c1',
@@ -107,11 +108,19 @@ describe('kinds normalise desired and remote objects into one comparable shape',
     const remote = await applicationRulesKind.fetchAll(api, options);
     expect(calls).toEqual(['applicationRules.pages', 'applicationRules.get 2']);
     const desired = rule1Desired();
+    // Who last changed it and when (milliseconds), and each action's sync status, in the row's
+    // order: the one without a `sync_status` has none (not guessed).
     expect(remote[0]).toEqual({
       id: '1',
       key: 'shop.example.com/Rule 1',
       attributes: desired,
       createdAt: 1,
+      changedBy: 'someone',
+      changedAt: Date.UTC(2026, 10, 27, 8, 2),
+      enforcement: [
+        { firewall: 'waf-2', status: 'synced' },
+        { firewall: 'waf-1', status: undefined },
+      ],
     });
     expect(remote[1]?.attributes.actions).toEqual(desired.actions);
   });

@@ -1,12 +1,18 @@
 /**
  * Creating, updating and deleting application rules. Every bulk operation is all-or-nothing: the
  * whole request is validated (and every id resolved) before the first record changes.
+ *
+ * Every write of a rule records who made it and when: `username` is the acting user (the caller:
+ * the token's or the signed-in user, `admin` for the admin token), whatever the body's `username`
+ * says (the spec requires the field on create; its value is ignored), `timestamp_update` the time
+ * of the write; and its actions start synchronizing again (sync.ts).
  */
 import { z } from 'zod';
 import { APPLICATION_RULES } from '../collections.js';
 import type { ApplicationRule, RuleCondition } from '../records.js';
 import { changed, fail, type RouteContext, type RouteResult } from '../router.js';
 import type { Store } from '../store.js';
+import { type SyncSettings, startSync } from '../sync.js';
 import {
   MAX_LENGTH,
   microseconds,
@@ -25,9 +31,6 @@ export const WRITE_MESSAGES = {
   deleted: 'Rules deleted',
   deleteError: 'Error deleting rules.',
 } as const;
-
-/** A freshly created action is reported as already synced: the emulator has no firewall to push to. */
-const INITIAL_SYNC_STATUS = 'synced';
 
 const description = text(MAX_LENGTH.description).nullable();
 const actionInput = z.strictObject({ firewall_action: nonEmptyString, firewall_name: nonEmptyString });
@@ -67,9 +70,22 @@ const deleteBody = z.strictObject({ rule_ids: z.array(nonEmptyString) });
 type RuleInput = z.output<typeof ruleInput>;
 type Attrs = z.output<typeof updateOneBody>['attrs'];
 
-function buildRule(store: Store, input: RuleInput): ApplicationRule {
+/** Who a write is made by, and when: what every write of a rule records. */
+interface WriteStamp {
+  username: string;
+  /** `timestamp_update` (and `timestamp_create` of a new rule): bumped, so one request's rules differ. */
+  micros: number;
+  /** The clock as it is: when the actions' sync starts. */
+  clockMicros: number;
+  sync: SyncSettings;
+}
+
+function stampOf({ store, caller, sync }: RouteContext): WriteStamp {
+  return { username: caller.username, micros: store.nowMicros(), clockMicros: store.clockMicros(), sync };
+}
+
+function buildRule(store: Store, input: RuleInput, stamp: WriteStamp): ApplicationRule {
   const id = store.nextId('application_rule');
-  const now = store.nowMicros();
   const conditions = input.conditions.map((c): RuleCondition => {
     const conditionId = store.nextId('condition');
     return {
@@ -83,7 +99,9 @@ function buildRule(store: Store, input: RuleInput): ApplicationRule {
   });
   return {
     id,
-    actions: input.actions.map((a) => ({ ...a, application_rule_id: id, sync_status: INITIAL_SYNC_STATUS })),
+    actions: input.actions.map((a) =>
+      startSync({ ...a, application_rule_id: id }, stamp.clockMicros, stamp.sync),
+    ),
     conditions,
     alert_set_ids: input.alert_set_ids,
     description: input.description,
@@ -95,16 +113,17 @@ function buildRule(store: Store, input: RuleInput): ApplicationRule {
     rule_set_id: null,
     service: null,
     start_time: input.start_time,
-    timestamp_create: now,
-    timestamp_update: now,
-    username: input.username,
+    timestamp_create: stamp.micros,
+    timestamp_update: stamp.micros,
+    username: stamp.username,
   };
 }
 
-export function createRules({ body, store }: RouteContext): RouteResult {
+export function createRules(context: RouteContext): RouteResult {
+  const { body, store } = context;
   const parsed = parseWith(createBody, body);
   if (!parsed.ok) return fail(WRITE_MESSAGES.createError, parsed.errors);
-  const rules = parsed.value.rules.map((input) => buildRule(store, input));
+  const rules = parsed.value.rules.map((input) => buildRule(store, input, stampOf(context)));
   for (const rule of rules) store.collection(APPLICATION_RULES).set(rule.id, rule);
   return changed(WRITE_MESSAGES.created, { rule_ids: rules.map((r) => r.id) });
 }
@@ -124,10 +143,10 @@ function unknownIds(store: Store, ids: readonly string[]): string[] {
   return ids.filter((id) => !rules.has(id)).map((id) => `rule_ids: no rule with id '${id}'`);
 }
 
-function applyAttrs(store: Store, ids: readonly string[], attrs: Attrs): RouteResult {
+function applyAttrs(context: RouteContext, ids: readonly string[], attrs: Attrs): RouteResult {
   const unique = [...new Set(ids)];
-  const now = store.nowMicros();
-  const rules = store.collection(APPLICATION_RULES);
+  const stamp = stampOf(context);
+  const rules = context.store.collection(APPLICATION_RULES);
   for (const id of unique) {
     const rule = rules.get(id);
     if (rule === undefined) continue;
@@ -138,13 +157,16 @@ function applyAttrs(store: Store, ids: readonly string[], attrs: Attrs): RouteRe
       enabled: attrs.enabled ?? rule.enabled,
       duration: attrs.duration === undefined ? rule.duration : attrs.duration,
       start_time: attrs.start_time === undefined ? rule.start_time : attrs.start_time,
-      timestamp_update: now,
+      actions: rule.actions.map((action) => startSync(action, stamp.clockMicros, stamp.sync)),
+      timestamp_update: stamp.micros,
+      username: stamp.username,
     });
   }
   return changed(WRITE_MESSAGES.updated, { rule_ids: unique });
 }
 
-export function updateOneRule({ body, store, params }: RouteContext): RouteResult {
+export function updateOneRule(context: RouteContext): RouteResult {
+  const { body, store, params } = context;
   const id = params.application_rule_id ?? '';
   const immutable = immutableFieldErrors(body);
   if (immutable.length > 0) return fail(WRITE_MESSAGES.updateError, immutable);
@@ -152,17 +174,18 @@ export function updateOneRule({ body, store, params }: RouteContext): RouteResul
   if (!parsed.ok) return fail(WRITE_MESSAGES.updateError, parsed.errors);
   const missing = unknownIds(store, [id]);
   if (missing.length > 0) return fail(WRITE_MESSAGES.updateError, missing);
-  return applyAttrs(store, [id], parsed.value.attrs);
+  return applyAttrs(context, [id], parsed.value.attrs);
 }
 
-export function updateManyRules({ body, store }: RouteContext): RouteResult {
+export function updateManyRules(context: RouteContext): RouteResult {
+  const { body, store } = context;
   const immutable = immutableFieldErrors(body);
   if (immutable.length > 0) return fail(WRITE_MESSAGES.updateError, immutable);
   const parsed = parseWith(updateManyBody, body);
   if (!parsed.ok) return fail(WRITE_MESSAGES.updateError, parsed.errors);
   const missing = unknownIds(store, parsed.value.rule_ids);
   if (missing.length > 0) return fail(WRITE_MESSAGES.updateError, missing);
-  return applyAttrs(store, parsed.value.rule_ids, parsed.value.attrs);
+  return applyAttrs(context, parsed.value.rule_ids, parsed.value.attrs);
 }
 
 export function deleteRules({ body, store }: RouteContext): RouteResult {

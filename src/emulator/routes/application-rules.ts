@@ -1,7 +1,8 @@
 /**
  * /api/v1/application_rules. The spec documents list rows with a single `action` object and single
  * retrieval with an `actions` array. The default list shape ('full') carries both plus `conditions`;
- * 'single-action' carries only `action`, so clients must hydrate each row with GET-one.
+ * 'single-action' carries only `action`, so clients must hydrate each row with GET-one. Either way
+ * an action's `sync_status` is read at the time of the request (sync.ts).
  */
 import { APPLICATION_RULES } from '../collections.js';
 import { ListFilter } from '../filters.js';
@@ -16,6 +17,7 @@ import {
   type RouteContext,
   type RouteResult,
 } from '../router.js';
+import { shownRule } from '../sync.js';
 import {
   createRules,
   deleteRules,
@@ -31,7 +33,12 @@ const MESSAGES = {
   retrieveError: 'Error retrieving rule',
 } as const;
 
-function listRow(rule: ApplicationRule, shape: ApplicationRuleListShape): Record<string, unknown> {
+function listRow(
+  stored: ApplicationRule,
+  shape: ApplicationRuleListShape,
+  nowMicros: number,
+): Record<string, unknown> {
+  const rule = shownRule(stored, nowMicros);
   const action = rule.actions[0] ?? null;
   if (shape === 'full') return { ...rule, action };
   const { actions: _actions, conditions: _conditions, ...rest } = rule;
@@ -54,7 +61,9 @@ function list({ query, store, listShape }: RouteContext): RouteResult {
   if (filter.errors.length > 0) return fail(MESSAGES.paginationError, filter.errors);
   const { rows, pagination } = listPage(store.collection(APPLICATION_RULES), filter, page);
   // Only the page is shaped and serialised, so a 1000-row page of a 10,000-rule store stays cheap.
-  return ok(MESSAGES.list, { application_rules: rows.map((r) => listRow(r, listShape)) }, { pagination });
+  const now = store.clockMicros();
+  const shaped = rows.map((r) => listRow(r, listShape, now));
+  return ok(MESSAGES.list, { application_rules: shaped }, { pagination });
 }
 
 const COLLECTION = '/api/v1/application_rules';
@@ -79,7 +88,7 @@ export const applicationRuleRoutes: Route[] = [
       const rule = store.collection(APPLICATION_RULES).get(id);
       if (rule === undefined)
         return fail(MESSAGES.retrieveError, [`application_rule_id: no rule with id '${id}'`]);
-      return ok(MESSAGES.retrieved, { rule });
+      return ok(MESSAGES.retrieved, { rule: shownRule(rule, store.clockMicros()) });
     },
   },
   {

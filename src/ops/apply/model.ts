@@ -23,6 +23,15 @@ const failedRequestSchema = z.object({
 });
 export type FailedRequest = z.output<typeof failedRequestSchema>;
 
+/** A failure, with the API client's words for it: an operation's, or the wait's read (wait.ts). */
+const failedOutcomeSchema = z.object({
+  status: z.literal('failed'),
+  message: z.string(),
+  /** The request that failed, when the error names one (the API client's errors do). */
+  request: failedRequestSchema.optional(),
+});
+export type FailedOutcome = z.output<typeof failedOutcomeSchema>;
+
 /** How one operation ended (the report's `outcome`, report-document.ts, says each in words). */
 const outcomeSchema = z.discriminatedUnion('status', [
   z.object({
@@ -36,12 +45,7 @@ const outcomeSchema = z.discriminatedUnion('status', [
      */
     ambiguous: z.literal(true).optional(),
   }),
-  z.object({
-    status: z.literal('failed'),
-    message: z.string(),
-    /** The request that failed, when the error names one (the API client's errors do). */
-    request: failedRequestSchema.optional(),
-  }),
+  failedOutcomeSchema,
   z.object({ status: z.literal('skipped'), reason: z.string() }),
   /** Never started: the apply was interrupted (SIGINT/SIGTERM) before its turn came. */
   z.object({ status: z.literal('interrupted') }),
@@ -59,6 +63,53 @@ const operationResultSchema = z.object({
 });
 export type OperationResult = z.output<typeof operationResultSchema>;
 
+/**
+ * What an action's `sync_status` says (core/sync-status.ts `syncState`), or `missing`: the rule, or
+ * this action of it, was not found when it was read back (deleted or changed since it was written).
+ */
+export const ENFORCEMENT_STATES = ['synced', 'pending', 'error', 'unknown', 'missing'] as const;
+export type EnforcementState = (typeof ENFORCEMENT_STATES)[number];
+
+/** One action of a rule the apply wrote, as `apply --wait` last read it (wait.ts). */
+const enforcedActionSchema = z.object({
+  /** The plan's change that wrote the rule: its kind, key and address. */
+  change: z.custom<Change>(),
+  /** The rule written: the new one of a create or a replacement, the one updated. */
+  id: z.string(),
+  firewall: z.string(),
+  firewall_action: z.string().optional(),
+  /** The `sync_status` as the API gave it; absent when it gave none (never guessed). */
+  status: z.string().optional(),
+  state: z.enum(ENFORCEMENT_STATES),
+});
+export type EnforcedAction = z.output<typeof enforcedActionSchema>;
+
+/**
+ * How `apply --wait` ended: every action synced, some in error (none left pending), the timeout
+ * passed with some not settled, a signal stopped the wait, or the rules could not be read.
+ */
+export const WAIT_RESULTS = ['enforced', 'not_enforced', 'timed_out', 'interrupted', 'unreadable'] as const;
+export type WaitResult = (typeof WAIT_RESULTS)[number];
+
+/** What `apply --wait` found once it stopped waiting (wait.ts). */
+export const enforcementSchema = z.object({
+  result: z.enum(WAIT_RESULTS),
+  timeoutMs: z.number(),
+  /** From the end of the writes to the end of the wait, on the run's clock. */
+  waitedMs: z.number(),
+  /** Rounds of reads. */
+  polls: z.number(),
+  /** API calls the reads made (a listing's pages each count). */
+  requests: z.number(),
+  /** Rules waited for (some may have no action). */
+  rules: z.number(),
+  /** Every action of every rule waited for, as last read, by change then firewall. */
+  actions: z.array(enforcedActionSchema),
+  /** With `unreadable`: the read that failed. */
+  error: failedOutcomeSchema.optional(),
+});
+export type Enforcement = z.output<typeof enforcementSchema>;
+
 /** What an apply did, as the applier returns it. */
 export const applyReportSchema = z.object({
   results: z.array(operationResultSchema),
@@ -71,6 +122,8 @@ export const applyReportSchema = z.object({
    * Reading the firewall to plan is not counted. Set by the applier.
    */
   requests: z.number().optional(),
+  /** With `--wait`: whether the rules written reached their firewalls (set by the workflow). */
+  enforcement: enforcementSchema.optional(),
 });
 export type ApplyReport = z.output<typeof applyReportSchema>;
 
@@ -99,4 +152,13 @@ export function worstStatus(outcomes: readonly Outcome[]): OutcomeStatus {
 /** Whether everything planned was applied: every operation done, nothing refused. */
 export function applySucceeded(report: ApplyReport): boolean {
   return report.refused.length === 0 && report.results.every((r) => r.outcome.status === 'done');
+}
+
+/**
+ * The exit code of an apply no signal stopped: 0 when everything planned was applied and, with
+ * `--wait`, every action of the rules written is synced; else 1.
+ */
+export function applyExitCode(report: ApplyReport): 0 | 1 {
+  const enforced = report.enforcement === undefined || report.enforcement.result === 'enforced';
+  return applySucceeded(report) && enforced ? 0 : 1;
 }

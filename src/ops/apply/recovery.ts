@@ -39,7 +39,7 @@ import {
   proveByKey,
   UnprovenCreateError,
 } from './create-proof.js';
-import { type FailedRequest, INTERRUPTED, type Outcome } from './model.js';
+import { type FailedOutcome, type FailedRequest, INTERRUPTED, type Outcome } from './model.js';
 import type { CreateItem, DeleteItem, UpdateItem } from './order.js';
 
 /** Attempts of one call (the client has already retried idempotent calls on transient errors). */
@@ -71,7 +71,7 @@ function failedRequest(error: unknown): { request?: FailedRequest } {
 }
 
 /** `error` as a failed outcome: its message, and the request it names. */
-export const failed = (error: unknown, text = message(error)): Outcome => ({
+export const failed = (error: unknown, text = message(error)): FailedOutcome => ({
   status: 'failed',
   message: text,
   ...failedRequest(error),

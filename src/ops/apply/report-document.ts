@@ -20,10 +20,13 @@ import { address } from '../../plan/render/summary.js';
 import {
   type ApplyReport,
   applyReportSchema,
+  ENFORCEMENT_STATES,
+  type Enforcement,
   type Operation,
   type OperationResult,
   type Outcome,
   operationSchema,
+  WAIT_RESULTS,
 } from './model.js';
 import { failed } from './recovery.js';
 
@@ -98,6 +101,60 @@ const refusedSchema = z.strictObject({
   message: z.string(),
 });
 
+/** One action of a rule the apply wrote, as `apply --wait` last read it. */
+const enforcedActionSchema = z.strictObject({
+  kind: z.string(),
+  key: z.string(),
+  address: z.string(),
+  /** The rule written: a create's (or a replacement's) new rule, or the rule updated. */
+  id: z.string(),
+  firewall: z.string(),
+  firewall_action: z.string().optional(),
+  /** The action's `sync_status` as the API gave it; absent when it gave none. */
+  status: z.string().optional(),
+  /**
+   * What the status says: `synced`, `pending`, `error`, `unknown` (a value wafctl does not know, none,
+   * or the rule was never read: not enforced), or `missing` (the rule or this action was not found
+   * when read back).
+   */
+  state: z.enum(ENFORCEMENT_STATES),
+});
+
+/**
+ * `apply --wait`: whether the application rules the apply created, replaced or updated reached
+ * their firewalls (docs/apply.md, "Waiting for enforcement"). Absent without `--wait`.
+ */
+const enforcementDocumentSchema = z.strictObject({
+  /**
+   * `enforced`: every action synced; `not_enforced`: none left pending, some in error or missing;
+   * `timed_out`: some not settled by the timeout; `interrupted`: a signal stopped the wait (the
+   * writes are done); `unreadable`: the rules could not be read back (`error` says why).
+   */
+  result: z.enum(WAIT_RESULTS),
+  timeout_ms: z.number().min(0),
+  /** From the end of the writes to the end of the wait. */
+  waited_ms: z.number().min(0),
+  /** Rounds of reads (each reads only the rules not yet settled). */
+  polls: count,
+  /** API calls the reads made. */
+  requests: count,
+  summary: z.strictObject({
+    /** Rules waited for. */
+    rules: count,
+    /** Entries of `actions`, then how many are in each state. */
+    actions: count,
+    synced: count,
+    pending: count,
+    error: count,
+    unknown: count,
+    missing: count,
+  }),
+  /** Every action of every rule waited for, by address then firewall (as the text lists them). */
+  actions: z.array(enforcedActionSchema),
+  /** With `unreadable`. */
+  error: errorSchema.optional(),
+});
+
 export const applyReportDocumentSchema = z.strictObject({
   format_version: z.literal(APPLY_REPORT_FORMAT_VERSION),
   /** The exit code of the apply. */
@@ -128,6 +185,8 @@ export const applyReportDocumentSchema = z.strictObject({
   results: z.array(resultSchema),
   /** Objects the plan could not include (duplicates, protected objects): nothing was sent for them. */
   refused: z.array(refusedSchema),
+  /** With `--wait`: whether the rules written reached their firewalls. */
+  enforcement: enforcementDocumentSchema.optional(),
   /**
    * What stopped the run before a plan was applied or refused: a usage, configuration or connection
    * error, a failed read of the firewall, an interrupt. `results` is then empty: nothing was sent.
@@ -203,6 +262,35 @@ function resultJson(result: OperationResult): ResultJson {
   };
 }
 
+type EnforcementJson = z.output<typeof enforcementDocumentSchema>;
+
+/** What `apply --wait` found, as the document says it: actions by address then firewall, counted. */
+function enforcementJson(enforcement: Enforcement): EnforcementJson {
+  const actions = enforcement.actions.map(({ change, id, firewall, firewall_action, status, state }) => ({
+    kind: change.kind,
+    key: change.key,
+    address: address(change),
+    id,
+    firewall,
+    ...(firewall_action === undefined ? {} : { firewall_action }),
+    ...(status === undefined ? {} : { status }),
+    state,
+  }));
+  const states = Object.fromEntries(
+    ENFORCEMENT_STATES.map((state) => [state, actions.filter((a) => a.state === state).length]),
+  ) as Record<(typeof ENFORCEMENT_STATES)[number], number>;
+  return {
+    result: enforcement.result,
+    timeout_ms: enforcement.timeoutMs,
+    waited_ms: enforcement.waitedMs,
+    polls: enforcement.polls,
+    requests: enforcement.requests,
+    summary: { rules: enforcement.rules, actions: actions.length, ...states },
+    actions,
+    ...(enforcement.error === undefined ? {} : { error: outcomeJson(enforcement.error).error }),
+  };
+}
+
 /** The document of `report` (`format_version` 1): results in order, counted. */
 function encodeReport(report: ApplyReport, meta: ApplyReportMeta): ApplyReportJson {
   const results = [...report.results].sort(compareResults).map(resultJson);
@@ -236,6 +324,7 @@ function encodeReport(report: ApplyReport, meta: ApplyReportMeta): ApplyReportJs
     },
     results,
     refused,
+    ...(report.enforcement === undefined ? {} : { enforcement: enforcementJson(report.enforcement) }),
   };
 }
 

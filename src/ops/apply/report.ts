@@ -3,16 +3,19 @@
  * API's messages are shown `printable`, so whatever they hold, each operation stays one line.
  */
 
-import { printable } from '../../core/text.js';
+import { plural, printable } from '../../core/text.js';
 import { KIND_NAMES } from '../../kinds/index.js';
 import { address } from '../../plan/render/summary.js';
 import {
   type ApplyReport,
   applySucceeded,
+  type EnforcedAction,
+  type Enforcement,
   type Operation,
   type OperationResult,
   type OutcomeStatus,
 } from './model.js';
+import { formatDuration } from './wait-timeout.js';
 
 const DONE: Record<Operation, string> = { create: 'created', update: 'updated', delete: 'destroyed' };
 const SIGN: Record<Operation, string> = { create: '+', update: '~', delete: '-' };
@@ -37,7 +40,7 @@ const order = (r: OperationResult): [number, string] => [KIND_NAMES.indexOf(r.ch
 
 /**
  * The report: each operation, by kind (registry order) and key, the refused objects, then the
- * summary line.
+ * summary line; with `--wait`, then what the wait found (`renderEnforcement`).
  */
 export function renderApplyReport(report: ApplyReport): string {
   const sorted = [...report.results].sort((a, b) => {
@@ -69,6 +72,74 @@ export function renderApplyReport(report: ApplyReport): string {
     );
   } else {
     out.push(`Apply failed: ${resources} (${outcomes}).`);
+  }
+  const enforcement = report.enforcement === undefined ? '' : `\n${renderEnforcement(report.enforcement)}`;
+  return `${out.join('\n')}\n${enforcement}`;
+}
+
+/** What `apply --wait` says before it waits. */
+export function waitingLine(rules: number, timeoutMs: number): string {
+  return rules === 0
+    ? ''
+    : `\nWaiting for ${plural(rules, 'application rule')} to be enforced on their firewalls (up to ${formatDuration(timeoutMs)})...\n`;
+}
+
+/** Why an action is not enforced, in words: by its state, and for one still pending by how the wait ended. */
+function notEnforcedWhy(action: EnforcedAction, enforcement: Enforcement): string {
+  const { state, status } = action;
+  const value = status === undefined ? 'no sync_status' : `sync_status ${JSON.stringify(status)}`;
+  if (state === 'error') return `sync error (${value})`;
+  if (state === 'missing') return 'not found when read back (deleted or changed since it was written)';
+  const known = state === 'unknown' && status !== undefined ? ', a value wafctl does not know' : '';
+  const waited =
+    enforcement.result === 'timed_out'
+      ? `not synced within ${formatDuration(enforcement.timeoutMs)}`
+      : 'not confirmed synced';
+  return `${waited} (${enforcement.polls === 0 ? 'not read' : `${value}${known}`})`;
+}
+
+/** ` on ` the firewalls of `actions`, sorted, without repeats (` on waf-eu-1, waf-us-1`); or nothing. */
+function onFirewalls(actions: readonly EnforcedAction[]): string {
+  const names = [...new Set(actions.map((a) => printable(a.firewall)))].sort();
+  return names.length === 0 ? '' : ` on ${names.join(', ')}`;
+}
+
+/**
+ * What `apply --wait` found: one line per action that is not synced (`! ADDRESS on FIREWALL: WHY`),
+ * then a summary line that says the writes are done whatever the wait found.
+ */
+export function renderEnforcement(enforcement: Enforcement): string {
+  const { actions, result } = enforcement;
+  if (enforcement.rules === 0) {
+    return 'Enforcement: no application rule was created, replaced or updated; nothing to wait for.\n';
+  }
+  const unsynced = actions.filter((a) => a.state !== 'synced');
+  const out = unsynced.map(
+    (a) => `  ! ${address(a.change)} on ${printable(a.firewall)}: ${notEnforcedWhy(a, enforcement)}`,
+  );
+  if (out.length > 0) out.push('');
+  const failing = new Set(unsynced.map((a) => a.id)).size;
+  const rules = plural(enforcement.rules, 'application rule');
+  const within = formatDuration(enforcement.timeoutMs);
+  switch (result) {
+    case 'enforced':
+      out.push(`Enforced: ${rules} synced${onFirewalls(actions)}.`);
+      break;
+    case 'not_enforced':
+      out.push(`Not enforced: ${failing} of ${rules} not synced${onFirewalls(unsynced)}.`);
+      break;
+    case 'timed_out':
+      out.push(`Not enforced within ${within}: ${failing} of ${rules} not synced${onFirewalls(unsynced)}.`);
+      break;
+    case 'interrupted':
+      out.push(
+        `Stopped waiting for enforcement (interrupted): the writes are done; ${failing} of ${rules} not confirmed synced. wafctl drift reports rules that are not enforced.`,
+      );
+      break;
+    case 'unreadable':
+      out.push(
+        `Could not read the rules back to wait for them: ${printable(enforcement.error?.message ?? 'unknown error')}. The writes are done, but whether ${rules} ${enforcement.rules === 1 ? 'is' : 'are'} enforced is unknown.`,
+      );
   }
   return `${out.join('\n')}\n`;
 }

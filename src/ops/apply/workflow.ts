@@ -35,11 +35,12 @@ import { ENVIRONMENT_CONCURRENCY, type Settled, settle, worse } from '../environ
 import { refreshAndPlan, withTrust } from '../refresh.js';
 import { type ApplyOptions, applyPlan } from './applier.js';
 import { type ApplyVerdict, applyGate, type GateOptions } from './gate.js';
-import { applySucceeded, type CallEvent } from './model.js';
+import { type ApplyReport, applyExitCode, type CallEvent } from './model.js';
 import { type BehaviourTests, replanSavedPlan } from './replan.js';
-import { renderApplyReport } from './report.js';
+import { renderApplyReport, renderEnforcement, waitingLine } from './report.js';
 import { type ApplyReportJson, applyReportDocument, unappliedReportDocument } from './report-document.js';
 import type { PlanPolicy, SavedPlan } from './saved-plan.js';
+import { waitClock, waitForEnforcement, writtenRules } from './wait.js';
 
 /** How a run judges and writes its changes: the gate's options and the applier's, from the flags. */
 export interface ApplySettings
@@ -49,6 +50,11 @@ export interface ApplySettings
   selection?: Selection | undefined;
   /** Whether the text plan is shown in colour. */
   color: boolean;
+  /**
+   * `--wait`: after the writes, wait up to `timeoutMs` until the rules written are enforced
+   * (wait.ts); an action not synced by then, or in error, makes the exit code 1.
+   */
+  wait?: { timeoutMs: number } | undefined;
 }
 
 /** Environments by name, with their reports (`null`: not planned) and the errors of those that failed. */
@@ -100,6 +106,8 @@ export interface ApplyIo {
   interrupt(): Interruption;
   /** Milliseconds on the run's clock. */
   now(): number;
+  /** Waits `ms` on the run's clock (`apply --wait`); absent: Node's timers. */
+  sleep?: ((ms: number) => Promise<void>) | undefined;
   /** Reports an environment's failure (`Error: NAME: ...`) and gives its exit code. */
   failed(error: unknown, environment: string): number;
 }
@@ -211,10 +219,12 @@ async function applyApproved(
   try {
     const started = io.now();
     const { signal } = interruption;
-    const report = await applyPlan(plan, api, { ...settings, username, onCall: progress.onCall, signal });
+    const applied = await applyPlan(plan, api, { ...settings, username, onCall: progress.onCall, signal });
     progress.finish();
-    io.output.show(`\n${renderApplyReport(report)}`);
-    const exitCode = interruption.exitCode() ?? (applySucceeded(report) ? 0 : 1);
+    io.output.show(`\n${renderApplyReport(applied)}`);
+    const report = await waitIfAsked(applied, api, settings, io, { signal, tell: io.output.show });
+    if (report.enforcement !== undefined) io.output.show(`\n${renderEnforcement(report.enforcement)}`);
+    const exitCode = interruption.exitCode() ?? applyExitCode(report);
     if (io.output.wanted) {
       await io.output.report(
         applyReportDocument(report, { exit_code: exitCode, duration_ms: io.now() - started }),
@@ -224,6 +234,32 @@ async function applyApproved(
   } finally {
     interruption.dispose();
   }
+}
+
+/**
+ * With `--wait`, `report` with the enforcement of the rules it wrote (wait.ts), after `tell`ing that
+ * it waits; else `report` as it is. Reads as many at once, and as many per listing, as the writes.
+ */
+async function waitIfAsked(
+  report: ApplyReport,
+  api: ApiClient,
+  settings: ApplySettings,
+  io: ApplyIo,
+  { signal, tell }: { signal: AbortSignal; tell: (line: string) => void },
+): Promise<ApplyReport> {
+  if (settings.wait === undefined) return report;
+  const rules = writtenRules(report);
+  const { timeoutMs } = settings.wait;
+  const waiting = waitingLine(rules.length, timeoutMs);
+  if (waiting !== '') tell(waiting);
+  const enforcement = await waitForEnforcement(api, rules, {
+    timeoutMs,
+    concurrency: settings.parallelism,
+    batchSize: settings.batchSize,
+    clock: waitClock(io.now, io.sleep),
+    signal,
+  });
+  return { ...report, enforcement };
 }
 
 /** One environment, planned: its open session, its plan, and the gate's verdict on it. */
@@ -330,7 +366,9 @@ async function applyApprovedEnvironments(
         const started = io.now();
         const { onCall } = io.progress(name);
         const { signal } = interruption;
-        const report = await applyPlan(plan, session.api, { ...settings, username, onCall, signal });
+        const applied = await applyPlan(plan, session.api, { ...settings, username, onCall, signal });
+        const tell = (line: string) => io.tell(`${name}: ${line.trim()}`);
+        const report = await waitIfAsked(applied, session.api, settings, io, { signal, tell });
         return { report, durationMs: io.now() - started };
       }),
     );
@@ -345,7 +383,7 @@ async function applyApprovedEnvironments(
     const code =
       interruption.exitCode() ??
       applied.reduce(
-        (worst, { value }) => worse(worst, value === undefined || applySucceeded(value.report) ? 0 : 1),
+        (worst, { value }) => worse(worst, value === undefined ? 0 : applyExitCode(value.report)),
         reportFailures(applied, io),
       );
     return reportPlanned(planned, code, io, (plan, name) => {

@@ -37,6 +37,7 @@ import type { LeftOut } from '../export/select.js';
 import { hasMembers, planOptions, refreshInputs } from '../refresh.js';
 import { type Adoption, adoptionOf, adoptTargetOf } from './adopt.js';
 import { declareCatalogNames } from './catalog-settings.js';
+import { type PullCredit, pullCredits } from './credits.js';
 import {
   type AdoptCandidate,
   type AdoptTarget,
@@ -93,6 +94,8 @@ export interface PullResult {
   unadopted: Pick<Change, 'kind' | 'key'>[];
   /** With an environment: each changed file that other environments read too, and their names. */
   shared: { file: string; environments: string[] }[];
+  /** Who made the hand changes pulled, and when, newest first (credits.ts). */
+  credits: PullCredit[];
 }
 
 /** Reads a file of the configuration (or one pull may create); undefined when it does not exist. */
@@ -153,7 +156,8 @@ export async function preparePull(
   assertLoads(texts, files, options.env, environment);
   const unadopted = unadoptedOf(plan, adoption.candidates);
   const shared = environment === undefined ? [] : sharedFiles(environment, files, options.cwd);
-  return { decision, files, leftOut: adoption.leftOut, unadopted, shared };
+  const credits = pullCredits(plan, inputs, { conflicts: decision.conflicts, adopted: adoption.candidates });
+  return { decision, files, leftOut: adoption.leftOut, unadopted, shared, credits };
 }
 
 /**

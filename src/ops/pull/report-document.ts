@@ -57,6 +57,20 @@ export const pullReportDocumentSchema = z.strictObject({
   ),
   /** Live objects no file declares that were not adopted: the next apply deletes them. */
   not_adopted: z.array(z.string()),
+  /**
+   * Who made the hand changes pulled (issue 44), newest first: each object updated, replaced or
+   * adopted whose live record says who changed it last (`changed_by`) or when (`changed_at`, ISO 8601
+   * UTC), each field only when the record gives it. An addition, absent when no record says.
+   */
+  credits: z
+    .array(
+      z.strictObject({
+        address: z.string(),
+        changed_by: z.string().optional(),
+        changed_at: z.string().optional(),
+      }),
+    )
+    .optional(),
 });
 
 export type PullReportJson = z.output<typeof pullReportDocumentSchema>;
@@ -70,7 +84,7 @@ export interface PullReportMeta {
 
 /** The pull report document (`format_version` 1), checked against its schema. */
 export function pullReportDocument(result: PullResult, meta: PullReportMeta): PullReportJson {
-  const { decision, files, shared, unadopted } = result;
+  const { decision, files, shared, unadopted, credits } = result;
   const sharedWith = new Map(shared.map((entry) => [entry.file, entry.environments]));
   const document: PullReportJson = {
     format_version: PULL_REPORT_FORMAT_VERSION,
@@ -92,6 +106,7 @@ export function pullReportDocument(result: PullResult, meta: PullReportMeta): Pu
       reason: redact(reason),
     })),
     not_adopted: [...new Set(unadopted.map(address))],
+    ...(credits.length === 0 ? {} : { credits: [...credits] }),
   };
   // The schema is the contract: a document that does not match it is a bug here, not output.
   return pullReportDocumentSchema.parse(document);

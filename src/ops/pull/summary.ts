@@ -10,6 +10,7 @@
  * it cannot start a line, add HTML or close what it sits in (as in plan/render/markdown.ts).
  */
 import { plural, printable } from '../../core/text.js';
+import { utcMinute } from '../../plan/render/attribution.js';
 import { codeSpan, markdownText as escapedText } from '../../plan/render/markdown-text.js';
 import { address } from '../../plan/render/summary.js';
 import type { KeptChange } from './decide.js';
@@ -50,6 +51,37 @@ function countsLine(report: PullReportJson): string {
   return `${verb} ${plural(objectCount(report), 'object')} (${counts.join(', ')}) into ${plural(report.files.length, 'file')}.`;
 }
 
+/**
+ * `Hand changes by alice (2026-11-27 08:02 UTC), bob.`: each person a pulled record names, newest
+ * first, with the time of their latest change when the record gives it; undefined when none is named.
+ */
+function creditsLine(report: PullReportJson, style: Style): string | undefined {
+  const latest = new Map<string, string | undefined>();
+  // The credits are newest first: a person's first one is their latest.
+  for (const credit of report.credits ?? []) {
+    if (credit.changed_by !== undefined && !latest.has(credit.changed_by)) {
+      latest.set(credit.changed_by, credit.changed_at);
+    }
+  }
+  if (latest.size === 0) return undefined;
+  const people = [...latest].map(
+    ([who, at]) => `${style.text(who)}${at === undefined ? '' : ` (${utcMinute(at)})`}`,
+  );
+  return `Hand changes by ${people.join(', ')}.`;
+}
+
+/** The markdown list of the credits, newest first: the address, then `alice, 2026-11-27 08:02 UTC`. */
+function markdownCredits(report: PullReportJson): string[] {
+  const credits = report.credits ?? [];
+  if (credits.length === 0) return [];
+  const items = credits.map((credit) => {
+    const who = credit.changed_by === undefined ? [] : [markdownText(credit.changed_by)];
+    const when = credit.changed_at === undefined ? [] : [utcMinute(credit.changed_at)];
+    return `- ${markdownCode(credit.address)}: ${[...who, ...when].join(', ')}`;
+  });
+  return ['**Hand changes** (who last changed each object, as the firewall records it):', items.join('\n')];
+}
+
 /** A changed file other environments read: `base/rules.yaml is read by environment staging too: ...`. */
 function sharedFileText(file: PullReportJson['files'][number], style: Style): string {
   const one = file.shared_with.length === 1;
@@ -67,8 +99,9 @@ function keptText(kept: KeptChange, report: PullReportJson, style: Style): strin
 }
 
 /**
- * The summary on stdout: the counts (or that there was nothing to pull), then one line per changed
- * file other environments read, then one per change kept in the environment's own path.
+ * The summary on stdout: the counts (or that there was nothing to pull), who made the hand changes,
+ * then one line per changed file other environments read, then one per change kept in the
+ * environment's own path.
  */
 export function pullSummaryLines(result: PullResult, meta: PullReportMeta): string[] {
   const report = pullReportDocument(result, meta);
@@ -76,6 +109,8 @@ export function pullSummaryLines(result: PullResult, meta: PullReportMeta): stri
   if (report.files.length === 0 && report.conflicts.length === 0) {
     lines.push('Nothing to pull: the files match the firewall.');
   } else if (report.files.length > 0) lines.push(countsLine(report));
+  const credits = report.files.length > 0 ? creditsLine(report, TEXT) : undefined;
+  if (credits !== undefined) lines.push(credits);
   for (const file of report.files) {
     if (file.shared_with.length > 0) lines.push(`Warning: ${sharedFileText(file, TEXT)}`);
   }
@@ -118,19 +153,23 @@ function markdownFiles(report: PullReportJson): string[] {
 }
 
 /**
- * A pull-request body: the title, the counts, the shared-file warnings, the changes kept in the
- * environment's own path, the conflicts, then the files. No diff: the pull request shows it.
+ * A pull-request body: the title, the counts and who made the hand changes, the shared-file
+ * warnings, the changes kept in the environment's own path, each hand change's author and time, the
+ * conflicts, then the files. No diff: the pull request shows it.
  */
 export function pullMarkdown(result: PullResult, meta: PullReportMeta): string {
   const report = pullReportDocument(result, meta);
   const paragraphs = [markdownTitle(report)];
   if (report.files.length > 0) paragraphs.push(countsLine(report));
+  const credits = report.files.length > 0 ? creditsLine(report, MARKDOWN) : undefined;
+  if (credits !== undefined) paragraphs.push(credits);
   for (const file of report.files) {
     if (file.shared_with.length > 0) paragraphs.push(`> **Warning:** ${sharedFileText(file, MARKDOWN)}`);
   }
   const kept = result.decision.kept.map((entry) => `- ${keptText(entry, report, MARKDOWN)}`);
   if (kept.length > 0) paragraphs.push(kept.join('\n'));
-  for (const paragraph of [...markdownConflicts(report), ...markdownFiles(report)])
+  const pulled = report.files.length > 0 ? markdownCredits(report) : [];
+  for (const paragraph of [...pulled, ...markdownConflicts(report), ...markdownFiles(report)])
     paragraphs.push(paragraph);
   return `${paragraphs.join('\n\n')}\n`;
 }

@@ -11,6 +11,7 @@
 import { CHANGES_TRUST, type Change, type Plan, type SafetyWarning } from '../../core/model.js';
 import { markdownBehaviourSection } from './behaviour.js';
 import { type BodyLine, changeBody } from './body.js';
+import { enforcementHeadline, enforcementLines } from './enforcement.js';
 import { codeSpan, escapeHtml, fence, markdownText } from './markdown-text.js';
 import { readOnlyEntries, readOnlyHeadline } from './read-only.js';
 import { hasImpactSection, impactEntries, impactSummary } from './security.js';
@@ -57,6 +58,11 @@ export interface MarkdownOptions {
   planLine?: boolean;
   /** What the document is, in its partial warning (`--target`); default "plan". */
   noun?: string;
+  /**
+   * Markdown lines that open the summary, right after the counts (a drift report's "Who changed
+   * what"); within the budget like the sections after them. Default none.
+   */
+  opening?: readonly string[];
 }
 
 /**
@@ -128,6 +134,16 @@ class Budget {
 const notShown = (n: number, what: string): string =>
   `_${n} more ${what} not shown (see the JSON plan / job log)._`;
 
+/** A drift report's rules not enforced on a firewall (`enforcement`): a headline, one item each. */
+function markdownEnforcement(plan: Plan): string[] {
+  const headline = enforcementHeadline(plan);
+  if (headline === undefined) return [];
+  const items = enforcementLines(plan).map(
+    (entry) => `- ${codeSpan(entry.address)}: ${markdownText(entry.text)}`,
+  );
+  return [`> **Not enforced:** ${markdownText(headline)}.`, '', ...items, ''];
+}
+
 /**
  * Lines that must come before the details: the Trust and Security impact sections, the Behaviour
  * section, problems, unmanaged objects.
@@ -156,9 +172,11 @@ function frontLines(plan: Plan, impactTitle: string): string[] {
     for (const entry of readOnlyEntries(plan)) {
       const body = entry.lines.flatMap(diffLines).join('\n');
       const f = fence(body);
-      lines.push(`${codeSpan(entry.address)}:`, '', `${f}diff`, body, f, '');
+      const changed = entry.changed === undefined ? '' : ` (${markdownText(entry.changed)})`;
+      lines.push(`${codeSpan(entry.address)}${changed}:`, '', `${f}diff`, body, f, '');
     }
   }
+  for (const line of markdownEnforcement(plan)) lines.push(line);
   for (const problem of plan.problems)
     lines.push(`> **Error:** ${codeSpan(address(problem))}: ${markdownText(problem.message)}`, '');
   for (const note of plan.notes ?? []) lines.push(`> **Note:** ${markdownText(noteLine(note))}`, '');
@@ -207,7 +225,7 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownOptions = {}): s
 
   // The summary, the Security impact section and the problems come first and whole, or cut with a
   // count; room is always kept for the line that counts the changes whose details are left out.
-  const front = frontLines(plan, options.impactTitle ?? 'Security impact');
+  const front = [...(options.opening ?? []), ...frontLines(plan, options.impactTitle ?? 'Security impact')];
   const detailsReserve = notShown(plan.changes.length, 'changes').length + 2;
   const frontReserve = notShown(front.length, 'lines of this summary').length + 2 + detailsReserve;
   const partial = partialLine(plan, options.noun);

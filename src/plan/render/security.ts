@@ -29,13 +29,15 @@ export interface ImpactEntry {
  */
 export function impactEntries(plan: Plan): ImpactEntry[] {
   const entries: ImpactEntry[] = [];
-  const objects = [...plan.changes, ...(plan.read_only ?? [])];
+  const objects = [...plan.changes, ...(plan.read_only ?? []), ...(plan.enforcement ?? [])];
   for (const klass of IMPACT_CLASSES) {
     for (const object of objects) {
       const reasons = object.impact.filter((impact) => impact.class === klass).map((impact) => impact.reason);
       if (reasons.length === 0) continue;
-      // A read-only object's difference was made by hand, and stays until a person undoes it.
-      const readOnly = !('action' in object) ? ' (read-only: wafctl cannot change it)' : '';
+      // A read-only object's difference was made by hand, and stays until a person undoes it. (An
+      // enforcement finding's reason says what it is: `not enforced on waf-eu-1: sync error`.)
+      const readOnly =
+        !('action' in object) && !('firewalls' in object) ? ' (read-only: wafctl cannot change it)' : '';
       entries.push({
         class: klass,
         address: address(object),
@@ -62,15 +64,24 @@ export function impactSummary(plan: Plan): string {
   const parts = IMPACT_CLASSES.filter((c) => plan.summary.impact[c] > 0).map((c) =>
     changesWith(plan.summary.impact[c], c),
   );
-  for (const klass of IMPACT_CLASSES) {
-    const n = (plan.read_only ?? []).filter((entry) => entry.impact.some((i) => i.class === klass)).length;
-    if (n > 0) parts.push(changesWith(n, klass, 'read-only object'));
+  const others = [
+    { entries: plan.read_only ?? [], noun: 'read-only object' },
+    { entries: plan.enforcement ?? [], noun: 'unenforced rule' },
+  ];
+  for (const { entries, noun } of others) {
+    for (const klass of IMPACT_CLASSES) {
+      const n = entries.filter((entry) => entry.impact.some((i) => i.class === klass)).length;
+      if (n > 0) parts.push(changesWith(n, klass, noun));
+    }
   }
   if (parts.length === 0) return 'none: no change weakens protection, broadens access or reduces audit.';
   return `${parts.join(', ')}.`;
 }
 
-/** Whether a plan has a Security impact section to show: a change, or a read-only object that differs. */
+/**
+ * Whether a plan has a Security impact section to show: a change, a read-only object that differs,
+ * or a rule not enforced (drift).
+ */
 export function hasImpactSection(plan: Plan): boolean {
   return driftCount(plan) > 0;
 }
