@@ -20,6 +20,8 @@ export interface ConfigContent {
   priority?: string;
   /** Prune application rules that no file declares (the apply-delete scenario). */
   pruneRules?: boolean;
+  /** wafctl.yaml's `environments:` (the fleet scenario), each reading the whole root. */
+  environments?: Record<string, { url: string; token_env: string; paths: string[] }>;
 }
 
 function files(content: ConfigContent): Record<string, unknown> {
@@ -31,6 +33,7 @@ function files(content: ConfigContent): Record<string, unknown> {
         safety: { max_delete_percent: 100, min_existing: 10 },
       },
       ...(content.pruneRules ? { manage: { application_rules: { prune: true } } } : {}),
+      ...(content.environments ? { environments: content.environments } : {}),
     },
   };
   const rules = indices(content.rules);

@@ -42,11 +42,12 @@ export interface BenchFirewall {
   close(): Promise<void>;
 }
 
+/** `token`: the administrator's; a fleet's emulators share one (each environment names the same variable). */
 export async function startBenchFirewall(
   latencyMs: number,
   listShape: ApplicationRuleListShape,
+  token = randomBytes(16).toString('hex'),
 ): Promise<BenchFirewall> {
-  const token = randomBytes(16).toString('hex');
   const emulator = await startEmulator({
     port: 0,
     adminToken: token,

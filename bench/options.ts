@@ -11,6 +11,7 @@ export const SCENARIO_NAMES = [
   'cold-start',
   'emulator-page',
   'rule-tests',
+  'fleet',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
@@ -30,6 +31,10 @@ export interface BenchOptions {
   runs: number;
   /** Rule-tests scenario: application rules, and as many requests decided. */
   ruleTests: number;
+  /** Fleet scenario: environments (one emulator each), the smaller fleet it is compared with, rules each. */
+  fleet: number;
+  fleetSmall: number;
+  fleetRules: number;
   scenarios: ScenarioName[];
   baseline: boolean;
   quick: boolean;
@@ -46,6 +51,9 @@ const FULL = {
   planner: 100_000,
   runs: 11,
   ruleTests: 10_000,
+  fleet: 200,
+  fleetSmall: 20,
+  fleetRules: 500,
 };
 /** Small enough for CI (the whole `npm run bench -- --quick` stays well under a minute on 2 cores). */
 const QUICK = {
@@ -57,6 +65,9 @@ const QUICK = {
   planner: 10_000,
   runs: 5,
   ruleTests: 1_000,
+  fleet: 20,
+  fleetSmall: 10,
+  fleetRules: 50,
 };
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -71,6 +82,9 @@ export const USAGE = `Usage: npm run bench -- [options]
   --planner N             planner scenario: objects on each side (default ${FULL.planner}, quick ${QUICK.planner})
   --runs N                cold-start scenario: spawns of \`wafctl --version\` (default ${FULL.runs}, quick ${QUICK.runs})
   --rule-tests N          rule-tests scenario: N rules and N requests decided (default ${FULL.ruleTests}, quick ${QUICK.ruleTests})
+  --fleet N               fleet scenario: environments, one emulator each (default ${FULL.fleet}, quick ${QUICK.fleet});
+                          its peak RSS is compared with a fleet of ${FULL.fleetSmall} (quick ${QUICK.fleetSmall}, at most N)
+  --fleet-rules N         fleet scenario: application rules per environment (default ${FULL.fleetRules}, quick ${QUICK.fleetRules})
   --scenario NAME         run only this scenario (repeatable): ${SCENARIO_NAMES.join(', ')}
   --list-shape SHAPE      application-rule list rows: full (default) or single-action, where every
                           listed rule must be read again with GET-one (the spec's strictest reading)
@@ -143,10 +157,25 @@ export function parseOptions(argv: readonly string[]): BenchOptions | undefined 
     planner: integerFlag('planner', values.planner, preset.planner, 1),
     runs: integerFlag('runs', values.runs, preset.runs, 1),
     ruleTests: integerFlag('rule-tests', values['rule-tests'], preset.ruleTests, 1),
+    ...fleetSizes(values.fleet, values['fleet-rules'], preset),
     scenarios: scenarios.length > 0 ? scenarios : [...SCENARIO_NAMES],
     baseline: !values['no-baseline'],
     quick: values.quick ?? false,
     listShape,
+  };
+}
+
+/** `--fleet N` and `--fleet-rules N`; the smaller fleet is the preset's, or N when N is smaller. */
+function fleetSizes(
+  environments: string | undefined,
+  rules: string | undefined,
+  preset: typeof FULL,
+): Pick<BenchOptions, 'fleet' | 'fleetSmall' | 'fleetRules'> {
+  const fleet = integerFlag('fleet', environments, preset.fleet, 1);
+  return {
+    fleet,
+    fleetSmall: Math.min(preset.fleetSmall, fleet),
+    fleetRules: integerFlag('fleet-rules', rules, preset.fleetRules, 0),
   };
 }
 
@@ -166,6 +195,8 @@ function parse(argv: readonly string[]) {
       planner: { type: 'string' },
       runs: { type: 'string' },
       'rule-tests': { type: 'string' },
+      fleet: { type: 'string' },
+      'fleet-rules': { type: 'string' },
       scenario: { type: 'string', multiple: true },
       'list-shape': { type: 'string' },
       'no-baseline': { type: 'boolean' },

@@ -186,6 +186,30 @@ export function targets(results: readonly ScenarioResult[]): Target[] {
     });
   }
   out.push(...ruleTestTargets(byName.get('rule-tests')));
+  out.push(...fleetTargets(byName.get('fleet')));
+  return out;
+}
+
+/** Issue 45: memory follows the concurrency, not the fleet; one run beats a loop of runs. */
+function fleetTargets(result: ScenarioResult | undefined): Target[] {
+  if (result?.fleet === undefined) return [];
+  const rss = result.wafctl.maxRssBytes ?? 0;
+  const growth = rss / result.fleet.smallRssBytes;
+  const out: Target[] = [
+    {
+      what: `fleet: peak RSS at ${fmt(result.n)} environments <= 1.3 x at ${fmt(result.fleet.small)}`,
+      measured: `${megabytes(rss)} / ${megabytes(result.fleet.smallRssBytes)} = ${growth.toFixed(2)} x`,
+      met: growth <= 1.3,
+    },
+  ];
+  if (result.baseline) {
+    const speedup = result.baseline.wallMs / result.wafctl.wallMs;
+    out.push({
+      what: `fleet: one run faster than ${fmt(result.n)} runs in turn`,
+      measured: `${speedup.toFixed(1)}x (${seconds(result.wafctl.wallMs)} vs ${seconds(result.baseline.wallMs)})`,
+      met: speedup > 1,
+    });
+  }
   return out;
 }
 

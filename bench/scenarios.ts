@@ -6,6 +6,7 @@ import { rm } from 'node:fs/promises';
 import { measureColdStart } from './cold-start.js';
 import { type ConfigContent, writeConfigDir } from './config-files.js';
 import { type SeedContent, type SeededIds, startBenchFirewall } from './firewall.js';
+import { fleetScenario } from './fleet.js';
 import type { Job, JobResult } from './jobs.js';
 import { applyMinimal, type Minimal, planMinimal } from './minimal.js';
 import type { BenchOptions, ScenarioName } from './options.js';
@@ -30,6 +31,8 @@ export interface ScenarioResult {
   subject?: string;
   wafctl: Measured;
   baseline?: Measured;
+  /** The fleet scenario: the smaller fleet its peak RSS is compared with. */
+  fleet?: { small: number; smallRssBytes: number };
 }
 
 const EMPTY: SeedContent = { rules: 0, groups: 0, notifications: 0, schedules: 0 };
@@ -244,5 +247,7 @@ export function runScenario(name: ScenarioName, options: BenchOptions): Promise<
       return emulatorPageScenario(options);
     case 'rule-tests':
       return ruleTestsScenario(options);
+    case 'fleet':
+      return fleetScenario(options);
   }
 }

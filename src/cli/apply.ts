@@ -26,9 +26,10 @@ import type { ApplyOutput } from './apply-output.js';
 import type { InterruptSignal, Io } from './io.js';
 import {
   addConnectionOptions,
-  addEnvironmentOption,
+  addFleetOptions,
   addSelectionOptions,
   type ConnectionFlags,
+  type FleetFlags,
   parseFailOn,
   parsePositiveInt,
   type SelectionFlags,
@@ -36,7 +37,7 @@ import {
 import { colorEnabled, writeErr } from './output.js';
 import type { TrustFlags, Workspace } from './workspace.js';
 
-export interface ApplyFlags extends ConnectionFlags, SelectionFlags, TrustFlags {
+export interface ApplyFlags extends FleetFlags, ConnectionFlags, SelectionFlags, TrustFlags {
   format: 'text' | 'json';
   report?: string;
   env: string[];
@@ -51,6 +52,8 @@ export interface ApplyFlags extends ConnectionFlags, SelectionFlags, TrustFlags 
   wait?: boolean;
   /** Milliseconds. */
   waitTimeout?: number;
+  /** `--concurrency N`: environments at once. */
+  concurrency?: number;
 }
 
 /** For commander: `--wait-timeout`'s milliseconds (wait-timeout.ts `readDuration`). */
@@ -77,7 +80,7 @@ function refuse(message: string): WafctlError {
 /** `wafctl apply`'s options and help; `done` is given the exit code. */
 export function applyCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
-    addSelectionOptions(addEnvironmentOption(new Command('apply')))
+    addSelectionOptions(addFleetOptions(new Command('apply')))
       .description('plan, then create, update and delete to match the configuration')
       .argument('[PATH...]', 'files or directories of YAML configuration (default: .)')
       .option('--auto-approve', 'do not ask for confirmation')
@@ -160,7 +163,7 @@ async function applyWith(paths: string[], flags: ApplyFlags, io: Io, output: App
       'refusing to apply without confirmation: no terminal to ask on. Pass --auto-approve to apply.',
     );
   }
-  const { severalEnvironments } = await import('./environments.js');
+  const { environmentFlags, severalEnvironments } = await import('./environments.js');
   const { applyToEnvironments, applyToFirewall } = await import('../ops/apply/workflow.js');
 
   // Checked before any request; a saved plan already holds only the changes it was made with.
@@ -181,6 +184,7 @@ async function applyWith(paths: string[], flags: ApplyFlags, io: Io, output: App
     selection,
     color: colorEnabled(io, flags.color),
     wait: waitOf(flags),
+    concurrency: flags.concurrency,
   };
   const run = await applyIo(io, output);
   const roots = paths.length > 0 ? paths : ['.'];
@@ -193,7 +197,7 @@ async function applyWith(paths: string[], flags: ApplyFlags, io: Io, output: App
     }
     return applyToEnvironments(
       several,
-      (name) => loadEnvironment(io, roots, { ...flags, env: [name] }),
+      (name) => loadEnvironment(io, roots, environmentFlags(flags, name)),
       settings,
       run,
     );

@@ -3,33 +3,37 @@
  * error, 3 a change has a `--fail-on` class.
  */
 import { Command, Option } from 'commander';
+import { worstImpact } from '../core/fleet-summary.js';
 import { driftCount, type FailOnClass } from '../core/model.js';
 import type { Io } from './io.js';
 import type { EnvironmentResult } from './multi-environment.js';
 import {
   addConnectionOptions,
-  addEnvironmentOption,
+  addFleetOptions,
   addReviewOptions,
   addSelectionOptions,
   type ConnectionFlags,
+  type FleetFlags,
   FORMATS,
   type SelectionFlags,
 } from './options.js';
 import { writeOut, writeTextFile } from './output.js';
 import type { TrustFlags } from './workspace.js';
 
-interface DriftFlags extends ConnectionFlags, SelectionFlags, TrustFlags {
+interface DriftFlags extends FleetFlags, ConnectionFlags, SelectionFlags, TrustFlags {
   env: string[];
   format: (typeof FORMATS)[number];
   report?: string;
   failOn?: FailOnClass[];
   maxChars?: number;
+  /** `--concurrency N`: environments at once. */
+  concurrency?: number;
 }
 
 /** `wafctl drift`'s options and help; `done` is given the exit code. */
 export function driftCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
-    addEnvironmentOption(
+    addFleetOptions(
       addSelectionOptions(
         addReviewOptions(
           new Command('drift')
@@ -66,6 +70,7 @@ async function drift(paths: string[], flags: DriftFlags, io: Io): Promise<number
         maxChars: flags.maxChars,
         marker: DRIFT_MARKDOWN_MARKER,
         report: flags.report,
+        concurrency: flags.concurrency,
       },
       async (one) => (await driftOne(paths, one, io)).result,
     );
@@ -107,7 +112,9 @@ async function driftOne(
   const refusal =
     failOnRefusal(plan, flags.failOn ?? [], 'The report was printed.', { readOnly: true }) ??
     problemsRefusal(plan);
-  return { result: { output, code: driftCount(plan) > 0 ? 2 : 0, refusal }, environment };
+  const count = driftCount(plan);
+  const impact = worstImpact(plan.summary.impact);
+  return { result: { output, code: count > 0 ? 2 : 0, refusal, count, impact }, environment };
 }
 
 /** The plan command that shows this drift in full: the same PATHs and environment. */

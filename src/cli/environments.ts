@@ -1,7 +1,8 @@
 /**
  * `--env NAME` on plan, drift, apply, pull and export: which environment of the root's wafctl.yaml a
- * run works on, and where its firewall is. Commands that take several (`--env all`, or `--env`
- * repeated) ask `severalEnvironments` first and run each as if it alone were selected
+ * run works on, and where its firewall is. Commands that take several (`--env all`, a glob, `--env`
+ * repeated, narrowed by `--exclude-env` and `--shard K/N` or WAFCTL_SHARD: `fleetSelection`) ask
+ * `severalEnvironments` first and run each as if it alone were selected
  * (multi-environment.ts, ops/apply/workflow.ts); `selectEnvironment` gives one. What is not the
  * CLI's own (the checks of a selection, the environment's URL and configuration) is ops/project.ts,
  * which the library selects with too; this file adds the trusted ref, several environments and the
@@ -10,9 +11,11 @@
  */
 import type { EnvironmentSpec, Project } from '../config/project.js';
 import { usageError } from '../core/errors.js';
-import type { EnvironmentConnection, SelectedNames } from '../ops/project.js';
+import type { EnvironmentConnection, SelectedNames, SelectionWording } from '../ops/project.js';
+import type { Shard } from '../ops/shard.js';
 import type { Io } from './io.js';
-import type { ConnectionFlags } from './options.js';
+import { type ConnectionFlags, type FleetFlags, SHARD_VARIABLE } from './options.js';
+import { writeErr } from './output.js';
 // Types only: this module is loaded with the commands' definitions (`{env}`); the workspace and the
 // project's environments (zod, yaml, git) only when a command runs.
 import type { TrustFlags, Workspace } from './workspace.js';
@@ -27,7 +30,7 @@ export interface SelectedEnvironment {
 }
 
 /** The flags that select environments and say where their configuration and connections are read. */
-export type EnvironmentFlags = ConnectionFlags & TrustFlags & { env?: string[] | undefined };
+export type EnvironmentFlags = ConnectionFlags & TrustFlags & FleetFlags & { env?: string[] | undefined };
 
 export type EnvironmentCommand = 'plan' | 'drift' | 'apply' | 'pull' | 'export' | 'get';
 
@@ -105,7 +108,71 @@ export async function severalEnvironments(
 }
 
 const severalRefused = (names: readonly string[], command: EnvironmentCommand) =>
-  usageError(`${command} takes one --env NAME here, not several (${names.join(', ')})`);
+  usageError(
+    names.length > 1
+      ? `${command} takes one --env NAME here, not several (${names.join(', ')})`
+      : `${command} takes one --env NAME here: all, a glob, --exclude-env and --shard select a fleet`,
+  );
+
+/**
+ * The shard of a run: `--shard K/N`, else WAFCTL_SHARD (empty: unset), checked (a usage error
+ * naming the variable and the expected form).
+ */
+export async function shardOf(flags: FleetFlags, env: Io['env']): Promise<Shard | undefined> {
+  if (flags.shard !== undefined) return flags.shard;
+  const value = env[SHARD_VARIABLE];
+  if (value === undefined || value === '') return undefined;
+  const { readShard } = await import('../ops/shard.js');
+  const read = readShard(SHARD_VARIABLE, value);
+  if ('problem' in read) throw usageError(read.problem);
+  return read;
+}
+
+/**
+ * The flags of environment `name`'s own run inside a fleet run: that environment alone, the fleet's
+ * globs, exclusions and shard already applied (and WAFCTL_SHARD not read again).
+ */
+export function environmentFlags<F extends EnvironmentFlags>(flags: F, name: string): F {
+  return { ...flags, env: [name], excludeEnv: undefined, shard: undefined, withinFleet: true };
+}
+
+/** How a command selects (`fleetSelection`). */
+export interface FleetSelectionOptions {
+  /** What `--env` gives when the command has a default of its own (validate: `all`). */
+  given?: readonly string[] | undefined;
+  /** A command of one environment (get, pull): WAFCTL_SHARD, set for a fleet's jobs, is not its. */
+  one?: boolean | undefined;
+}
+
+/**
+ * The environments `given` (default: `--env`), less `--exclude-env`, then the shard (`--shard` or
+ * WAFCTL_SHARD) select of the workspace's project (ops/project.ts `selectedNames`). A shard that
+ * holds none of them is said on stderr: the run then has nothing to do and exits 0, so a CI matrix
+ * job or an Indexed Job whose part is empty succeeds.
+ */
+export async function fleetSelection(
+  io: Io,
+  workspace: Workspace,
+  paths: readonly string[],
+  flags: EnvironmentFlags,
+  wording: SelectionWording,
+  { given = flags.env ?? [], one = false }: FleetSelectionOptions = {},
+): Promise<SelectedNames | undefined> {
+  const { selectedNames } = await import('../ops/project.js');
+  const shard = one || flags.withinFleet ? flags.shard : await shardOf(flags, io.env);
+  const selection = selectedNames(workspace, paths, given, wording, { exclude: flags.excludeEnv, shard });
+  if (selection?.sharded !== undefined && selection.names.length === 0) {
+    const {
+      shard: { k, n },
+      of,
+    } = selection.sharded;
+    writeErr(
+      io,
+      `Note: shard ${k}/${n} holds none of the ${of} selected environment${of === 1 ? '' : 's'}: nothing to do.`,
+    );
+  }
+  return selection;
+}
 
 async function resolveSelection(
   io: Io,
@@ -113,7 +180,6 @@ async function resolveSelection(
   flags: EnvironmentFlags,
   command: EnvironmentCommand,
 ): Promise<({ workspace: Workspace } & SelectedNames) | undefined> {
-  const { selectedNames } = await import('../ops/project.js');
   const { openWorkspace } = await import('./workspace.js');
   const workspace = await openWorkspace(io, paths, flags);
   const { project, trusted } = workspace;
@@ -122,10 +188,12 @@ async function resolveSelection(
       `${trusted.project.file} at the trusted ref ${trusted.tree.ref} declares environments and the work tree's does not: removing the environments cannot be planned with --trusted-ref`,
     );
   }
-  const selection = selectedNames(workspace, paths, flags.env ?? [], {
+  const wording = {
     option: '--env',
     needed: `pass --env NAME to choose the one to ${VERB[command]}; nothing was read from the firewall. \`wafctl validate\` checks every environment.`,
-  });
+  };
+  const one = command === 'get' || command === 'pull';
+  const selection = await fleetSelection(io, workspace, paths, flags, wording, { one });
   if (selection === undefined) return undefined;
   const conflicting = CONFLICTING.filter(([key]) => flags[key] !== undefined).map(([, flag]) => flag);
   if (conflicting.length > 0) {

@@ -5,13 +5,19 @@ import { redact } from '../core/secrets.js';
 import { plural, printable } from '../core/text.js';
 import { HYDRATION_CONCURRENCY } from '../ops/defaults.js';
 import type { EnvironmentConnection } from '../ops/project.js';
-import { ENV_PLACEHOLDER } from './environments.js';
+import { ENV_PLACEHOLDER, environmentFlags } from './environments.js';
 import type { Io } from './io.js';
-import { addConnectionOptions, addEnvironmentOption, type ConnectionFlags, FAMILIES } from './options.js';
+import {
+  addConnectionOptions,
+  addFleetOptions,
+  type ConnectionFlags,
+  FAMILIES,
+  type FleetFlags,
+} from './options.js';
 import { writeErr, writeOut } from './output.js';
 import type { TrustFlags } from './workspace.js';
 
-interface ExportFlags extends ConnectionFlags, TrustFlags {
+interface ExportFlags extends FleetFlags, ConnectionFlags, TrustFlags {
   env: string[];
   dir?: string;
   kind?: string[];
@@ -22,7 +28,7 @@ interface ExportFlags extends ConnectionFlags, TrustFlags {
 /** `wafctl export`'s options and help; `done` is given the exit code. */
 export function exportCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
-    addEnvironmentOption(
+    addFleetOptions(
       new Command('export'),
       "export this environment's firewall (wafctl.yaml in the current directory); with several, --dir holds {env}",
     )
@@ -71,7 +77,10 @@ async function exportLive(flags: ExportFlags, io: Io): Promise<number> {
       try {
         code = worse(
           code,
-          await exportLive({ ...flags, env: [name], dir: dir.replaceAll(ENV_PLACEHOLDER, name) }, io),
+          await exportLive(
+            { ...environmentFlags(flags, name), dir: dir.replaceAll(ENV_PLACEHOLDER, name) },
+            io,
+          ),
         );
       } catch (error) {
         code = worse(code, reportEnvironmentError(io, error, name));

@@ -10,6 +10,8 @@ import {
 } from '../core/model.js';
 import { didYouMean } from '../core/suggest.js';
 import { printable } from '../core/text.js';
+import { ENVIRONMENT_CONCURRENCY } from '../ops/environments.js';
+import { readShard, type Shard } from '../ops/shard.js';
 import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown-limits.js';
 
 /**
@@ -26,6 +28,9 @@ export interface ConnectionFlags {
   timeout?: number;
 }
 
+/** A repeatable option's values, in the order given. */
+const repeated = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
 /**
  * `--env NAME` on every command that reads wafctl.yaml (environments.ts): one environment of it; and
  * `--trusted-ref REF`, which says where its connections and the policy are read from.
@@ -35,12 +40,62 @@ export function addEnvironmentOption(
   description = 'work on this environment of wafctl.yaml at the configuration root: its paths, vars, URL and credentials',
 ): Command {
   return addTrustOption(
-    command.addOption(
-      new Option('--env <NAME>', description)
-        .argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value])
-        .default([]),
-    ),
+    command.addOption(new Option('--env <NAME>', description).argParser(repeated).default([])),
   );
+}
+
+/** The flags of a command that runs a fleet of environments (`addFleetOptions`). */
+export interface FleetFlags {
+  /** `--exclude-env GLOB`, repeated: removed from what `--env` selects. */
+  excludeEnv?: string[] | undefined;
+  /** `--shard K/N`; WAFCTL_SHARD when absent (cli/environments.ts). */
+  shard?: Shard | undefined;
+  /** `--concurrency N`: how many environments run at once (default ENVIRONMENT_CONCURRENCY). */
+  concurrency?: number | undefined;
+  /**
+   * Set on the flags of one environment's run inside a fleet run (`environmentFlags`): the fleet's
+   * selection is made, so WAFCTL_SHARD is not read again.
+   */
+  withinFleet?: boolean | undefined;
+}
+
+/**
+ * `--env` as commands that run several environments take it (names, `all`, globs, repeated), with
+ * `--exclude-env`, `--shard` and `--concurrency` (docs/environments.md, Fleets). Commands that take
+ * one environment (get, pull, compare) use `addEnvironmentOption` alone.
+ */
+export function addFleetOptions(
+  command: Command,
+  description = "work on these environments of wafctl.yaml at the configuration root (each with its paths, vars, URL and credentials): a name, a glob ('prod-*': * any run, ? one character) or all; repeatable",
+): Command {
+  return addEnvironmentOption(command, description)
+    .addOption(
+      new Option(
+        '--exclude-env <GLOB>',
+        'leave out the environments this name or glob matches, of those --env selects (repeatable)',
+      ).argParser(repeated),
+    )
+    .addOption(
+      new Option(
+        '--shard <K/N>',
+        `run only the K-th of N disjoint parts of the selected environments, assigned by a stable hash of each name (env: ${SHARD_VARIABLE})`,
+      ).argParser(parseShard),
+    )
+    .addOption(
+      new Option('--concurrency <N>', 'how many environments run at once')
+        .argParser(parsePositiveInt('--concurrency'))
+        .default(ENVIRONMENT_CONCURRENCY),
+    );
+}
+
+/** The variable a CI matrix or a Kubernetes Indexed Job sets instead of `--shard`. */
+export const SHARD_VARIABLE = 'WAFCTL_SHARD';
+
+/** For commander, which quotes the value itself. */
+function parseShard(value: string): Shard {
+  const read = readShard('--shard', value);
+  if ('problem' in read) throw new InvalidArgumentError(`${read.problem}.`);
+  return read;
 }
 
 /** `--url`, `--token-file`, `--password-file`, `--emulator-state` and `--timeout`: where and as whom to connect. */

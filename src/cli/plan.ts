@@ -1,16 +1,18 @@
 /** `wafctl plan`: fetch, diff and print; `--out` saves the JSON plan for `apply --plan`. */
 import { Command, Option } from 'commander';
 import { usageError } from '../core/errors.js';
+import { worstImpact } from '../core/fleet-summary.js';
 import type { FailOnClass } from '../core/model.js';
 import { ENV_PLACEHOLDER } from './environments.js';
 import type { Io } from './io.js';
 import type { EnvironmentResult } from './multi-environment.js';
 import {
   addConnectionOptions,
-  addEnvironmentOption,
+  addFleetOptions,
   addReviewOptions,
   addSelectionOptions,
   type ConnectionFlags,
+  type FleetFlags,
   FORMATS,
   type SelectionFlags,
 } from './options.js';
@@ -18,7 +20,7 @@ import { colorEnabled, writeOut, writeTextFile } from './output.js';
 import type { PlannedConfig } from './planning.js';
 import type { TrustFlags } from './workspace.js';
 
-interface PlanFlags extends ConnectionFlags, SelectionFlags, TrustFlags {
+interface PlanFlags extends FleetFlags, ConnectionFlags, SelectionFlags, TrustFlags {
   env: string[];
   format: (typeof FORMATS)[number];
   out?: string;
@@ -26,12 +28,14 @@ interface PlanFlags extends ConnectionFlags, SelectionFlags, TrustFlags {
   failOn?: FailOnClass[];
   maxChars?: number;
   color?: boolean;
+  /** `--concurrency N`: environments at once. */
+  concurrency?: number;
 }
 
 /** `wafctl plan`'s options and help; `done` is given the exit code. */
 export function planCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
-    addEnvironmentOption(
+    addFleetOptions(
       addSelectionOptions(
         addReviewOptions(
           new Command('plan')
@@ -67,7 +71,13 @@ async function plan(paths: string[], flags: PlanFlags, io: Io): Promise<number> 
       io,
       several,
       flags,
-      { command: 'plan', format: flags.format, maxChars: flags.maxChars, marker: MARKDOWN_MARKER },
+      {
+        command: 'plan',
+        format: flags.format,
+        maxChars: flags.maxChars,
+        marker: MARKDOWN_MARKER,
+        concurrency: flags.concurrency,
+      },
       async (one) => {
         const { result, planned } = await planOne(paths, one, io);
         await savePlan(io, one, planned);
@@ -128,5 +138,6 @@ async function planOne(
     failOnRefusal(plan, flags.failOn ?? [], 'The plan was printed; nothing was applied.') ??
     problemsRefusal(plan);
   const code = flags.detailedExitcode && plan.changes.length > 0 ? 2 : 0;
-  return { result: { output, code, refusal }, planned };
+  const summary = { count: plan.changes.length, impact: worstImpact(plan.summary.impact) };
+  return { result: { output, code, refusal, ...summary }, planned };
 }

@@ -13,24 +13,26 @@ import type { EvalRule } from '../core/rules/types.js';
 // Types only: erased, so the renderers and the evaluator load when the command runs.
 import type { TestRun } from '../plan/render/tests.js';
 import type { Io } from './io.js';
-import { addConnectionOptions, addEnvironmentOption, type ConnectionFlags } from './options.js';
+import { addConnectionOptions, addFleetOptions, type ConnectionFlags, type FleetFlags } from './options.js';
 import { colorEnabled, writeOut, writeTextFile } from './output.js';
 import type { TrustFlags, Workspace } from './workspace.js';
 
 const FORMATS = ['text', 'json', 'junit'] as const;
 
-interface TestFlags extends ConnectionFlags, TrustFlags {
+interface TestFlags extends ConnectionFlags, TrustFlags, FleetFlags {
   env: string[];
   live?: boolean;
   format: (typeof FORMATS)[number];
   out?: string;
   color?: boolean;
+  /** `--concurrency N`: environments at once (when the command takes it). */
+  concurrency?: number;
 }
 
 /** `wafctl test`'s options and help; `done` is given the exit code. */
 export function testCommand(io: Io, done: (code: number) => void): Command {
   return addConnectionOptions(
-    addEnvironmentOption(
+    addFleetOptions(
       new Command('test')
         .description(
           "run the configuration's rule tests (tests:) against its application rules, or with --live the live firewall's (exit 1 when a case fails)",
@@ -45,7 +47,7 @@ export function testCommand(io: Io, done: (code: number) => void): Command {
           '--out <FILE>',
           'write the report in --format to FILE (replaced atomically); stdout then shows the text report',
         ),
-      'test this environment of wafctl.yaml (repeatable; "all": every one, the default without --live)',
+      "test these environments of wafctl.yaml: a name, a glob ('prod-*') or all, the default without --live; repeatable",
     ),
   ).action(async (paths: string[], _flags: TestFlags, command: Command) =>
     done(await test(paths, command.optsWithGlobals<TestFlags>(), io)),
@@ -70,17 +72,24 @@ async function test(paths: string[], flags: TestFlags, io: Io): Promise<number> 
   }
   // Heavy modules (yaml, zod, the evaluator's re2js) load here, not at start-up.
   const { openWorkspace } = await import('./workspace.js');
-  const { selectedNames } = await import('../ops/project.js');
+  const { fleetSelection } = await import('./environments.js');
   const { ALL_ENVIRONMENTS } = await import('../config/project.js');
   const workspace = await openWorkspace(io, paths, flags);
   // Offline, every environment when none is named (as validate); live, one must be (as plan).
   const names =
     workspace.project !== undefined && flags.env.length === 0 && !flags.live ? [ALL_ENVIRONMENTS] : flags.env;
-  const selection = selectedNames(workspace, paths, names, {
-    option: '--env',
-    needed:
-      'pass --env NAME (or --env all) to choose the firewall to test against; nothing was read from it. Without --live, wafctl test runs every environment offline.',
-  });
+  const selection = await fleetSelection(
+    io,
+    workspace,
+    paths,
+    flags,
+    {
+      option: '--env',
+      needed:
+        'pass --env NAME (or --env all) to choose the firewall to test against; nothing was read from it. Without --live, wafctl test runs every environment offline.',
+    },
+    { given: names },
+  );
   if (selection === undefined || !selection.several) {
     // One run: its error is the command's, printed alone.
     return print(io, flags, [await runOne(io, paths, flags, workspace, selection?.names[0])]);
@@ -101,9 +110,9 @@ async function runEvery(
 ): Promise<number> {
   const { reportEnvironmentError } = await import('./multi-environment.js');
   const { mapLimited } = await import('../kinds/normalize.js');
-  const { ENVIRONMENT_CONCURRENCY, settle } = await import('../ops/environments.js');
+  const { concurrencyOf, settle } = await import('../ops/environments.js');
   const { redact } = await import('../core/secrets.js');
-  const settled = await mapLimited(names, ENVIRONMENT_CONCURRENCY, (name) =>
+  const settled = await mapLimited(names, concurrencyOf(flags.concurrency), (name) =>
     settle(name, () => runOne(io, paths, flags, workspace, name)),
   );
   const runs = settled.map(

@@ -6,14 +6,13 @@
  * given: it is offline, so it is safe) and reported under its name; exit 1 if any is invalid.
  */
 import { Command, Option } from 'commander';
-import { usageError } from '../core/errors.js';
 import type { EnvironmentValidation, ValidationOutcome } from '../ops/validate/validate.js';
 import type { Io } from './io.js';
-import { addEnvironmentOption } from './options.js';
+import { addFleetOptions, type FleetFlags } from './options.js';
 import { writeErr, writeOut } from './output.js';
 import type { TrustFlags } from './workspace.js';
 
-interface ValidateFlags extends TrustFlags {
+interface ValidateFlags extends TrustFlags, FleetFlags {
   format: 'text' | 'json';
   env: string[];
   strict?: boolean;
@@ -21,7 +20,7 @@ interface ValidateFlags extends TrustFlags {
 
 /** `wafctl validate`'s options and help; `done` is given the exit code. */
 export function validateCommand(io: Io, done: (code: number) => void): Command {
-  return addEnvironmentOption(
+  return addFleetOptions(
     new Command('validate')
       .description(
         'check configuration files offline: syntax, schema and semantic rules. With environments declared in wafctl.yaml at the configuration root, validates every environment (or those --env selects)',
@@ -32,7 +31,7 @@ export function validateCommand(io: Io, done: (code: number) => void): Command {
         '--strict',
         'make the rule lint warnings (shadowed, identical, matches_empty rules) errors: exit 1',
       ),
-    'validate this environment of wafctl.yaml (repeatable; "all": every one, the default when environments are declared)',
+    "validate these environments of wafctl.yaml: a name, a glob ('prod-*': * any run, ? one character) or all, the default when environments are declared; repeatable",
   ).action(async (paths: string[], flags: ValidateFlags) => done(await validate(paths, flags, io)));
 }
 
@@ -61,10 +60,15 @@ async function printEnvironments(
   format: ValidateFlags['format'],
 ): Promise<number> {
   const valid = validations.every(({ outcome }) => outcome.json.valid);
+  const { environmentsJson, validationSummary } = await import('../ops/validate/validate.js');
   if (format === 'json') {
-    const { environmentsJson } = await import('../ops/validate/validate.js');
     writeOut(io, JSON.stringify(environmentsJson(validations)));
     return valid ? 0 : 1;
+  }
+  if (validations.length > 1) {
+    const { textSummaryTable } = await import('../plan/render/environments.js');
+    const rows = validations.map(({ name, outcome }) => ({ name, summary: validationSummary(outcome) }));
+    writeOut(io, textSummaryTable(rows));
   }
   for (const { name, outcome } of validations) printText(io, outcome, `${name}: `);
   return valid ? 0 : 1;
@@ -76,7 +80,7 @@ async function validate(paths: string[], flags: ValidateFlags, io: Io): Promise<
   const { openWorkspace, loadWorkspaceConfig } = await import('./workspace.js');
   const { ConfigError } = await import('../config/problems.js');
   const { validationOf, validateEnvironments } = await import('../ops/validate/validate.js');
-  const { assertRootPaths, noEnvironments } = await import('../ops/project.js');
+  const { noEnvironments } = await import('../ops/project.js');
   let workspace: import('./workspace.js').Workspace;
   try {
     workspace = await openWorkspace(io, paths, flags);
@@ -93,17 +97,18 @@ async function validate(paths: string[], flags: ValidateFlags, io: Io): Promise<
     if (flags.env.length > 0) throw noEnvironments(root, '--env');
     return print(io, await validationOf(() => load(), flags), flags.format);
   }
-  assertRootPaths(project, root, paths);
-  const names = project.environments.map((environment) => environment.name);
-  const unknown = flags.env.filter((name) => name !== ALL_ENVIRONMENTS && !names.includes(name));
-  if (unknown.length > 0) {
-    throw usageError(
-      `unknown environment ${unknown.map((name) => JSON.stringify(name)).join(', ')}: ${project.file} declares ${names.join(', ')} (or --env ${ALL_ENVIRONMENTS})`,
-    );
-  }
-  const every = flags.env.length === 0 || flags.env.includes(ALL_ENVIRONMENTS);
-  const selected = project.environments.filter(
-    (environment) => every || flags.env.includes(environment.name),
+  // Offline, so every environment when none is named.
+  const { fleetSelection } = await import('./environments.js');
+  const given = flags.env.length === 0 ? [ALL_ENVIRONMENTS] : flags.env;
+  const selection = await fleetSelection(
+    io,
+    workspace,
+    paths,
+    flags,
+    { option: '--env', needed: '' },
+    { given },
   );
+  const names = selection?.names ?? [];
+  const selected = project.environments.filter((environment) => names.includes(environment.name));
   return printEnvironments(io, await validateEnvironments(selected, load, flags), flags.format);
 }

@@ -15,6 +15,12 @@ import * as z from 'zod';
 import { boundedSafeParse } from './bounded-parse.js';
 import { containedProjectFile } from './containment.js';
 import { VARIABLE_NAME } from './env.js';
+import {
+  DEFAULTS_KEY,
+  type EnvironmentFields,
+  placeholdersFilled,
+  withDefaults,
+} from './environment-defaults.js';
 import { problemsFromIssue } from './issues.js';
 import { isMapping } from './mapping.js';
 import { MAX_FILE_BYTES, type ParsedDocument, parseYamlFile } from './parse-yaml.js';
@@ -63,83 +69,134 @@ const rootPath = z
     error: 'expected a path inside the configuration root, got one that leaves it (..)',
   });
 
-const environmentSchema = z
+const pathList = z
+  .array(rootPath)
+  .min(1, { error: 'expected at least one path' })
+  .refine((paths) => new Set(paths.map((path) => normalize(path))).size === paths.length, {
+    error: 'a path is listed twice',
+  });
+
+const varsRecord = z.record(
+  z.string().regex(VARIABLE_NAME, {
+    error: 'expected a var name: letters, digits and _, not starting with a digit',
+  }),
+  z.union([z.string(), z.number(), z.boolean()], {
+    error: 'expected a string, number or boolean',
+  }),
+);
+
+const httpUrl = z.string().regex(/^https?:\/\/\S+$/, { error: 'expected an http:// or https:// URL' });
+
+/** An environment as written: every field optional, as it may inherit them (environment-defaults.ts). */
+const declaredEnvironment = z.strictObject({
+  url: httpUrl.optional().meta({ description: 'The firewall URL (or url_env).' }),
+  url_env: variableName.optional().meta({ description: 'The variable holding the URL (or url).' }),
+  token_env: variableName.optional().meta({ description: 'The variable holding the API token.' }),
+  signin_username_env: variableName.optional(),
+  signin_password_env: variableName.optional(),
+  paths: pathList.optional(),
+  vars: varsRecord.optional(),
+});
+
+/** Where and as whom: one of url and url_env; token_env, or the sign-in pair. */
+function connectionIssues(environment: z.output<typeof declaredEnvironment>, context: z.RefinementCtx): void {
+  const hasUrl = environment.url !== undefined;
+  const hasUrlEnv = environment.url_env !== undefined;
+  if (hasUrl === hasUrlEnv) {
+    context.addIssue({
+      code: 'custom',
+      path: hasUrl ? ['url_env'] : [],
+      message: hasUrl
+        ? 'url and url_env are both set: give exactly one'
+        : 'expected exactly one of url or url_env',
+    });
+  }
+  const hasToken = environment.token_env !== undefined;
+  const user = environment.signin_username_env !== undefined;
+  const password = environment.signin_password_env !== undefined;
+  if (hasToken && (user || password)) {
+    context.addIssue({
+      code: 'custom',
+      path: [user ? 'signin_username_env' : 'signin_password_env'],
+      message: 'token_env and the sign-in variables are both set: give token_env, or the sign-in pair',
+    });
+  } else if (!hasToken && user !== password) {
+    context.addIssue({
+      code: 'custom',
+      path: [],
+      message: `${user ? 'signin_password_env' : 'signin_username_env'} is missing: the sign-in takes both signin_username_env and signin_password_env`,
+    });
+  } else if (!hasToken && !user) {
+    context.addIssue({
+      code: 'custom',
+      path: [],
+      message: 'expected token_env, or signin_username_env and signin_password_env',
+    });
+  }
+}
+
+/** An environment once its defaults are applied: complete and consistent. */
+const environmentSchema = declaredEnvironment.extend({ paths: pathList }).superRefine(connectionIssues);
+
+/** A variable name, `{ENV}` (or `{env}`) standing for a part made of the environment's name. */
+const variableTemplate = z.string().refine((name) => VARIABLE_NAME.test(placeholdersFilled(name)), {
+  error:
+    'expected the name of an environment variable: letters, digits and _, not starting with a digit ({ENV}: the environment name upper-cased, other characters as _)',
+});
+
+/** `environment_defaults:`: any field of an environment, its strings templates of the environment's name. */
+const defaultsSchema = z
   .strictObject({
-    url: z
-      .string()
-      .regex(/^https?:\/\/\S+$/, { error: 'expected an http:// or https:// URL' })
-      .optional()
-      .meta({ description: 'The firewall URL (or url_env).' }),
-    url_env: variableName.optional().meta({ description: 'The variable holding the URL (or url).' }),
-    token_env: variableName.optional().meta({ description: 'The variable holding the API token.' }),
-    signin_username_env: variableName.optional(),
-    signin_password_env: variableName.optional(),
-    paths: z
-      .array(rootPath)
-      .min(1, { error: 'expected at least one path' })
-      .refine((paths) => new Set(paths.map((path) => normalize(path))).size === paths.length, {
-        error: 'a path is listed twice',
-      }),
-    vars: z
-      .record(
-        z.string().regex(VARIABLE_NAME, {
-          error: 'expected a var name: letters, digits and _, not starting with a digit',
-        }),
-        z.union([z.string(), z.number(), z.boolean()], {
-          error: 'expected a string, number or boolean',
-        }),
-      )
-      .optional(),
+    url: httpUrl.optional(),
+    url_env: variableTemplate.optional(),
+    token_env: variableTemplate.optional(),
+    signin_username_env: variableTemplate.optional(),
+    signin_password_env: variableTemplate.optional(),
+    paths: pathList.optional(),
+    vars: varsRecord.optional(),
   })
-  .superRefine((environment, context) => {
-    const hasUrl = environment.url !== undefined;
-    const hasUrlEnv = environment.url_env !== undefined;
-    if (hasUrl === hasUrlEnv) {
+  .superRefine((defaults, context) => {
+    // Both of two alternatives: wrong for every environment that inherits them, said once here.
+    if (defaults.url !== undefined && defaults.url_env !== undefined) {
       context.addIssue({
         code: 'custom',
-        path: hasUrl ? ['url_env'] : [],
-        message: hasUrl
-          ? 'url and url_env are both set: give exactly one'
-          : 'expected exactly one of url or url_env',
+        path: ['url_env'],
+        message: 'url and url_env are both set: give exactly one',
       });
     }
-    const hasToken = environment.token_env !== undefined;
-    const user = environment.signin_username_env !== undefined;
-    const password = environment.signin_password_env !== undefined;
-    if (hasToken && (user || password)) {
+    const signin = defaults.signin_username_env ?? defaults.signin_password_env;
+    if (defaults.token_env !== undefined && signin !== undefined) {
       context.addIssue({
         code: 'custom',
-        path: [user ? 'signin_username_env' : 'signin_password_env'],
+        path: [defaults.signin_username_env === undefined ? 'signin_password_env' : 'signin_username_env'],
         message: 'token_env and the sign-in variables are both set: give token_env, or the sign-in pair',
-      });
-    } else if (!hasToken && user !== password) {
-      context.addIssue({
-        code: 'custom',
-        path: [],
-        message: `${user ? 'signin_password_env' : 'signin_username_env'} is missing: the sign-in takes both signin_username_env and signin_password_env`,
-      });
-    } else if (!hasToken && !user) {
-      context.addIssue({
-        code: 'custom',
-        path: [],
-        message: 'expected token_env, or signin_username_env and signin_password_env',
       });
     }
   });
 
-/** The project file's schema: `environments:`; any other key is configuration, checked by the loader. */
-export const projectSchema = z.looseObject({
-  environments: z
+const environmentsRecord = <T extends z.ZodType>(environment: T) =>
+  z
     .record(
       // Names are checked by `nameProblems` (zod says only "Invalid key in record").
       z.string(),
-      environmentSchema,
+      environment,
     )
     .refine((environments) => Object.keys(environments).length > 0, {
       error: 'expected at least one environment',
     })
-    .optional(),
+    .optional();
+
+/**
+ * The project file's schema, as written: `environments:` and `environment_defaults:`; any other key
+ * is configuration, checked by the loader.
+ */
+export const projectSchema = z.looseObject({
+  environments: environmentsRecord(declaredEnvironment),
+  [DEFAULTS_KEY]: defaultsSchema.optional(),
 });
+
+/** The same, each environment complete (its defaults applied): where its problems are placed. */
+const resolvedProjectSchema = projectSchema.extend({ environments: environmentsRecord(environmentSchema) });
 
 /** The configuration root of a command given `paths` (see the module comment). */
 export async function projectRoot(paths: readonly string[], cwd: string): Promise<string> {
@@ -207,27 +264,93 @@ export async function readProject(root: string, cwd: string): Promise<Project | 
   if (document === undefined) return undefined;
   for (const problem of nameProblems(document, file)) problems.push(problem);
   const result = boundedSafeParse(projectSchema, document.data);
-  if (!result.success) {
-    const context = { file, ...document.tree(), root: projectSchema };
-    for (const issue of result.issues) {
-      for (const problem of problemsFromIssue(issue, context)) {
-        if (!document.reportedPaths.has(problem.path)) problems.push(problem);
-      }
+  const issues = result.success ? [] : result.issues;
+  const context = { file, ...document.tree(), root: projectSchema };
+  for (const issue of issues) {
+    for (const problem of problemsFromIssue(issue, context)) {
+      if (!document.reportedPaths.has(problem.path)) problems.push(problem);
     }
   }
+  const checked = result.success ? result.data : wellFormedPart(document.data, issues);
+  const resolved = resolvedEnvironments(checked, document, file);
+  const said = new Set(problems.map(problemKey));
+  for (const problem of resolved.problems) if (!said.has(problemKey(problem))) problems.push(problem);
   if (problems.length > 0 || !result.success) throw new ConfigError(problems);
-  const environments = Object.entries(result.data.environments ?? {}).map(
-    ([name, spec]): EnvironmentSpec => ({
-      name,
-      ...spec,
-      vars: Object.fromEntries(Object.entries(spec.vars ?? {}).map(([key, value]) => [key, String(value)])),
-    }),
-  );
+  const { environments } = resolved;
   if (environments.length === 0) return undefined;
   const unread = unreadConfiguration(parsed.documents, environments, file);
   if (unread.length > 0) throw new ConfigError(unread);
   return { root, file, environments };
 }
+
+/**
+ * What of an invalid project file can still be resolved, to report every problem at once (those
+ * found again are said once, readProject): its environments that are mappings, unless the defaults
+ * or `environments:` itself have a problem.
+ */
+function wellFormedPart(data: unknown, issues: readonly z.core.$ZodIssue[]): z.output<typeof projectSchema> {
+  if (issues.some(({ path }) => path.length < 2 || path[0] === DEFAULTS_KEY)) return {};
+  const written = data as z.output<typeof projectSchema>;
+  const environments = Object.entries(written.environments ?? {}).filter(([, value]) => isMapping(value));
+  return { ...written, environments: Object.fromEntries(environments) };
+}
+
+/**
+ * Each environment with the defaults it inherits (environment-defaults.ts), checked complete: a
+ * problem of a field it declares is placed there; of one it inherits, at the default, said once for
+ * every environment it concerns (a default wrong for 200 environments is one problem).
+ */
+function resolvedEnvironments(
+  data: z.output<typeof projectSchema>,
+  document: ParsedDocument,
+  file: string,
+): { environments: EnvironmentSpec[]; problems: ConfigProblem[] } {
+  const context = { file, ...document.tree(), root: resolvedProjectSchema };
+  const own: ConfigProblem[] = [];
+  const inherited = new Map<string, { problem: ConfigProblem; names: string[] }>();
+  const environments = Object.entries(data.environments ?? {}).flatMap(([name, declared]) => {
+    const resolved = withDefaults(data[DEFAULTS_KEY], declared, name);
+    const result = boundedSafeParse(environmentSchema, resolved.fields);
+    if (result.success) return [specOf(name, result.data)];
+    for (const issue of result.issues) {
+      const field = issue.path[0] as keyof EnvironmentFields;
+      const fromDefaults = resolved.inherited.has(field);
+      const path = fromDefaults ? [DEFAULTS_KEY, ...issue.path] : ['environments', name, ...issue.path];
+      for (const problem of problemsFromIssue({ ...issue, path }, context)) {
+        if (!fromDefaults) {
+          if (!document.reportedPaths.has(problem.path)) own.push(problem);
+        } else {
+          const key = `${problem.path}\0${problem.message}`;
+          const entry = inherited.get(key) ?? { problem, names: [] };
+          entry.names.push(name);
+          inherited.set(key, entry);
+        }
+      }
+    }
+    return [];
+  });
+  const shared = [...inherited.values()].map(({ problem, names }) => ({
+    ...problem,
+    message: `${problem.message} (for ${namesShown(names)})`,
+  }));
+  return { environments, problems: [...own, ...shared] };
+}
+
+const problemKey = ({ line, col, path, message }: ConfigProblem): string =>
+  `${line}:${col}:${path}:${message}`;
+
+/** `environment a`, `environments a, b, c and 197 more`. */
+function namesShown(names: readonly string[]): string {
+  if (names.length === 1) return `environment ${names[0]}`;
+  const more = names.length > 3 ? ` and ${names.length - 3} more` : '';
+  return `environments ${names.slice(0, 3).join(', ')}${more}`;
+}
+
+const specOf = (name: string, fields: z.output<typeof environmentSchema>): EnvironmentSpec => ({
+  name,
+  ...fields,
+  vars: Object.fromEntries(Object.entries(fields.vars ?? {}).map(([key, value]) => [key, String(value)])),
+});
 
 /** The environment names of `environments:` that cannot name one, each at its key. */
 function nameProblems(document: ParsedDocument, file: string): ConfigProblem[] {
@@ -267,7 +390,7 @@ function unreadConfiguration(
     const data = document.data;
     if (data === null || typeof data !== 'object' || Array.isArray(data)) return [];
     return Object.keys(data)
-      .filter((key) => key !== 'environments')
+      .filter((key) => key !== 'environments' && key !== DEFAULTS_KEY)
       .map((key) => {
         const { line, col } = document.locate([key]);
         return {

@@ -8,6 +8,7 @@ import { printable } from '../core/text.js';
 import { KINDS, type Kind } from '../kinds/index.js';
 import { declaredVariablesIn } from './declared-variables.js';
 import type { CredentialVariables, Environment, VariableRules } from './env.js';
+import { DEFAULTS_KEY } from './environment-defaults.js';
 import { readFast } from './fast-read.js';
 import { isMapping, type Mapping } from './mapping.js';
 import { type Layer, overlayLayers } from './overlay.js';
@@ -65,15 +66,15 @@ export interface SourceReader {
   variables: LoadVariables;
 }
 
-/** The top-level key of the project file that is no configuration (see `SourceFile.project`). */
-const PROJECT_KEY = 'environments';
+/** The top-level keys of the project file that are no configuration (see `SourceFile.project`). */
+const PROJECT_KEYS: readonly string[] = ['environments', DEFAULTS_KEY];
 
-/** A project file's documents without their `environments` key. */
+/** A project file's documents without their `environments` and `environment_defaults` keys. */
 function withoutProjectKey(parsed: ParsedFile): ParsedFile {
   const documents = parsed.documents.map((document) => {
     const data = document.data;
-    if (!isMapping(data) || !Object.hasOwn(data, PROJECT_KEY)) return document;
-    const { [PROJECT_KEY]: _environments, ...rest } = data;
+    if (!isMapping(data) || !PROJECT_KEYS.some((key) => Object.hasOwn(data, key))) return document;
+    const rest = Object.fromEntries(Object.entries(data).filter(([key]) => !PROJECT_KEYS.includes(key)));
     return { ...document, data: rest };
   });
   return { ...parsed, documents };

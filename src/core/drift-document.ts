@@ -11,6 +11,7 @@
  * on a firewall (src/plan/enforcement.ts). A report written before them decodes as it did.
  */
 import * as z from 'zod';
+import { environmentsSummarySchema } from './fleet-summary.js';
 import { driftCount } from './model.js';
 import { PLAN_FORMAT_VERSION, type Plan, planDocumentSchema } from './plan-document.js';
 
@@ -28,6 +29,8 @@ export const driftDocumentSchema = planDocumentSchema.extend({
 export const driftEnvironmentsSchema = z.strictObject({
   format_version: z.literal(PLAN_FORMAT_VERSION),
   environments: z.record(z.string(), driftDocumentSchema.nullable()),
+  /** One row per environment (issue 45); absent from documents written before it. */
+  summary: environmentsSummarySchema.optional(),
 });
 
 /** The drift report as JSON. */

@@ -16,6 +16,7 @@
  * is then rebuilt from `target` and its changed fields.
  */
 import * as z from 'zod';
+import { environmentsSummarySchema } from './fleet-summary.js';
 import { IMPACT_CLASSES } from './impact-classes.js';
 
 export const PLAN_FORMAT_VERSION = 1 as const;
@@ -513,6 +514,8 @@ export const planDocumentSchema = z.object({
 export const planEnvironmentsSchema = z.strictObject({
   format_version: z.literal(PLAN_FORMAT_VERSION),
   environments: z.record(z.string(), planDocumentSchema.nullable()),
+  /** One row per environment (issue 45); absent from documents written before it. */
+  summary: environmentsSummarySchema.optional(),
 });
 
 type DocumentSchema = typeof planDocumentSchema;

@@ -418,6 +418,14 @@ export interface EnvironmentsValidationDocument {
   environments: {
     [k: string]: ValidationDocument;
   };
+  summary?: {
+    [k: string]: {
+      result: string;
+      count: number | null;
+      impact: ('weakens_protection' | 'broadens_access' | 'reduces_audit') | null;
+      error: string | null;
+    };
+  };
 }
 
 /** A drift report: `wafctl drift --format json`; the plan document with `drift` and `objects`. */

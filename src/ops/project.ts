@@ -2,14 +2,18 @@
  * The environments of a project (wafctl.yaml at the configuration root declaring `environments:`), as
  * a run selects and uses them: which are selected, what is refused before any request, where an
  * environment's firewall is (its `url`, or the variable its `url_env` names) and its configuration
- * (its paths, overlays and vars). The CLI selects with `--env` (cli/environments.ts adds the trusted
- * ref and several environments per run), the library with its `environment` option. Nothing here
- * reads the process: the caller gives the variables (`Variables`) and the load options.
+ * (its paths, overlays and vars). The CLI selects with `--env` (names, `all`, globs), less
+ * `--exclude-env`, then one shard of them (`--shard K/N`, shard.ts); cli/environments.ts adds the
+ * trusted ref, WAFCTL_SHARD and several environments per run. The library selects with its
+ * `environment` option. Nothing here reads the process: the caller gives the variables
+ * (`Variables`) and the load options.
  */
 import { type LoadOptions, loadDesiredState, loadEnvironment } from '../config/load.js';
 import { ALL_ENVIRONMENTS, type EnvironmentSpec, PROJECT_FILE, type Project } from '../config/project.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { usageError, type WafctlError } from '../core/errors.js';
+import { globToRegExp } from '../core/scope.js';
+import { inShard, type Shard } from './shard.js';
 
 /** The variables a run reads: the CLI's environment, the library's `env`. */
 export type Variables = Readonly<Record<string, string | undefined>>;
@@ -35,21 +39,44 @@ export interface SelectionWording {
 /** The environments a run selects, in the order the project declares them. */
 export interface SelectedNames {
   project: Project;
+  /** Empty only when a shard holds none of the selected environments (not an error: `sharded`). */
   names: string[];
-  /** Several, or every one (`all`): each is then run as if it alone were selected. */
+  /**
+   * Run as a fleet, each environment as if it alone were selected: more than one selected, or
+   * selected by `all`, a glob, an exclusion or a shard, whatever their number (so the output's
+   * shape, and whether a one-environment command refuses it, never depends on how many match).
+   */
   several: boolean;
+  /** With a shard: which one, and how many environments were selected before it was taken. */
+  sharded?: { shard: Shard; of: number } | undefined;
 }
 
+/** What narrows a selection after `--env`: `--exclude-env` patterns, then `--shard K/N`. */
+export interface SelectionFilters {
+  exclude?: readonly string[] | undefined;
+  shard?: Shard | undefined;
+}
+
+/** The option that excludes (only the CLI's runs exclude). */
+const EXCLUDE_OPTION = '--exclude-env';
+
+/** Whether an `--env` value is a glob (`*` any run, `?` one character): environment names have neither. */
+export const isEnvironmentGlob = (value: string): boolean => /[*?]/.test(value);
+
 /**
- * The environments `given` selects (`all`: every one) of the project at `root`, or undefined when it
- * declares none and none is given. Refused, before any request: a name with no project, none with
- * one, an unknown name, PATHs other than the root (each environment reads its own).
+ * The environments `given` selects (`all`: every one; a glob: those it matches) of the project at
+ * `root`, less those `filters.exclude` matches, then shard `filters.shard` of them; undefined when
+ * the root declares none and none is given. Refused, before any request: a name with no project,
+ * none with one, an unknown name, a glob or exclusion matching no environment, a selection that
+ * excludes every environment, PATHs other than the root (each environment reads its own). An empty
+ * shard is no error: a CI job whose part of the fleet is empty has nothing to do.
  */
 export function selectedNames(
   { root, project }: { root: string; project: Project | undefined },
   paths: readonly string[],
   given: readonly string[],
   wording: SelectionWording,
+  filters: SelectionFilters = {},
 ): SelectedNames | undefined {
   if (project === undefined) {
     if (given.length === 0) return undefined;
@@ -59,15 +86,43 @@ export function selectedNames(
   if (given.length === 0) {
     throw usageError(`${project.file} declares environments (${declared.join(', ')}): ${wording.needed}`);
   }
-  assertDeclared(
-    project,
-    given.filter((name) => name !== ALL_ENVIRONMENTS),
-  );
-  const every = given.includes(ALL_ENVIRONMENTS);
-  // In the order the project declares them, whatever the order given.
-  const names = declared.filter((name) => every || given.includes(name));
+  const exclude = filters.exclude ?? [];
+  const matched = matching(project, given, wording.option);
+  const excluded = matching(project, exclude, EXCLUDE_OPTION);
+  const kept = matched.filter((name) => !excluded.includes(name));
+  if (kept.length === 0) {
+    throw usageError(
+      `${[...given.map((value) => `${wording.option} ${value}`), ...exclude.map((value) => `${EXCLUDE_OPTION} ${value}`)].join(' ')} leaves no environment: ${project.file} declares ${declared.join(', ')}`,
+    );
+  }
   assertRootPaths(project, root, paths);
-  return { project, names, several: every || names.length > 1 };
+  const { shard } = filters;
+  const names = shard === undefined ? kept : inShard(kept, shard);
+  const fleet = given.some((value) => value === ALL_ENVIRONMENTS || isEnvironmentGlob(value));
+  const several = fleet || exclude.length > 0 || shard !== undefined || names.length > 1;
+  return { project, names, several, sharded: shard === undefined ? undefined : { shard, of: kept.length } };
+}
+
+/**
+ * The declared environments the `values` of `option` select (names, globs, `all`), in declared
+ * order; an unknown name, or a glob matching none, is a usage error naming the declared ones.
+ */
+function matching(project: Project, values: readonly string[], option: string): string[] {
+  const declared = project.environments.map((environment) => environment.name);
+  const globs = values.filter(isEnvironmentGlob).map((glob) => ({ glob, regex: globToRegExp(glob) }));
+  const unmatched = globs.filter(({ regex }) => !declared.some((name) => regex.test(name)));
+  if (unmatched.length > 0) {
+    throw usageError(
+      `${unmatched.map(({ glob }) => `${option} ${JSON.stringify(glob)}`).join(', ')} ${unmatched.length === 1 ? 'matches' : 'match'} no environment: ${project.file} declares ${declared.join(', ')}`,
+    );
+  }
+  const every = values.includes(ALL_ENVIRONMENTS);
+  const names = values.filter((value) => value !== ALL_ENVIRONMENTS && !isEnvironmentGlob(value));
+  // The CLI's --env also takes `all`: said, as the names are.
+  assertDeclared(project, names, option === '--env' ? ` (or --env ${ALL_ENVIRONMENTS})` : '');
+  return declared.filter(
+    (name) => every || names.includes(name) || globs.some(({ regex }) => regex.test(name)),
+  );
 }
 
 /** An environment selected (`option`) where the root's wafctl.yaml declares none. */
@@ -87,13 +142,13 @@ export function assertRootPaths(project: Project, root: string, paths: readonly 
   );
 }
 
-/** Refuses, in one usage error, the names `project` does not declare. */
-export function assertDeclared(project: Project, names: readonly string[]): void {
+/** Refuses, in one usage error, the names `project` does not declare; `alternatives`: what else the option takes. */
+export function assertDeclared(project: Project, names: readonly string[], alternatives = ''): void {
   const declared = project.environments.map((environment) => environment.name);
   const unknown = [...new Set(names.filter((name) => !declared.includes(name)))];
   if (unknown.length === 0) return;
   throw usageError(
-    `unknown environment ${unknown.map((name) => JSON.stringify(name)).join(', ')}: ${project.file} declares ${declared.join(', ')}`,
+    `unknown environment ${unknown.map((name) => JSON.stringify(name)).join(', ')}: ${project.file} declares ${declared.join(', ')}${alternatives}`,
   );
 }
 

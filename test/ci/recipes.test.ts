@@ -68,7 +68,13 @@ describe('CI recipes', () => {
   it('every GitHub Actions recipe is a valid workflow', async () => {
     const dir = join(RECIPES, 'github-actions');
     const files = (await readdir(dir)).sort();
-    expect(files).toEqual(['apply.yml', 'drift.yml', 'matrix-environments.yml', 'plan.yml']);
+    expect(files).toEqual([
+      'apply.yml',
+      'drift.yml',
+      'fleet-drift.yml',
+      'matrix-environments.yml',
+      'plan.yml',
+    ]);
     for (const file of files)
       expect(await check('github-workflow.json', await text(join(dir, file))), file).toEqual([]);
   });

@@ -122,15 +122,17 @@ describe('wafctl validate with warnings', () => {
     it('text: each environment its warnings and verdict, under its name; --strict fails the one with warnings', async () => {
       await writeFiles(dir, FILES);
       const lenient = await runCli(['validate'], { cwd: dir });
+      // The fleet summary opens the output, one row per environment.
+      const table = (rows: string) => `Environment  Result${rows}\n\n`;
       expect(lenient).toEqual({
         code: 0,
-        stdout: `${staging}\nproduction: Configuration is valid, 1 warning: 2 files, 0 groups, 2 application rules, 0 notifications, 0 schedules.\n`,
+        stdout: `${table('  Impact  Error\nstaging      valid\nproduction   valid')}${staging}\nproduction: Configuration is valid, 1 warning: 2 files, 0 groups, 2 application rules, 0 notifications, 0 schedules.\n`,
         stderr: `production: prod/rules.yaml:2:5: warning: ${MESSAGE}\n`,
       });
       const strict = await runCli(['validate', '--strict'], { cwd: dir });
       expect(strict).toEqual({
         code: 1,
-        stdout: `${staging}\n`,
+        stdout: `${table('              Impact  Error\nstaging      valid\nproduction   invalid: 1 problem')}${staging}\n`,
         stderr: `production: prod/rules.yaml:2:5: warning: ${MESSAGE}\nproduction: Configuration is invalid: 1 warning, which --strict makes errors.\n`,
       });
     });

@@ -140,6 +140,10 @@ describe('wafctl validate with environments', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [
+        'Environment  Result  Impact  Error',
+        'staging      valid',
+        'production   valid',
+        '',
         'staging: Configuration is valid: 3 files, 2 groups, 0 application rules, 0 notifications, 0 schedules.',
         'production: Configuration is valid: 3 files, 1 group, 0 application rules, 0 notifications, 0 schedules.',
         '',
@@ -166,7 +170,9 @@ describe('wafctl validate with environments', () => {
     });
     const text = await runCli(['validate', '--env', 'production', '--env', 'staging'], { cwd: dir });
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/^staging: Configuration is valid/);
+    expect(text.stdout).toMatch(
+      /^Environment +Result +Impact +Error\nstaging +valid\nproduction +invalid: 1 problem\n\nstaging: Configuration is valid/,
+    );
     expect(text.stderr).toBe(
       [
         'production: envs/production/groups.yaml:3:13 groups[0].remove: remove: true on group "nope", which no earlier path declares (envs/production is read after base)',

@@ -254,7 +254,18 @@ describe('plan and drift with several environments', () => {
       const plan = await runCli(['plan', dir, ...args], { env });
       expect(plan.stderr).toBe('');
       expect(plan.code).toBe(0);
-      const [first, second] = plan.stdout.split('\n== Environment: production ==\n');
+      const [table, sections] = plan.stdout.split(/\n(?=== Environment: staging ==\n)/);
+      // The fleet summary opens the output: one row per environment, in declared order.
+      expect(
+        table
+          ?.split('\n')
+          .slice(1, 3)
+          .map((row) => row.split(/\s{2,}/).slice(0, 2)),
+      ).toEqual([
+        ['staging', '2 changes'],
+        ['production', '1 change'],
+      ]);
+      const [first, second] = (sections ?? '').split('\n== Environment: production ==\n');
       expect(first?.split('\n')[0]).toBe('== Environment: staging ==');
       expect(first).toContain('# group.soc will be created');
       expect(first).toMatch(/firewall_action += "block"/);
@@ -270,7 +281,7 @@ describe('plan and drift with several environments', () => {
     const json = await runCli(['plan', dir, '--env', 'all', '--format', 'json'], { env });
     expect(json.code).toBe(0);
     const doc = JSON.parse(json.stdout) as { environments: Record<string, { changes: unknown[] }> };
-    expect(Object.keys(doc)).toEqual(['format_version', 'environments']);
+    expect(Object.keys(doc)).toEqual(['format_version', 'environments', 'summary']);
     expect(Object.keys(doc.environments)).toEqual(['staging', 'production']);
     expect(doc.environments.staging?.changes).toHaveLength(2);
     expect(doc.environments.production?.changes).toHaveLength(1);

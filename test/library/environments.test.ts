@@ -84,7 +84,11 @@ describe('environment', () => {
     const valid = await validate({ cwd: dir, environment: 'staging' });
     expect(valid).toEqual(await cliJson(['validate', '--env', 'staging']));
     expect(valid).toMatchObject({ valid: true, environments: { staging: { valid: true, groups: 1 } } });
-    expect(Object.keys((await validate({ cwd: dir })) as object)).toEqual(['valid', 'environments']);
+    expect(Object.keys((await validate({ cwd: dir })) as object)).toEqual([
+      'valid',
+      'environments',
+      'summary',
+    ]);
   });
 
   it("applies to the environment's firewall as apply --env NAME does, and exports it as export --env NAME", async () => {

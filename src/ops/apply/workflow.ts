@@ -9,7 +9,7 @@
  *
  * 1. Every environment's configuration is loaded first: a problem in any, and nothing is read from
  *    any firewall.
- * 2. Each environment is planned against its own firewall (two at a time, each with its own client
+ * 2. Each environment is planned against its own firewall (`--concurrency` at a time, default two, each with its own client
  *    and secrets), and every plan is shown under `== Environment: NAME ==`.
  * 3. The gate, per environment, as a single apply judges it (`--fail-on`, the safety threshold,
  *    objects that could not be planned, a secret). If any environment could not be planned or was
@@ -23,15 +23,24 @@
  * code is the worst of the environments' (ops/environments.ts), or the signal's when one stopped
  * the writes.
  */
+
 import type { ApiClient } from '../../api/index.js';
 import type { LoadedConfig } from '../../config/validate-sources.js';
 import { exitCodeFor } from '../../core/errors.js';
+import { worstImpact } from '../../core/fleet-summary.js';
 import type { Plan, PlanTrust } from '../../core/model.js';
 import { mapLimited } from '../../kinds/normalize.js';
-import { environmentHeading, textSections } from '../../plan/render/environments.js';
+import type { SummaryRow } from '../../plan/render/environments.js';
+import {
+  environmentHeading,
+  failedSummary,
+  resultOf,
+  textSections,
+  textSummaryTable,
+} from '../../plan/render/environments.js';
 import { renderTextPlan } from '../../plan/render/text.js';
 import type { Selection } from '../../plan/targets.js';
-import { ENVIRONMENT_CONCURRENCY, type Settled, settle, worse } from '../environments.js';
+import { concurrencyOf, type Settled, settle, worse } from '../environments.js';
 import { refreshAndPlan, withTrust } from '../refresh.js';
 import { type ApplyOptions, applyPlan } from './applier.js';
 import { type ApplyVerdict, applyGate, type GateOptions } from './gate.js';
@@ -55,6 +64,8 @@ export interface ApplySettings
    * (wait.ts); an action not synced by then, or in error, makes the exit code 1.
    */
   wait?: { timeoutMs: number } | undefined;
+  /** `--concurrency N`: environments planned, and applied, at once (default ENVIRONMENT_CONCURRENCY). */
+  concurrency?: number | undefined;
 }
 
 /** Environments by name, with their reports (`null`: not planned) and the errors of those that failed. */
@@ -290,19 +301,39 @@ export async function applyToEnvironments(
   const environments = loaded.flatMap(({ name, value }) => (value === undefined ? [] : [{ name, value }]));
   const sessions: Session[] = [];
   try {
-    const planned = await mapLimited(environments, ENVIRONMENT_CONCURRENCY, ({ name, value: environment }) =>
-      settle(name, async () => {
-        const session = await environment.connect();
-        sessions.push(session);
-        const plan = await freshPlan(environment, session.api, settings, (line) => io.note(line, name));
-        const username = environment.config.state.settings.username;
-        return { session, plan, username, gate: applyGate(plan, { ...settings, username }) };
-      }),
+    const planned = await mapLimited(
+      environments,
+      concurrencyOf(settings.concurrency),
+      ({ name, value: environment }) =>
+        settle(name, async () => {
+          const session = await environment.connect();
+          sessions.push(session);
+          const plan = await freshPlan(environment, session.api, settings, (line) => io.note(line, name));
+          const username = environment.config.state.settings.username;
+          return { session, plan, username, gate: applyGate(plan, { ...settings, username }) };
+        }),
     );
     return await gateEnvironments(names, planned, settings, io);
   } finally {
     await Promise.all(sessions.map((session) => session.close()));
   }
+}
+
+/** An environment's row in the table that opens a fleet apply: its plan, or why it stops the apply. */
+function gateRow({ name, value, error }: Settled<PlannedEnvironment>): SummaryRow {
+  if (value === undefined) return { name, summary: failedSummary(error) };
+  if (value.gate.verdict === 'refuse')
+    return { name, summary: { ...failedSummary(value.gate.error), result: 'refused' } };
+  const count = value.plan.changes.length;
+  return {
+    name,
+    summary: {
+      result: resultOf('plan', count),
+      count,
+      impact: worstImpact(value.plan.summary.impact),
+      error: null,
+    },
+  };
 }
 
 /**
@@ -316,7 +347,7 @@ async function gateEnvironments(
   io: ApplyIo,
 ): Promise<number> {
   const plans = planned.map(({ value }) => value && renderTextPlan(value.plan, { color: settings.color }));
-  io.output.show(textSections(names, plans, 'No plan'));
+  io.output.show(`${textSummaryTable(planned.map(gateRow))}${textSections(names, plans, 'No plan')}`);
 
   const refusals = planned.map(({ name, value, error }) => ({
     name,
@@ -361,16 +392,19 @@ async function applyApprovedEnvironments(
   // Until the reports are out: a signal stops every environment's writes cleanly.
   const interruption = io.interrupt();
   try {
-    const applied = await mapLimited(approved, ENVIRONMENT_CONCURRENCY, ({ name, plan, session, username }) =>
-      settle(name, async () => {
-        const started = io.now();
-        const { onCall } = io.progress(name);
-        const { signal } = interruption;
-        const applied = await applyPlan(plan, session.api, { ...settings, username, onCall, signal });
-        const tell = (line: string) => io.tell(`${name}: ${line.trim()}`);
-        const report = await waitIfAsked(applied, session.api, settings, io, { signal, tell });
-        return { report, durationMs: io.now() - started };
-      }),
+    const applied = await mapLimited(
+      approved,
+      concurrencyOf(settings.concurrency),
+      ({ name, plan, session, username }) =>
+        settle(name, async () => {
+          const started = io.now();
+          const { onCall } = io.progress(name);
+          const { signal } = interruption;
+          const applied = await applyPlan(plan, session.api, { ...settings, username, onCall, signal });
+          const tell = (line: string) => io.tell(`${name}: ${line.trim()}`);
+          const report = await waitIfAsked(applied, session.api, settings, io, { signal, tell });
+          return { report, durationMs: io.now() - started };
+        }),
     );
     const reports = applied.map(({ value }) => value && renderApplyReport(value.report));
     io.output.show(

@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import type { ConfigProblem } from '../../config/problems.js';
 import { documentJsonSchema } from '../../core/document-schemas.js';
+import { environmentsSummarySchema } from '../../core/fleet-summary.js';
 import type { RuleLintCode } from '../../core/rules/lint.js';
 import { KINDS, type Section } from '../../kinds/index.js';
 
@@ -82,6 +83,8 @@ export const validationDocumentSchema = z.discriminatedUnion('valid', [
 export const environmentsValidationSchema = z.strictObject({
   valid: z.boolean(),
   environments: z.record(z.string(), validationDocumentSchema),
+  /** One row per environment, as the text's opening table (issue 45). */
+  summary: environmentsSummarySchema.optional(),
 });
 
 /** What `validate --format json` prints for one configuration. */

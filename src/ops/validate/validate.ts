@@ -5,12 +5,15 @@
  * which `strict` makes problems. Invalid configuration is an outcome, not an error.
  * With environments, each one selected is validated in turn, in the order wafctl.yaml declares them.
  */
+
 import { ConfigError, capProblems } from '../../config/problems.js';
 import type { EnvironmentSpec } from '../../config/project.js';
 import { declaredObjects } from '../../config/schema.js';
 import type { LoadedConfig } from '../../config/validate-sources.js';
+import type { EnvironmentSummary } from '../../core/fleet-summary.js';
 import { plural, printable } from '../../core/text.js';
 import { KINDS } from '../../kinds/index.js';
+import { resultOf } from '../../plan/render/environments.js';
 import { countOf } from '../export/document.js';
 import {
   type EnvironmentsValidationJson,
@@ -134,5 +137,12 @@ export function environmentsJson(validations: readonly EnvironmentValidation[]):
   return environmentsValidationSchema.parse({
     valid: validations.every(({ outcome }) => outcome.json.valid),
     environments: Object.fromEntries(validations.map(({ name, outcome }) => [name, outcome.json])),
+    summary: Object.fromEntries(validations.map(({ name, outcome }) => [name, validationSummary(outcome)])),
   });
+}
+
+/** An environment's row in the summary of several: `valid`, or `invalid: N problems`. */
+export function validationSummary({ json }: ValidationOutcome): EnvironmentSummary {
+  const count = json.valid ? 0 : json.problems.reduce((sum, problem) => sum + (problem.hidden ?? 1), 0);
+  return { result: resultOf('validate', count), count, impact: null, error: null };
 }
