@@ -198,6 +198,15 @@ describe('a run stopped before it had a plan still prints one report (issue 41)'
       const report = applyReportEnvironmentsSchema.parse(JSON.parse(run.stdout));
       expect(report.environments).toEqual({ staging: null, production: null });
       expect(Object.keys(report.errors ?? {})).toEqual(['production']);
+      // The fleet summary: the environment that stopped the run, and the one it stopped.
+      expect(report.summary?.staging).toEqual({
+        result: 'not planned',
+        count: null,
+        impact: null,
+        error: null,
+      });
+      expect(report.summary?.production).toMatchObject({ result: 'failed', count: null, impact: null });
+      expect(report.summary?.production?.error).toContain('unknown field "bogus"');
       expect(report.errors?.production?.message).toContain('unknown field "bogus"');
     } finally {
       await rm(project, { recursive: true, force: true });

@@ -387,9 +387,34 @@ describe('plan --out and drift --report with several environments', () => {
 });
 
 describe('apply with several environments', () => {
+  it('JSON: a summary row per environment, applied, then no changes', async () => {
+    const summaryOf = (stdout: string) => (JSON.parse(stdout) as { summary: unknown }).summary;
+    const json = ['apply', dir, '--env', 'all', '--auto-approve', '--format', 'json'];
+    const first = await runCli(json, { env });
+    expect(first.code).toBe(0);
+    expect(summaryOf(first.stdout)).toEqual({
+      staging: { result: 'applied: 2 operations', count: 2, impact: null, error: null },
+      production: { result: 'applied: 1 operation', count: 1, impact: null, error: null },
+    });
+    const again = await runCli(json, { env });
+    const unchanged = { result: 'no changes', count: 0, impact: null, error: null };
+    expect(summaryOf(again.stdout)).toEqual({ staging: unchanged, production: unchanged });
+  });
+
   it('plans every environment, then applies each to its own firewall; plans then show no changes', async () => {
     const applied = await runCli(['apply', dir, '--env', 'all', '--auto-approve'], { env });
     expect(applied.code).toBe(0);
+    // The fleet table of the plans opens the output (issue 45).
+    expect(
+      applied.stdout
+        .split('\n')
+        .slice(0, 3)
+        .map((row) => row.split(/\s{2,}/).slice(0, 2)),
+    ).toEqual([
+      ['Environment', 'Result'],
+      ['staging', '2 changes'],
+      ['production', '1 change'],
+    ]);
     // The plans first, then the reports, each in declared order.
     const order = [
       '== Environment: staging ==\n',

@@ -13,8 +13,10 @@
  */
 import * as z from 'zod';
 import { documentJsonSchema } from '../../core/document-schemas.js';
+import { type EnvironmentSummary, environmentsSummarySchema, errorLine } from '../../core/fleet-summary.js';
 import type { Change, Plan } from '../../core/model.js';
 import { redact } from '../../core/secrets.js';
+import { plural } from '../../core/text.js';
 import { KIND_NAMES } from '../../kinds/index.js';
 import { address } from '../../plan/render/summary.js';
 import {
@@ -410,6 +412,8 @@ export const applyReportEnvironmentsSchema = z.strictObject({
   environments: z.record(z.string(), applyReportDocumentSchema.nullable()),
   /** The error of each environment that could not be loaded or planned, by name. */
   errors: z.record(z.string(), errorSchema).optional(),
+  /** One row per environment, as the table of several environments (issue 45). */
+  summary: environmentsSummarySchema.optional(),
 });
 
 export type ApplyReportEnvironmentsJson = z.output<typeof applyReportEnvironmentsSchema>;
@@ -420,11 +424,44 @@ export function applyReportEnvironments(
   errors: readonly (readonly [name: string, error: unknown])[] = [],
 ): ApplyReportEnvironmentsJson {
   const byName = errors.map(([name, error]) => [name, outcomeJson(failed(error)).error] as const);
+  const errorOf = new Map(byName);
   return applyReportEnvironmentsSchema.parse({
     format_version: APPLY_REPORT_FORMAT_VERSION,
     environments: Object.fromEntries(environments),
     ...(byName.length === 0 ? {} : { errors: Object.fromEntries(byName) }),
+    summary: Object.fromEntries(
+      environments.map(([name, document]) => [name, applySummary(document, errorOf.get(name))]),
+    ),
   });
+}
+
+/**
+ * An environment's row: `applied: N operations`, `no changes`, `not applied` (refused, declined, or
+ * stopped by another environment: all or nothing), `not planned` (another environment's problem
+ * stopped the run first), or `failed` with its error on one line.
+ */
+function applySummary(
+  document: ApplyReportJson | null,
+  error: { message: string } | undefined,
+): EnvironmentSummary {
+  const failure = error ?? document?.error;
+  if (document === null && failure === undefined) {
+    return { result: 'not planned', count: null, impact: null, error: null };
+  }
+  if (document === null || failure !== undefined) {
+    return {
+      result: 'failed',
+      count: null,
+      impact: null,
+      error: failure ? errorLine(failure.message) : null,
+    };
+  }
+  const { done, done_verified: verified, operations } = document.summary;
+  const applied = done + verified;
+  if (operations === 0 && document.succeeded)
+    return { result: 'no changes', count: 0, impact: null, error: null };
+  const result = document.succeeded ? `applied: ${plural(applied, 'operation')}` : 'not applied';
+  return { result, count: applied, impact: null, error: null };
 }
 
 export function renderJsonApplyReports(
