@@ -16,19 +16,10 @@ function load(files: Record<string, string>, policyOnly = false): LoadedConfig {
   return result.config;
 }
 
-const ADMIN = `  - name: admin panel from outside
-    request: {host: shop.example.com, path: /admin}
-    expect: {action: block}
-`;
-const FRONT = `  - name: shop front is logged
-    request: {host: shop.example.com, path: /shop}
-    expect: {action: log}
-`;
 const NEW = `  - name: api is allowed
     request: {host: shop.example.com, path: /api}
     expect: {action: allow}
 `;
-const tests = (...cases: string[]) => `tests:\n${cases.join('')}`;
 
 const names = (config: Pick<LoadedConfig, 'state'>) => config.state.tests.map((test) => test.name);
 
@@ -40,7 +31,10 @@ function changes(trusted: Record<string, string>, work: Record<string, string>) 
 
 describe('a policy-only load (the trusted ref, a saved plan) reads the rule tests', () => {
   it('keeps tests: and drops the objects, which are not validated', () => {
-    const config = load({ 'a.yaml': `${tests(ADMIN)}groups:\n  - {name: soc, bogus: 1}\n` }, true);
+    const config = load(
+      { 'a.yaml': `${ruleTestsYaml(ADMIN_CASE)}groups:\n  - {name: soc, bogus: 1}\n` },
+      true,
+    );
     expect(names(config)).toEqual(['admin panel from outside']);
     expect(config.state.tests[0]?.at).toEqual({ file: 'a.yaml', line: 2, col: 5 });
   });
@@ -53,8 +47,8 @@ describe('a policy-only load (the trusted ref, a saved plan) reads the rule test
 });
 
 describe('gateTests: the trusted cases as the ref declares them, then the new ones', () => {
-  const trusted = load({ 'tests.yaml': tests(ADMIN, FRONT) }).state.tests;
-  const edited = load({ 'tests.yaml': tests(ADMIN.replace('block', 'log'), NEW) }).state.tests;
+  const trusted = load({ 'tests.yaml': ruleTestsYaml(ADMIN_CASE, FRONT_CASE) }).state.tests;
+  const edited = load({ 'tests.yaml': ruleTestsYaml(ADMIN_CASE.replace('block', 'log'), NEW) }).state.tests;
 
   it.each([
     [
@@ -75,8 +69,8 @@ describe('gateTests: the trusted cases as the ref declares them, then the new on
   });
 
   it("withTrustedPolicy holds the gate, or the work tree's own cases for wafctl test", () => {
-    const policy = load({ 'tests.yaml': tests(ADMIN, FRONT) }, true);
-    const work = load({ 'tests.yaml': tests(ADMIN.replace('block', 'log'), NEW) });
+    const policy = load({ 'tests.yaml': ruleTestsYaml(ADMIN_CASE, FRONT_CASE) }, true);
+    const work = load({ 'tests.yaml': ruleTestsYaml(ADMIN_CASE.replace('block', 'log'), NEW) });
     expect(names(withTrustedPolicy(work, policy))).toEqual([
       'admin panel from outside',
       'shop front is logged',
@@ -88,10 +82,12 @@ describe('gateTests: the trusted cases as the ref declares them, then the new on
 });
 
 describe('trustChanges: a trusted case the work tree removes or changes', () => {
-  const base = { 'tests.yaml': tests(ADMIN, FRONT) };
+  const base = { 'tests.yaml': ruleTestsYaml(ADMIN_CASE, FRONT_CASE) };
 
   it('lists a removed case and a changed one, one entry each, the changed fields with their values', () => {
-    const work = { 'tests.yaml': tests(ADMIN.replace('{action: block}', '{action: log, rule: a/b}'), NEW) };
+    const work = {
+      'tests.yaml': ruleTestsYaml(ADMIN_CASE.replace('{action: block}', '{action: log, rule: a/b}'), NEW),
+    };
     expect(changes(base, work)).toEqual([
       {
         subject: 'test "admin panel from outside"',
@@ -109,23 +105,29 @@ describe('trustChanges: a trusted case the work tree removes or changes', () => 
     [
       'moved to another file, defaults written out',
       {
-        'other.yaml': tests(ADMIN.replace('path: /admin}', 'path: /admin, method: GET, headers: {}}'), FRONT),
+        'other.yaml': ruleTestsYaml(
+          ADMIN_CASE.replace('path: /admin}', 'path: /admin, method: GET, headers: {}}'),
+          FRONT_CASE,
+        ),
       },
     ],
-    ['a new case added', { 'tests.yaml': tests(ADMIN, FRONT, NEW) }],
+    ['a new case added', { 'tests.yaml': ruleTestsYaml(ADMIN_CASE, FRONT_CASE, NEW) }],
   ])('none for %s', (_case, work) => {
     expect(changes(base, work)).toEqual([]);
   });
 
   it('compares headers whatever their order, and cuts a long value short', () => {
-    const headers = (order: string) => ADMIN.replace('path: /admin}', `path: /admin, headers: ${order}}`);
-    const one = { 'tests.yaml': tests(headers('{A: "1", B: "2"}')) };
-    expect(changes(one, { 'tests.yaml': tests(headers('{B: "2", A: "1"}')) })).toEqual([]);
+    const headers = (order: string) =>
+      ADMIN_CASE.replace('path: /admin}', `path: /admin, headers: ${order}}`);
+    const one = { 'tests.yaml': ruleTestsYaml(headers('{A: "1", B: "2"}')) };
+    expect(changes(one, { 'tests.yaml': ruleTestsYaml(headers('{B: "2", A: "1"}')) })).toEqual([]);
     const body = 'x'.repeat(5000);
     const [change] = changes(one, {
-      'tests.yaml': tests(ADMIN.replace('path: /admin}', `path: /admin, body: ${body}}`)),
+      'tests.yaml': ruleTestsYaml(ADMIN_CASE.replace('path: /admin}', `path: /admin, body: ${body}}`)),
     });
     expect(change?.change).toContain(`request.body: "" -> "${'x'.repeat(199)}…`);
     expect(change?.change.length).toBeLessThan(1000);
   });
 });
+
+import { ADMIN_CASE, FRONT_CASE, ruleTestsYaml } from '../helpers/fixtures.js';

@@ -6,8 +6,6 @@
  * emulators, one behind a proxy that answers a chosen status on a chosen path.
  */
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -21,6 +19,7 @@ import {
 } from '../helpers/firewall.js';
 import { rulesYaml } from '../helpers/fixtures.js';
 import { instantClock } from '../helpers/io.js';
+import { startProxy, type TestProxy } from '../helpers/proxy.js';
 
 /** A report schedule both firewalls hold. */
 const WEEKLY = {
@@ -37,53 +36,24 @@ const SETTINGS = '/api/v1/settings/rules';
 const NOTE_404 = `Note: skipped network-rule settings: GET ${SETTINGS} answered 404 (the server does not have it); the configuration does not declare them.`;
 const NO_CHANGES = 'No changes. The firewall matches the configuration.\n';
 
-interface Proxy {
-  url: string;
+interface Proxy extends TestProxy {
   /** What the proxy answers on `path` (any method); everything else goes to the firewall. */
   refuse: { path: string; status: number };
-  close(): Promise<void>;
 }
 
-/** A server in front of `target` that answers `refuse.status` on `refuse.path` and forwards the rest. */
-async function startProxy(target: string, refuse: Proxy['refuse']): Promise<Proxy> {
-  const proxy = { refuse } as Proxy;
-  const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    if (path === proxy.refuse.path) {
-      res.writeHead(proxy.refuse.status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ status: 'error', message: 'refused by the test proxy' }));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (typeof value === 'string' && name !== 'host' && name !== 'content-length') headers[name] = value;
-      }
-      const forward = async () => {
-        const answer = await fetch(`${target}${req.url}`, {
-          method: req.method ?? 'GET',
-          headers,
-          ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
-        });
-        res.writeHead(answer.status, {
-          'content-type': answer.headers.get('content-type') ?? 'application/json',
-        });
-        res.end(Buffer.from(await answer.arrayBuffer()));
-      };
-      // A request still in flight when a failed test closes the firewall: no unhandled rejection.
-      forward().catch(() => res.destroy());
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  proxy.close = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  return proxy;
+/** A proxy in front of `target` that answers `refuse.status` on `refuse.path` and forwards the rest. */
+async function startRefusingProxy(target: string, refuse: Proxy['refuse']): Promise<Proxy> {
+  const refusing = { refuse };
+  const proxy = await startProxy(target, (request) =>
+    request.path === refusing.refuse.path
+      ? {
+          status: refusing.refuse.status,
+          type: 'application/json',
+          body: JSON.stringify({ status: 'error', message: 'refused by the test proxy' }),
+        }
+      : undefined,
+  );
+  return Object.assign(refusing, proxy);
 }
 
 /**
@@ -111,7 +81,7 @@ beforeEach(async () => {
   });
   await firewall.api.schedules.create(WEEKLY);
   await applyRule(firewall);
-  proxy = await startProxy(firewall.url, { path: SETTINGS, status: 404 });
+  proxy = await startRefusingProxy(firewall.url, { path: SETTINGS, status: 404 });
   env = { WAF_URL: proxy.url, WAF_TOKEN: E2E_TOKEN };
 });
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
-import { type RuleSpec, rulesYaml } from '../helpers/fixtures.js';
+import { ADMIN_CASE, LOG_ALL_RULE, rulesYaml, ruleTestsYaml } from '../helpers/fixtures.js';
 
 let firewall: TestFirewall;
 beforeEach(async () => {
@@ -20,13 +20,7 @@ afterEach(async () => {
 
 const cli = (args: string[]) => runCli(args, { env: firewall.env });
 
-const LOG_ALL: RuleSpec = { description: 'Log everything', priority: 'low', expression: '^/', action: 'log' };
-
-const TESTS = `tests:
-  - name: admin panel from outside
-    request: {host: shop.example.com, path: /admin}
-    expect: {action: block}
-`;
+const TESTS = ruleTestsYaml(ADMIN_CASE);
 
 const GROUP = 'groups:\n  - name: soc\n    description: Analysts\n';
 
@@ -50,9 +44,9 @@ async function writes(): Promise<string[]> {
  * `^/admin/` and saved as a plan: after it, the admin panel's root is only logged.
  */
 async function savedWeakening(): Promise<{ dir: string; out: string }> {
-  const dir = await writeConfig({ 'rules.yaml': rulesYaml([{}, LOG_ALL]), 'tests.yaml': TESTS });
+  const dir = await writeConfig({ 'rules.yaml': rulesYaml([{}, LOG_ALL_RULE]), 'tests.yaml': TESTS });
   expect((await cli(['apply', dir, '--auto-approve'])).code).toBe(0);
-  await writeFile(join(dir, 'rules.yaml'), rulesYaml([{ expression: '^/admin/' }, LOG_ALL]));
+  await writeFile(join(dir, 'rules.yaml'), rulesYaml([{ expression: '^/admin/' }, LOG_ALL_RULE]));
   const out = join(dir, 'plan.json');
   expect((await cli(['plan', dir, '--out', out])).code).toBe(0);
   await firewall.resetStats();
@@ -93,7 +87,12 @@ describe('apply --plan --fail-on fails_tests', () => {
       behaviour: 'no outcome changes, it passes after this plan',
       stderr: expect.not.stringContaining('Error'),
     },
-    { live: [LOG_ALL], code: 3, behaviour: 'no outcome changes, 1 fails after this plan', stderr: REFUSAL },
+    {
+      live: [LOG_ALL_RULE],
+      code: 3,
+      behaviour: 'no outcome changes, 1 fails after this plan',
+      stderr: REFUSAL,
+    },
   ])('runs the tests on the live rules when the saved plan changes none (exit $code)', async (expected) => {
     const rules = await writeConfig({ 'rules.yaml': rulesYaml(expected.live) });
     expect((await cli(['apply', rules, '--auto-approve'])).code).toBe(0);

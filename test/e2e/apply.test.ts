@@ -1,13 +1,12 @@
 /** `wafctl apply`: the real CLI against a real emulator on a free port. */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { ApplicationRuleInput } from '../../src/api/index.js';
 import { runCli } from '../helpers/cli.js';
 import { E2E_TOKEN, startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
 import { EXAMPLES, type RuleSpec, rulesYaml } from '../helpers/fixtures.js';
+import { startProxy } from '../helpers/proxy.js';
 
 let firewall: TestFirewall;
 beforeEach(async () => {
@@ -31,46 +30,22 @@ const rule = (description: string, opts: RuleSpec = {}): RuleSpec => ({
 const rules = (...specs: RuleSpec[]) => rulesYaml(specs);
 
 /**
- * A loopback proxy in front of `target` that passes every request on and keeps the rules of each
- * create (`POST /api/v1/application_rules`): what wafctl sent, which the emulator does not echo (it
- * records the acting user as a rule's `username`). Closed when the test ends.
+ * A proxy in front of `target` that keeps the rules of each create (`POST /api/v1/application_rules`):
+ * what wafctl sent, which the emulator does not echo (it records the acting user as a rule's
+ * `username`). Closed when the test ends.
  */
 async function recordingProxy(
   target: TestFirewall,
 ): Promise<{ env: Record<string, string>; creates: ApplicationRuleInput[][] }> {
   const creates: ApplicationRuleInput[][] = [];
-  const server = createServer(async (request, response) => {
-    try {
-      let body = '';
-      request.setEncoding('utf8');
-      for await (const chunk of request) body += chunk;
-      if (request.method === 'POST' && request.url === '/api/v1/application_rules') {
-        creates.push((JSON.parse(body) as { rules: ApplicationRuleInput[] }).rules);
-      }
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(request.headers)) {
-        if (typeof value === 'string' && !['host', 'content-length', 'connection'].includes(name)) {
-          headers[name] = value;
-        }
-      }
-      const answer = await fetch(`${target.url}${request.url}`, {
-        method: request.method ?? 'GET',
-        headers,
-        ...(body === '' ? {} : { body }),
-      });
-      const type = answer.headers.get('content-type') ?? 'application/json';
-      response.writeHead(answer.status, { 'content-type': type }).end(await answer.text());
-    } catch {
-      response.destroy();
+  const proxy = await startProxy(target.url, (request) => {
+    if (request.method === 'POST' && request.url === '/api/v1/application_rules') {
+      creates.push((JSON.parse(request.body) as { rules: ApplicationRuleInput[] }).rules);
     }
+    return undefined;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  onTestFinished(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { env: { WAF_URL: url, WAF_TOKEN: E2E_TOKEN }, creates };
+  onTestFinished(proxy.close);
+  return { env: { WAF_URL: proxy.url, WAF_TOKEN: E2E_TOKEN }, creates };
 }
 
 describe('wafctl apply', () => {

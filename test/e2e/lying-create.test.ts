@@ -7,14 +7,13 @@
  * wrong by the re-read: the apply succeeds, verified, and the replaced rule is deleted.
  */
 import { writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ApplyReportJson, applyReportDocumentSchema } from '../../src/ops/apply/report-document.js';
 import { runCli } from '../helpers/cli.js';
 import { E2E_TOKEN, startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
 import { type RuleSpec, rulesYaml } from '../helpers/fixtures.js';
+import { startProxy, type TestProxy } from '../helpers/proxy.js';
 
 const RULES = '/api/v1/application_rules';
 const ADMIN = 'shop.example.com/Block admin';
@@ -26,43 +25,14 @@ const ADMIN = 'shop.example.com/Block admin';
 type CreateLie = (forward: () => Promise<string[]>) => Promise<string[]>;
 
 let firewall: TestFirewall;
-const servers: Server[] = [];
+const proxies: TestProxy[] = [];
 beforeEach(async () => {
   firewall = await startTestFirewall();
 });
 afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
+  for (const proxy of proxies.splice(0)) await proxy.close();
   await firewall.close();
 });
-
-async function bodyOf(request: IncomingMessage): Promise<string> {
-  let body = '';
-  request.setEncoding('utf8');
-  for await (const chunk of request) body += chunk;
-  return body;
-}
-
-/** Sends `request` on to the emulator: its status, content type and body. */
-async function pass(request: IncomingMessage, body: string) {
-  const headers: Record<string, string> = {};
-  for (const name of ['authorization', 'content-type']) {
-    const value = request.headers[name];
-    if (typeof value === 'string') headers[name] = value;
-  }
-  const response = await fetch(`${firewall.url}${request.url ?? '/'}`, {
-    method: request.method ?? 'GET',
-    headers,
-    ...(body === '' ? {} : { body }),
-  });
-  return {
-    status: response.status,
-    type: response.headers.get('content-type') ?? 'application/json',
-    body: await response.text(),
-  };
-}
 
 const ruleIds = (ids: string[]) =>
   JSON.stringify({ status: 'ok', message: 'Rules created', data: { rule_ids: ids } });
@@ -70,24 +40,15 @@ const ruleIds = (ids: string[]) =>
 /** A loopback proxy in front of the emulator: every request passes, but rule creates are answered by `lie`. */
 async function lyingProxy(lie: CreateLie): Promise<{ env: Record<string, string>; posts: () => number }> {
   let posts = 0;
-  const server = createServer(async (request, response) => {
-    const body = await bodyOf(request);
-    if (request.method === 'POST' && request.url === RULES) {
-      posts += 1;
-      const forward = async () => {
-        const answer = await pass(request, body);
-        return (JSON.parse(answer.body) as { data: { rule_ids: string[] } }).data.rule_ids;
-      };
-      response.writeHead(200, { 'content-type': 'application/json' }).end(ruleIds(await lie(forward)));
-      return;
-    }
-    const answer = await pass(request, body);
-    response.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body);
+  const proxy = await startProxy(firewall.url, async (request) => {
+    if (request.method !== 'POST' || request.url !== RULES) return undefined;
+    posts += 1;
+    const forward = async () =>
+      (JSON.parse((await request.forward()).body) as { data: { rule_ids: string[] } }).data.rule_ids;
+    return { status: 200, type: 'application/json', body: ruleIds(await lie(forward)) };
   });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { env: { WAF_URL: url, WAF_TOKEN: E2E_TOKEN }, posts: () => posts };
+  proxies.push(proxy);
+  return { env: { WAF_URL: proxy.url, WAF_TOKEN: E2E_TOKEN }, posts: () => posts };
 }
 
 /** A proxy that sends the first create on, then answers every later one with the first's ids. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
-import { type RuleSpec, rulesYaml } from '../helpers/fixtures.js';
+import { ADMIN_CASE, FRONT_CASE, LOG_ALL_RULE, rulesYaml, ruleTestsYaml } from '../helpers/fixtures.js';
 
 let firewall: TestFirewall;
 beforeEach(async () => {
@@ -19,16 +19,7 @@ afterEach(async () => {
 
 const cli = (args: string[]) => runCli(args, { env: firewall.env });
 
-const LOG_ALL: RuleSpec = { description: 'Log everything', priority: 'low', expression: '^/', action: 'log' };
-
-const TESTS = `tests:
-  - name: admin panel from outside
-    request: {host: shop.example.com, path: /admin}
-    expect: {action: block}
-  - name: shop front is logged
-    request: {host: shop.example.com, path: /shop}
-    expect: {action: log}
-`;
+const TESTS = ruleTestsYaml(ADMIN_CASE, FRONT_CASE);
 
 const GROUP = 'groups:\n  - name: soc\n    description: Analysts\n';
 
@@ -38,12 +29,12 @@ const GROUP = 'groups:\n  - name: soc\n    description: Analysts\n';
  */
 async function weakening(): Promise<string> {
   const dir = await writeConfig({
-    'rules.yaml': rulesYaml([{}, LOG_ALL]),
+    'rules.yaml': rulesYaml([{}, LOG_ALL_RULE]),
     'tests.yaml': TESTS,
     'groups.yaml': GROUP,
   });
   expect((await cli(['apply', dir, '--auto-approve'])).code).toBe(0);
-  await writeFile(join(dir, 'rules.yaml'), rulesYaml([{ expression: '^/admin/' }, LOG_ALL]));
+  await writeFile(join(dir, 'rules.yaml'), rulesYaml([{ expression: '^/admin/' }, LOG_ALL_RULE]));
   return dir;
 }
 
@@ -107,7 +98,7 @@ describe('plan with rule tests', () => {
   });
 
   it('reads the live rules for the tests when no file declares rules, without planning them', async () => {
-    const rules = await writeConfig({ 'rules.yaml': rulesYaml([{}, LOG_ALL]) });
+    const rules = await writeConfig({ 'rules.yaml': rulesYaml([{}, LOG_ALL_RULE]) });
     expect((await cli(['apply', rules, '--auto-approve'])).code).toBe(0);
     const dir = await writeConfig({ 'tests.yaml': TESTS, 'groups.yaml': GROUP });
     const json = JSON.parse((await cli(['plan', dir, '--format', 'json'])).stdout);

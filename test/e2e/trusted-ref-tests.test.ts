@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startTestFirewall, type TestFirewall, writeConfig } from '../helpers/firewall.js';
-import { type RuleSpec, rulesYaml } from '../helpers/fixtures.js';
+import { ADMIN_CASE, FRONT_CASE, LOG_ALL_RULE, rulesYaml, ruleTestsYaml } from '../helpers/fixtures.js';
 import { GIT_ENV, pullRequestRepo } from '../helpers/git.js';
 
 let firewall: TestFirewall;
@@ -23,27 +23,19 @@ afterEach(async () => {
 
 const cli = (args: string[]) => runCli(args, { env: { ...GIT_ENV, ...firewall.env } });
 
-const LOG_ALL: RuleSpec = { description: 'Log everything', priority: 'low', expression: '^/', action: 'log' };
-
-const ADMIN = `  - name: admin panel from outside
-    request: {host: shop.example.com, path: /admin}
-    expect: {action: block}
-`;
-const FRONT = `  - name: shop front is logged
-    request: {host: shop.example.com, path: /shop}
-    expect: {action: log}
-`;
 const LOGIN = `  - name: login is blocked
     request: {host: shop.example.com, path: /login}
     expect: {action: block}
 `;
-const tests = (...cases: string[]) => `tests:\n${cases.join('')}`;
 
 /** The base branch: Block admin on `^/admin`, Log everything, and both tests (which pass). */
-const BASE = { 'rules.yaml': rulesYaml([{}, LOG_ALL]), 'tests.yaml': tests(ADMIN, FRONT) };
+const BASE = {
+  'rules.yaml': rulesYaml([{}, LOG_ALL_RULE]),
+  'tests.yaml': ruleTestsYaml(ADMIN_CASE, FRONT_CASE),
+};
 
 /** The rule narrowed to `^/admin/`: after it, the admin panel's root is only logged. */
-const WEAKENED = rulesYaml([{ expression: '^/admin/' }, LOG_ALL]);
+const WEAKENED = rulesYaml([{ expression: '^/admin/' }, LOG_ALL_RULE]);
 
 /** The base branch applied to the firewall, then a pull request that writes `change` over it. */
 async function pullRequest(change: Record<string, string>): Promise<string> {
@@ -62,7 +54,7 @@ const FAILS =
 
 describe('--trusted-ref pins the rule tests that judge a plan', () => {
   it('a pull request that weakens a rule and deletes its test is still refused, and the deletion is a trust change', async () => {
-    const dir = await pullRequest({ 'rules.yaml': WEAKENED, 'tests.yaml': tests(FRONT) });
+    const dir = await pullRequest({ 'rules.yaml': WEAKENED, 'tests.yaml': ruleTestsYaml(FRONT_CASE) });
 
     // Without a trusted ref the deletion works: the very hole the ref closes.
     const unpinned = await cli(['plan', dir, '--fail-on', 'fails_tests']);
@@ -86,7 +78,7 @@ describe('--trusted-ref pins the rule tests that judge a plan', () => {
   it("a pull request that rewrites the test's expectation is judged by the base branch's", async () => {
     const dir = await pullRequest({
       'rules.yaml': WEAKENED,
-      'tests.yaml': tests(ADMIN.replace('action: block', 'action: log'), FRONT),
+      'tests.yaml': ruleTestsYaml(ADMIN_CASE.replace('action: block', 'action: log'), FRONT_CASE),
     });
     expect((await cli(['plan', dir, '--fail-on', 'fails_tests'])).code).toBe(0);
 
@@ -110,7 +102,7 @@ describe('--trusted-ref pins the rule tests that judge a plan', () => {
   });
 
   it('apply --plan judges a saved plan by the base branch tests too', async () => {
-    const dir = await pullRequest({ 'rules.yaml': WEAKENED, 'tests.yaml': tests(FRONT) });
+    const dir = await pullRequest({ 'rules.yaml': WEAKENED, 'tests.yaml': ruleTestsYaml(FRONT_CASE) });
     const out = join(dir, 'plan.json');
     expect((await cli(['plan', dir, '--out', out])).code).toBe(0);
     const applied = await cli(['apply', '--plan', out, dir, ...TRUSTED, '--fail-on', 'fails_tests']);
@@ -123,7 +115,7 @@ describe('--trusted-ref pins the rule tests that judge a plan', () => {
   });
 
   it("a pull request's new test runs too, and adding one is no change of trust", async () => {
-    const dir = await pullRequest({ 'tests.yaml': tests(ADMIN, FRONT, LOGIN) });
+    const dir = await pullRequest({ 'tests.yaml': ruleTestsYaml(ADMIN_CASE, FRONT_CASE, LOGIN) });
     const gated = await cli(['plan', dir, ...TRUSTED, '--fail-on', 'fails_tests,changes_trust']);
     expect(gated.code).toBe(3);
     expect(gated.stdout).toContain('; the work tree changes none of them.\n');
@@ -144,8 +136,11 @@ describe('--trusted-ref pins the rule tests that judge a plan', () => {
   });
 
   it("a problem in the base branch's tests fails as a problem of its policy does, at its place in the ref", async () => {
-    const broken = tests('  - name: no expectation\n    request: {host: shop.example.com}\n');
-    const dir = await pullRequestRepo({ ...BASE, 'tests.yaml': broken }, { 'tests.yaml': tests(ADMIN) });
+    const broken = ruleTestsYaml('  - name: no expectation\n    request: {host: shop.example.com}\n');
+    const dir = await pullRequestRepo(
+      { ...BASE, 'tests.yaml': broken },
+      { 'tests.yaml': ruleTestsYaml(ADMIN_CASE) },
+    );
     const plan = await cli(['plan', dir, ...TRUSTED]);
     expect(plan.code).toBe(1);
     expect(plan.stderr).toBe(

@@ -106,3 +106,26 @@ export function rulesAndGroupFiles(): Record<string, string> {
     'groups.yaml': 'groups:\n  - name: soc\n    description: Analysts\n',
   };
 }
+
+/**
+ * Rule tests of the shop's rules (`rulesYaml`'s Block admin on `^/admin`, and `LOG_ALL_RULE`): cases
+ * as YAML list items, joined under `tests:` by `ruleTestsYaml`.
+ */
+export const LOG_ALL_RULE: RuleSpec = {
+  description: 'Log everything',
+  priority: 'low',
+  expression: '^/',
+  action: 'log',
+};
+
+export const ADMIN_CASE = `  - name: admin panel from outside
+    request: {host: shop.example.com, path: /admin}
+    expect: {action: block}
+`;
+
+export const FRONT_CASE = `  - name: shop front is logged
+    request: {host: shop.example.com, path: /shop}
+    expect: {action: log}
+`;
+
+export const ruleTestsYaml = (...cases: string[]): string => `tests:\n${cases.join('')}`;
