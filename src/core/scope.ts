@@ -1,4 +1,5 @@
 /** `manage.<kind>.match`: field -> glob list; an object is in scope when every listed field matches. */
+import { anyGlobMatcher, type GlobMatcher } from './glob.js';
 import type { Attributes } from './model.js';
 
 export interface ManageScope {
@@ -9,28 +10,24 @@ export interface ManageScope {
 
 export const DEFAULT_SCOPE: ManageScope = { prune: false, match: {} };
 
-const globCache = new Map<string, RegExp>();
-
-/** `*` matches any run of characters (dots included), `?` one character; the rest is literal. */
-export function globToRegExp(glob: string): RegExp {
-  let re = globCache.get(glob);
-  if (re === undefined) {
-    const body = [...glob]
-      .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.|+()[\]{}]/g, '\\$&')))
-      .join('');
-    re = new RegExp(`^${body}$`, 'su');
-    globCache.set(glob, re);
-  }
-  return re;
+/** A `match` field: its globs, and their matcher (core/glob.ts: linear, whatever a file writes). */
+interface MatchEntry {
+  field: string;
+  globs: readonly string[];
+  matches: GlobMatcher;
 }
 
-/** Each `match` object's entries, listed once: the planner asks for every object of a kind. */
-const entriesCache = new WeakMap<object, [string, readonly string[]][]>();
+/** Each `match` object's entries, compiled once: the planner asks for every object of a kind. */
+const entriesCache = new WeakMap<object, MatchEntry[]>();
 
-function matchEntries(scope: ManageScope): [string, readonly string[]][] {
+function matchEntries(scope: ManageScope): MatchEntry[] {
   let entries = entriesCache.get(scope.match);
   if (entries === undefined) {
-    entries = Object.entries(scope.match);
+    entries = Object.entries(scope.match).map(([field, globs]) => ({
+      field,
+      globs,
+      matches: anyGlobMatcher(globs),
+    }));
     entriesCache.set(scope.match, entries);
   }
   return entries;
@@ -49,10 +46,9 @@ export interface ScopeMismatch {
  * (through `inScope`) and `validate` (to name the failing field) share this one matcher.
  */
 export function scopeMismatch(attributes: Attributes, scope: ManageScope): ScopeMismatch | undefined {
-  for (const [field, globs] of matchEntries(scope)) {
+  for (const { field, globs, matches } of matchEntries(scope)) {
     const value = Object.hasOwn(attributes, field) ? attributes[field] : undefined;
-    if (typeof value !== 'string' || !globs.some((glob) => globToRegExp(glob).test(value)))
-      return { field, value, globs };
+    if (typeof value !== 'string' || !matches(value)) return { field, value, globs };
   }
   return undefined;
 }
@@ -60,3 +56,4 @@ export function scopeMismatch(attributes: Attributes, scope: ManageScope): Scope
 export function inScope(attributes: Attributes, scope: ManageScope): boolean {
   return scopeMismatch(attributes, scope) === undefined;
 }
+

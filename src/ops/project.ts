@@ -12,7 +12,7 @@ import { type LoadOptions, loadDesiredState, loadEnvironment } from '../config/l
 import { ALL_ENVIRONMENTS, type EnvironmentSpec, PROJECT_FILE, type Project } from '../config/project.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { usageError, type WafctlError } from '../core/errors.js';
-import { globToRegExp } from '../core/scope.js';
+import { globMatcher, isGlob } from '../core/glob.js';
 import { inShard, type Shard } from './shard.js';
 
 /** The variables a run reads: the CLI's environment, the library's `env`. */
@@ -61,7 +61,7 @@ export interface SelectionFilters {
 const EXCLUDE_OPTION = '--exclude-env';
 
 /** Whether an `--env` value is a glob (`*` any run, `?` one character): environment names have neither. */
-export const isEnvironmentGlob = (value: string): boolean => /[*?]/.test(value);
+export const isEnvironmentGlob = (value: string): boolean => isGlob(value);
 
 /**
  * The environments `given` selects (`all`: every one; a glob: those it matches) of the project at
@@ -109,8 +109,8 @@ export function selectedNames(
  */
 function matching(project: Project, values: readonly string[], option: string): string[] {
   const declared = project.environments.map((environment) => environment.name);
-  const globs = values.filter(isEnvironmentGlob).map((glob) => ({ glob, regex: globToRegExp(glob) }));
-  const unmatched = globs.filter(({ regex }) => !declared.some((name) => regex.test(name)));
+  const globs = values.filter(isEnvironmentGlob).map((glob) => ({ glob, matches: globMatcher(glob) }));
+  const unmatched = globs.filter(({ matches }) => !declared.some(matches));
   if (unmatched.length > 0) {
     throw usageError(
       `${unmatched.map(({ glob }) => `${option} ${JSON.stringify(glob)}`).join(', ')} ${unmatched.length === 1 ? 'matches' : 'match'} no environment: ${project.file} declares ${declared.join(', ')}`,
@@ -121,7 +121,7 @@ function matching(project: Project, values: readonly string[], option: string): 
   // The CLI's --env also takes `all`: said, as the names are.
   assertDeclared(project, names, option === '--env' ? ` (or --env ${ALL_ENVIRONMENTS})` : '');
   return declared.filter(
-    (name) => every || names.includes(name) || globs.some(({ regex }) => regex.test(name)),
+    (name) => every || names.includes(name) || globs.some(({ matches }) => matches(name)),
   );
 }
 

@@ -18,7 +18,9 @@
  *   keeps counting against the whole family: the family's existing objects are the denominator, the
  *   selected deletes the numerator.
  */
+
 import { usageError } from '../core/errors.js';
+import { anyGlobMatcher } from '../core/glob.js';
 import type { Change, KindName, Plan, PlanTargets, SafetyWarning } from '../core/model.js';
 import { didYouMean, editDistance } from '../core/suggest.js';
 import { KINDS } from '../kinds/index.js';
@@ -83,16 +85,11 @@ export function checkSelection(selection: Selection): Selection {
   return selection;
 }
 
-/** `*` matches any run of characters (`/` and `.` included); everything else matches itself. */
-function globMatcher(patterns: readonly string[]): (address: string) => boolean {
-  if (patterns.length === 0) return () => false;
-  const regexes = patterns.map(
-    (pattern) => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`, 's'),
-  );
-  return (address) => regexes.some((regex) => regex.test(address));
-}
-
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * `*` matches any run of characters (`/` and `.` included); everything else, `?` too (a key may
+ * hold one), matches itself. Linear (core/glob.ts).
+ */
+const globMatcher = (patterns: readonly string[]) => anyGlobMatcher(patterns, { anyChar: false });
 
 const addressOf = (kind: KindName, key: string): string => `${kind}.${key}`;
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { matchableFields } from '../../src/config/schema.js';
-import { globToRegExp, inScope, type ManageScope, scopeMismatch } from '../../src/core/scope.js';
+import { globMatcher } from '../../src/core/glob.js';
+import { inScope, type ManageScope, scopeMismatch } from '../../src/core/scope.js';
 import { KINDS, type Section } from '../../src/kinds/index.js';
 
-const matchesGlob = (glob: string, value: string) => globToRegExp(glob).test(value);
+const matchesGlob = (glob: string, value: string) => globMatcher(glob)(value);
 const within = (scope: ManageScope, fields: Record<string, unknown>) => inScope(fields, scope);
 
 describe('manage.match globs', () => {

@@ -3,25 +3,17 @@
  * of characters (dots included), `?` one character, a port compared as text. Exact hosts are looked
  * up in a Map; only glob hosts are tested per request, and the candidates of a host are kept.
  */
-import { RE2JS } from 're2js';
+import { globMatcher, isGlob } from '../glob.js';
 
 /** Whether `rqHost` is a glob rather than one host. */
-export const isHostGlob = (rqHost: string): boolean => rqHost.includes('*') || rqHost.includes('?');
+export const isHostGlob = (rqHost: string): boolean => isGlob(rqHost);
 
 /**
- * The test of one `rq_host` against a host. Globs compile to RE2 (linear time: a glob such as
- * `*a*a*a*a*b` cannot make a backtracking engine crawl on a long host name).
+ * The test of one `rq_host` against a host, ignoring case. Linear (core/glob.ts): a glob such as
+ * `*a*a*a*a*b` cannot make the matcher crawl on a long host name.
  */
-export function hostMatcher(rqHost: string): (host: string) => boolean {
-  const wanted = rqHost.toLowerCase();
-  if (!isHostGlob(wanted)) return (host) => host.toLowerCase() === wanted;
-  const body = wanted
-    .split(/([*?])/u)
-    .map((part) => (part === '*' ? '.*' : part === '?' ? '.' : RE2JS.quote(part)))
-    .join('');
-  const pattern = RE2JS.compile(`(?s)^${body}$`);
-  return (host) => pattern.test(host.toLowerCase());
-}
+export const hostMatcher = (rqHost: string): ((host: string) => boolean) =>
+  globMatcher(rqHost, { ignoreCase: true });
 
 /** Candidate lists kept per host; past this many hosts the memo starts again (bounded memory). */
 const MEMO_LIMIT = 4096;
