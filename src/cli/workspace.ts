@@ -10,7 +10,7 @@
  * registers the secrets of every environment's credential variables, whatever `--env` selects.
  */
 
-import { type CredentialVariables, VARIABLE_PREFIX } from '../config/env.js';
+import { type AllowList, type CredentialVariables, credentialWord, VARIABLE_PREFIX } from '../config/env.js';
 import { type LoadOptions, loadDesiredState, loadEnvironment } from '../config/load.js';
 import { ConfigError } from '../config/problems.js';
 import {
@@ -162,36 +162,33 @@ export async function loadWorkspaceConfig(
 ): Promise<WorkspaceConfig> {
   const base = loadOptions(io, workspace);
   const { trusted } = workspace;
-  if (trusted === undefined) {
-    const config = await loadTarget(workspace.project, target, base);
-    noteDeclaredVariables(io, config.declaredVariables);
-    return { config };
-  }
+  if (trusted === undefined) return { config: await loadTarget(workspace.project, target, base) };
   const policy = await trustedPolicy(io, workspace, trusted, target);
-  const config = await loadTarget(workspace.project, target, {
-    ...base,
-    allowList: policy.declaredVariables,
-  });
+  const config = await loadTarget(workspace.project, target, { ...base, allowList: pinnedBy(policy) });
   return {
     config: withTrustedPolicy(config, policy, tests),
     trust: trustOf(workspace, trusted, policy, config),
   };
 }
 
+/** The allow-list a work tree is read with under a trusted ref: the trusted ref's `variables:`. */
+const pinnedBy = (policy: LoadedConfig): AllowList => ({ trustedRef: policy.declaredVariables });
+
 /**
- * Names `variables:` declares are read from the environment, and a pull request can add names to
- * that list: said once a run, recommending `WAFCTL_VAR_*` (which the pull request cannot widen) or a
- * trusted ref (which pins the list).
+ * The trusted ref's `variables:` is read from the environment as it says; a name in it that looks like
+ * a credential (env.ts `credentialWord`) is worth a warning, once a run: its value may reach a plan
+ * comment or the firewall. Only a warning: the trusted ref is the pipeline's own.
  */
-function noteDeclaredVariables(io: Io, declared: ReadonlySet<string>): void {
-  if (declared.size === 0) return;
-  // Written when first made; the environments of a run that share the declarations share the note.
+function noteCredentialLikeVariables(io: Io, declared: ReadonlySet<string>): void {
+  const named = [...declared].sort().flatMap((name) => {
+    const word = credentialWord(name);
+    return word === undefined ? [] : [`${name} (${word})`];
+  });
+  if (named.length === 0) return;
   void oncePerRun(io, 'variables-note', async () => {
-    const names = [...declared].sort();
-    const renamed = names.map((name) => `${VARIABLE_PREFIX}${name}`).join(', ');
     writeErr(
       io,
-      `Note: variables: declares ${names.join(', ')}, which a pull request could extend: prefer ${renamed} (never declared), or pin the list with --trusted-ref.`,
+      `Warning: the trusted ref's variables: declares ${named.join(', ')}, named like credentials: \${NAME} prints their values in plans and may send them to the firewall; export only what the configuration needs as ${VARIABLE_PREFIX}*.`,
     );
   });
 }
@@ -221,10 +218,11 @@ export async function policyInForce(
   workspace: Workspace,
   target: LoadTarget,
 ): Promise<{ policy: LoadedConfig; trust?: PlanTrust | undefined }> {
-  const own = await loadTarget(workspace.project, target, loadOptions(io, workspace, { policyOnly: true }));
   const { trusted } = workspace;
-  if (trusted === undefined) return { policy: own };
+  const options = loadOptions(io, workspace, { policyOnly: true });
+  if (trusted === undefined) return { policy: await loadTarget(workspace.project, target, options) };
   const policy = await trustedPolicy(io, workspace, trusted, target);
+  const own = await loadTarget(workspace.project, target, { ...options, allowList: pinnedBy(policy) });
   return { policy, trust: trustOf(workspace, trusted, policy, own) };
 }
 
@@ -240,14 +238,21 @@ async function trustedPolicy(
   target: LoadTarget,
 ): Promise<LoadedConfig> {
   const { tree } = trusted;
-  const options = loadOptions(io, workspace, { cwd: tree.cwd, policyOnly: true, skipMissing: true });
+  const options = loadOptions(io, workspace, {
+    cwd: tree.cwd,
+    policyOnly: true,
+    skipMissing: true,
+    allowList: 'own',
+  });
   const name = target.environment?.name;
-  if (name === undefined) {
-    const paths = target.paths.map(tree.pathFor);
-    return testsAtRef(tree, await atTrustedRef(tree, () => loadDesiredState(paths, options)));
-  }
-  const { project, environment } = trustedEnvironment(trusted, name);
-  return testsAtRef(tree, await atTrustedRef(tree, () => loadEnvironment(project, environment, options)));
+  const at = name === undefined ? undefined : trustedEnvironment(trusted, name);
+  const load =
+    at === undefined
+      ? () => loadDesiredState(target.paths.map(tree.pathFor), options)
+      : () => loadEnvironment(at.project, at.environment, options);
+  const policy = testsAtRef(tree, await atTrustedRef(tree, load));
+  noteCredentialLikeVariables(io, policy.declaredVariables);
+  return policy;
 }
 
 /**

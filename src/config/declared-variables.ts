@@ -1,9 +1,17 @@
 /**
  * The top-level `variables:` lists: the names a file declares, read before any file is substituted,
- * and declarations of an environment's credential variables, refused.
+ * and the declarations a load refuses.
  */
 import { isScalar, isSeq } from 'yaml';
-import { type CredentialVariables, cannotDeclare, credentialReason, VARIABLE_NAME } from './env.js';
+import {
+  type AllowList,
+  type CredentialVariables,
+  cannotDeclare,
+  credentialReason,
+  policyPinned,
+  undeclarable,
+  VARIABLE_NAME,
+} from './env.js';
 import { checkKeys } from './key-check.js';
 import { isMapping } from './mapping.js';
 import { type ParsedDocument, parseDocuments, unreadableProblem } from './parse-yaml.js';
@@ -32,24 +40,37 @@ export function declaredVariablesIn(text: string): string[] {
   return names;
 }
 
+/** What decides which declarations a load refuses. */
+interface DeclarationRules {
+  allowList?: AllowList | undefined;
+  credentials?: CredentialVariables | undefined;
+}
+
 /**
- * `variables:` entries that name an environment's credential variable (`token_env`, ...): data of the
- * project, so checked here; the names every configuration refuses (`WAF_*`, credential-like words) are
- * the schema's.
+ * The problems of a document's `variables:` list, by where the load's allow-list comes from
+ * (env.ts `AllowList`): without a trusted ref, every name (a pull request writes the list:
+ * `undeclarable`); in the trusted ref's own files, the names of an environment's credential
+ * variables (`token_env`, ...: data of the project, so checked here; `WAF_*` is the schema's); in a
+ * work tree under a trusted ref, none (the list is not used, only reported as a change of trust).
  */
-export function credentialDeclarations(
-  document: ParsedDocument,
-  credentials: CredentialVariables | undefined,
-): ConfigProblem[] {
-  if (credentials === undefined || credentials.size === 0 || !isMapping(document.data)) return [];
+export function declarationProblems(document: ParsedDocument, options: DeclarationRules): ConfigProblem[] {
+  if (policyPinned(options) || !isMapping(document.data)) return [];
   const list = document.data.variables;
   if (!Array.isArray(list)) return [];
   return list.flatMap((name: unknown, index) => {
-    if (typeof name !== 'string' || credentialReason(name) !== undefined) return [];
-    const reason = credentialReason(name, credentials);
-    if (reason === undefined) return [];
+    // What the schema refuses (not a name, `WAF_*`) is said once, by the schema.
+    if (typeof name !== 'string' || !VARIABLE_NAME.test(name) || credentialReason(name) !== undefined)
+      return [];
+    const message = declarationProblem(name, options);
+    if (message === undefined) return [];
     const { line, col } = document.locate(['variables', index]);
-    const path = formatPath(['variables', index]);
-    return [{ file: document.file, line, col, path, message: cannotDeclare(name, reason) }];
+    return [{ file: document.file, line, col, path: formatPath(['variables', index]), message }];
   });
+}
+
+/** A credential is said as one first: no trusted ref could declare it either. */
+function declarationProblem(name: string, options: DeclarationRules): string | undefined {
+  const reason = credentialReason(name, options.credentials);
+  if (reason !== undefined) return cannotDeclare(name, reason);
+  return options.allowList === undefined ? undeclarable(name) : undefined;
 }

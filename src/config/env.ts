@@ -4,11 +4,15 @@
  * Substituted values stay strings: a variable can never change a value's type or the file's
  * structure, so `destination_port: ${PORT}` is a type error, not a number.
  *
- * Only an allow-list is read: `WAFCTL_VAR_*` variables and the names the configuration declares
- * (`variables: [NAME]`). A pull request that writes `${CI_SECRET}` must not get the secret printed
- * in its plan comment, so any other name is an error, whether it is set or not, used or not. A
- * credential (`credentialReason`: an environment's token or URL variable, `WAF_*`, a name such as
- * `CI_JOB_TOKEN`) is never read, even when declared.
+ * Only an allow-list the pipeline owns is read, as Terraform reads `TF_VAR_*`: variables the pipeline
+ * exported under wafctl's prefix (`WAFCTL_VAR_*`), and the names the trusted ref's `variables:`
+ * declares (`--trusted-ref`). A pull request writes the work tree, so a `variables:` list there
+ * widens nothing: without a trusted ref it is refused (`undeclarable`), with one it is data that the
+ * plan reports as a change of trust. A pull request that writes `${PGPASSWORD}` must not get the
+ * secret printed in its plan comment, so any other name is an error, whether it is set or not, used
+ * or not; no list of words is the defence. A credential (`credentialReason`: an environment's token
+ * or URL variable, wafctl's own `WAF_*`) is never read, even when the trusted ref declares it; a
+ * name that merely looks like one (`credentialWord`) only gets a warning.
  *
  * `${var.NAME}` (and `${var.NAME:-default}`) reads the `vars` of the environment being loaded
  * (wafctl.yaml `environments:`): only inside an environment's load (`withEnvironmentVars`); an
@@ -57,7 +61,7 @@ export type CredentialVariables = ReadonlyMap<string, string>;
 
 /** What decides which variables `${NAME}` may read. */
 export interface VariableRules {
-  /** Names the configuration declares in `variables:` (the trusted ref's with `--trusted-ref`). */
+  /** Names `${NAME}` reads besides `WAFCTL_VAR_*` ones: the trusted ref's `variables:`. */
   declared: ReadonlySet<string>;
   /** Never read, declared or not (`credentialReason`). */
   credentials?: CredentialVariables | undefined;
@@ -74,25 +78,28 @@ export const NO_VARIABLES: VariableRules = { declared: new Set() };
 const OWN_PREFIX = 'WAF_';
 
 /**
- * Words that name a credential, as whole `_`-separated parts of a variable's name (`CI_JOB_TOKEN`,
- * `AWS_SECRET_ACCESS_KEY`, `ACTIONS_RUNTIME_TOKEN`): CI jobs hold secrets under such names, and a
- * pull request could declare one. `WAFCTL_VAR_*` names are exempt: the pipeline sets them on purpose.
- */
-const CREDENTIAL_WORD =
-  /(?:^|_)(TOKEN|PASSWORD|PASSWD|SECRET|CREDENTIALS?|APIKEY|(?:API|ACCESS|PRIVATE)_KEY)(?:_|$)/i;
-
-/**
- * Why `${name}` may never read this variable, nor `variables:` declare it; undefined when it may.
- * A credential of an environment (`credentials`), wafctl's own `WAF_*` variables, and any other name
- * whose words say it holds a credential.
+ * Why `${name}` may never read this variable, nor `variables:` declare it; undefined when it may:
+ * a credential of an environment (`credentials`), and wafctl's own `WAF_*` variables. Both are known
+ * by construction (the project says which variables hold credentials), never guessed from a name.
  */
 export function credentialReason(name: string, credentials?: CredentialVariables): string | undefined {
   const own = credentials?.get(name);
   if (own !== undefined) return `a credential variable (${own})`;
   if (name.startsWith(OWN_PREFIX)) return `one of wafctl's own variables (${OWN_PREFIX}*)`;
-  if (name.startsWith(VARIABLE_PREFIX)) return undefined;
-  const word = CREDENTIAL_WORD.exec(name)?.[1];
-  return word === undefined ? undefined : `named like a credential (${word.toUpperCase()})`;
+  return undefined;
+}
+
+/**
+ * Words that name a credential, as whole `_`-separated parts of a variable's name (`CI_JOB_TOKEN`,
+ * `AWS_SECRET_ACCESS_KEY`). Not a defence (`PGPASSWORD`, `SENTRY_DSN` pass it): only what makes the
+ * trusted ref's `variables:` declaring such a name worth a warning.
+ */
+const CREDENTIAL_WORD =
+  /(?:^|_)(TOKEN|PASSWORD|PASSWD|SECRETS?|CREDENTIALS?|APIKEY|(?:API|ACCESS|PRIVATE)_KEY|DSN)(?:_|$)/i;
+
+/** The credential word in `name` (`TOKEN`), for a warning; undefined when it has none. */
+export function credentialWord(name: string): string | undefined {
+  return CREDENTIAL_WORD.exec(name)?.[1]?.toUpperCase();
 }
 
 /** The problem of `variables:` declaring a credential. */
@@ -100,7 +107,15 @@ export function cannotDeclare(name: string, reason: string): string {
   return `${name} cannot be declared: it is ${reason}, and \${NAME} never reads a credential (a value the configuration must hold comes from a ${VARIABLE_PREFIX}* variable)`;
 }
 
-/** Whether `${name}` may read the variable: a `WAFCTL_VAR_*` or declared name, never a credential. */
+/**
+ * The problem of a work tree's `variables:` without a trusted ref: a pull request writes the list,
+ * so it cannot decide what `${NAME}` reads; the pipeline exports the value under the prefix instead.
+ */
+export function undeclarable(name: string): string {
+  return `${name} cannot be declared here: without a trusted ref, variables: would let a pull request read any variable of the job; export the value as ${VARIABLE_PREFIX}${name} and write \${${VARIABLE_PREFIX}${name}}, or pin the list with --trusted-ref REF`;
+}
+
+/** Whether `${name}` may read the variable: a `WAFCTL_VAR_*` or trusted-ref name, never a credential. */
 export function isAllowedVariable(name: string, rules: VariableRules): boolean {
   if (credentialReason(name, rules.credentials) !== undefined) return false;
   return name.startsWith(VARIABLE_PREFIX) || rules.declared.has(name);
@@ -112,8 +127,34 @@ function notAllowedMessage(name: string, credentials: CredentialVariables | unde
   if (credential !== undefined) {
     return `variable ${name} is not allowed: it is ${credential}, and \${NAME} never reads a credential`;
   }
-  return `variable ${name} is not allowed: only environment variables named ${VARIABLE_PREFIX}* and names declared in the top-level "variables:" list are read (rename it ${VARIABLE_PREFIX}${name}, or declare it)`;
+  return `variable ${name} is not allowed: only environment variables named ${VARIABLE_PREFIX}* and names the trusted ref's "variables:" declares are read (export the value as ${VARIABLE_PREFIX}${name} and write \${${VARIABLE_PREFIX}${name}})`;
 }
+
+/**
+ * Where the `variables:` allow-list of a load comes from (env.ts). Without one (no trusted ref), only
+ * `WAFCTL_VAR_*` variables are read, and a `variables:` list in the files is refused.
+ */
+export type AllowList =
+  /**
+   * The trusted ref's list (`--trusted-ref`), for the work tree: its own `variables:` and `manage`
+   * are data, compared with the trusted ref's (trust.ts) and never used or evaluated.
+   */
+  | { trustedRef: ReadonlySet<string> }
+  /** The files are the trusted ref's own: their `variables:` is the list. */
+  | 'own';
+
+/** The names `${NAME}` reads besides `WAFCTL_VAR_*` ones, given what the files declare. */
+export function allowedNames(
+  allowList: AllowList | undefined,
+  declared: ReadonlySet<string>,
+): ReadonlySet<string> {
+  if (allowList === undefined) return new Set();
+  return allowList === 'own' ? declared : allowList.trustedRef;
+}
+
+/** Whether the load's own policy is not in force: a trusted ref's is (`AllowList`). */
+export const policyPinned = (options: { allowList?: AllowList | undefined }): boolean =>
+  typeof options.allowList === 'object';
 
 /** A name `${NAME}` can refer to (also what `variables:` may declare). */
 export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

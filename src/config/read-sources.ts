@@ -7,7 +7,13 @@
 import { printable } from '../core/text.js';
 import { KINDS, type Kind } from '../kinds/index.js';
 import { declaredVariablesIn } from './declared-variables.js';
-import type { CredentialVariables, Environment, VariableRules } from './env.js';
+import {
+  type AllowList,
+  allowedNames,
+  type CredentialVariables,
+  type Environment,
+  type VariableRules,
+} from './env.js';
 import { DEFAULTS_KEY } from './environment-defaults.js';
 import { readFast } from './fast-read.js';
 import { isMapping, type Mapping } from './mapping.js';
@@ -40,11 +46,8 @@ export interface ReadOptions {
   env: Environment;
   /** Variables that are credentials (every environment's `token_env`, ...): never read or declared. */
   credentials?: CredentialVariables | undefined;
-  /**
-   * The `variables:` allow-list to read with instead of the files' own: the trusted ref's
-   * (`--trusted-ref`), so that a pull request cannot widen it.
-   */
-  allowList?: ReadonlySet<string> | undefined;
+  /** Which names `${NAME}` reads besides `WAFCTL_VAR_*` ones (`AllowList`); none without a trusted ref. */
+  allowList?: AllowList | undefined;
   /**
    * Read only the policy of each file (`variables`, `manage`, `settings.firewall_actions`,
    * `settings.safety`, the expectation sections and the rule tests `tests`), as the trusted ref's
@@ -155,7 +158,7 @@ export function* readerFor(sources: readonly SourceFile[], options: ReadOptions)
   const always = options.policyOnly === true || options.allowList !== undefined;
   const declared = yield* declaringVariables(sources, always);
   const rules: VariableRules = {
-    declared: options.allowList ?? declared,
+    declared: allowedNames(options.allowList, declared),
     credentials: options.credentials,
   };
   const read = (source: SourceFile): ParsedFile => {

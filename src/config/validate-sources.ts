@@ -10,9 +10,9 @@
 import { createHash } from 'node:crypto';
 import { printable } from '../core/text.js';
 import { KINDS, type Kind, type Section } from '../kinds/index.js';
-import { credentialDeclarations } from './declared-variables.js';
+import { declarationProblems } from './declared-variables.js';
 import { desiredState, type Merged } from './desired-state.js';
-import type { VariableRules } from './env.js';
+import { type AllowList, policyPinned, type VariableRules } from './env.js';
 import { firewallActionProblems } from './firewall-actions.js';
 import { finalManage, scopeProblems } from './manage-scope.js';
 import { isMapping } from './mapping.js';
@@ -53,6 +53,8 @@ export interface LoadedConfig {
   files: string[];
   /** What `${NAME}` read: a command that reads the files again substitutes as validation did. */
   variables: VariableRules;
+  /** The allow-list the load was read with (env.ts): a command validating edits again uses it too. */
+  allowList?: AllowList | undefined;
   /** The names the files themselves declare in `variables:` (with a trusted ref, not those read). */
   declaredVariables: ReadonlySet<string>;
   /**
@@ -155,7 +157,7 @@ function* validateParsed(
     yield `validating ${printable(source.file)}`;
     checkFile(source, read(source), found, family, options, sources.length > 1);
   }
-  const merged = checkAcrossFiles(found, family);
+  const merged = checkAcrossFiles(found, family, policyPinned(options));
   const { problems, skipped } = found;
   if (problems.length > 0 || merged === undefined) {
     return { ok: false, problems: sortProblems(problems), files, skipped: [...new Set(skipped)] };
@@ -169,6 +171,7 @@ function* validateParsed(
       files,
       digests,
       variables: variables.rules,
+      allowList: options.allowList,
       declaredVariables: variables.declared,
     },
   };
@@ -194,7 +197,7 @@ function checkFile(
   }
   for (const problem of parsed.problems) found.problems.push(problem);
   for (const document of parsed.documents) {
-    for (const problem of credentialDeclarations(document, options.credentials)) found.problems.push(problem);
+    for (const problem of declarationProblems(document, options)) found.problems.push(problem);
   }
   // An empty file declares nothing: only a file YAML cannot read hides objects from the checks.
   const unread = parsed.documents.length === 0 && parsed.problems.some((p) => p.message !== EMPTY_FILE);
@@ -230,12 +233,14 @@ function checkDocument(document: ParsedDocument, found: Findings, family: Family
 
 /**
  * The checks across files, once every file is declared: renames; `settings` and `manage` merged (a
- * leaf set twice is a conflict); the declared objects against the merged scope; the expectation
- * sections merged; the firewall action lists against each other; the rules' conditions against the
- * catalog and the rule tests (`rulesAndTests`). Returns what was merged, or undefined after a
- * conflict in `settings` or `manage` (a problem found).
+ * leaf set twice is a conflict); the declared objects against the merged scope, unless a trusted
+ * ref's scope is in force (`pinned`: the work tree's globs are data then, never matched; the planner
+ * holds the objects to the trusted scope); the expectation sections merged; the firewall action
+ * lists against each other; the rules' conditions against the catalog and the rule tests
+ * (`rulesAndTests`). Returns what was merged, or undefined after a conflict in `settings` or
+ * `manage` (a problem found).
  */
-function checkAcrossFiles(found: Findings, family: Family): Merged | undefined {
+function checkAcrossFiles(found: Findings, family: Family, pinned: boolean): Merged | undefined {
   const { problems, skipped } = found;
   for (const sources of Object.values<DeclaredSources>(found.declared)) {
     for (const problem of sources.renameProblems()) problems.push(problem);
@@ -247,7 +252,7 @@ function checkAcrossFiles(found: Findings, family: Family): Merged | undefined {
   // With a conflict, which glob list counts is unknown. Documents left out for their own problems
   // only ever widen the merged scope, so what is found here is never a false alarm.
   const scopes = manage.problems.length === 0 ? finalManage(family, manage.merged) : undefined;
-  if (scopes !== undefined) {
+  if (scopes !== undefined && !pinned) {
     for (const problem of scopeProblems(found.valid, scopes, family.kinds)) problems.push(problem);
   }
   const expected = mergedExpectations(family.kinds, documents, problems);

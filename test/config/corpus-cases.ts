@@ -499,13 +499,13 @@ export const CORPUS_CASES: CorpusCase[] = [
   {
     path: 'unset-variable-nested-default.yaml',
     expected: [
-      'unset-variable-nested-default.yaml:3:47 groups[0].description: environment variable TEAM_OWNER is not set (use ${TEAM_OWNER:-default} for a default); it is needed because TEAM_DESCRIPTION is unset or empty',
+      'unset-variable-nested-default.yaml:3:46 groups[0].description: environment variable WAFCTL_VAR_OWNER is not set (use ${WAFCTL_VAR_OWNER:-default} for a default); it is needed because WAFCTL_VAR_DESC is unset or empty',
     ],
   },
   {
     path: 'unset-variable-quoted.yaml',
     expected: [
-      'unset-variable-quoted.yaml:3:47 groups[0].description: environment variable OWNER is not set (use ${OWNER:-default} for a default)',
+      'unset-variable-quoted.yaml:3:47 groups[0].description: environment variable WAFCTL_VAR_OWNER is not set (use ${WAFCTL_VAR_OWNER:-default} for a default)',
     ],
   },
   {
@@ -519,31 +519,35 @@ export const CORPUS_CASES: CorpusCase[] = [
     path: 'variable-not-allowed.yaml',
     env: { GITLAB_API_TOKEN: 'glpat-SECRET-VALUE' },
     expected: [
-      'variable-not-allowed.yaml:3:25 groups[0].description: variable GITLAB_API_TOKEN is not allowed: it is named like a credential (TOKEN), and ${NAME} never reads a credential',
+      'variable-not-allowed.yaml:3:25 groups[0].description: variable GITLAB_API_TOKEN is not allowed: only environment variables named WAFCTL_VAR_* and names the trusted ref\'s "variables:" declares are read (export the value as WAFCTL_VAR_GITLAB_API_TOKEN and write ${WAFCTL_VAR_GITLAB_API_TOKEN})',
     ],
   },
   {
-    path: 'variable-declared-in-another-file',
+    path: 'variables-without-trusted-ref',
+    env: { TEAM: 'soc' },
     expected: [
-      'variable-declared-in-another-file/groups.yaml:3:18 groups[0].description: environment variable TEAM is not set (use ${TEAM:-default} for a default)',
+      'variables-without-trusted-ref/groups.yaml:3:18 groups[0].description: variable TEAM is not allowed: only environment variables named WAFCTL_VAR_* and names the trusted ref\'s "variables:" declares are read (export the value as WAFCTL_VAR_TEAM and write ${WAFCTL_VAR_TEAM})',
+      'variables-without-trusted-ref/variables.yaml:2:13 variables[0]: TEAM cannot be declared here: without a trusted ref, variables: would let a pull request read any variable of the job; export the value as WAFCTL_VAR_TEAM and write ${WAFCTL_VAR_TEAM}, or pin the list with --trusted-ref REF',
     ],
   },
   {
     path: 'variables-invalid-name.yaml',
     expected: [
+      'variables-invalid-name.yaml:1:13 variables[0]: TEAM cannot be declared here: without a trusted ref, variables: would let a pull request read any variable of the job; export the value as WAFCTL_VAR_TEAM and write ${WAFCTL_VAR_TEAM}, or pin the list with --trusted-ref REF',
       'variables-invalid-name.yaml:1:19 variables[1]: expected a variable name: letters, digits and _, not starting with a digit',
     ],
   },
   {
     path: 'variables-secret.yaml',
     expected: [
+      'variables-secret.yaml:1:13 variables[0]: TEAM cannot be declared here: without a trusted ref, variables: would let a pull request read any variable of the job; export the value as WAFCTL_VAR_TEAM and write ${WAFCTL_VAR_TEAM}, or pin the list with --trusted-ref REF',
       "variables-secret.yaml:1:19 variables[1]: WAF_TOKEN cannot be declared: it is one of wafctl's own variables (WAF_*), and ${NAME} never reads a credential (a value the configuration must hold comes from a WAFCTL_VAR_* variable)",
     ],
   },
   {
     path: 'unterminated-variable-reference.yaml',
     expected: [
-      'unterminated-variable-reference.yaml:3:18 groups[0].description: invalid variable reference "${TEAM_DESCRIPTION:-${TEAM_OWNER:-nobody}": no closing }; expected ${NAME} or ${NAME:-default} (write $${ for a literal ${)',
+      'unterminated-variable-reference.yaml:3:18 groups[0].description: invalid variable reference "${WAFCTL_VAR_DESC:-${WAFCTL_VAR_OWNER:-nobody}": no closing }; expected ${NAME} or ${NAME:-default} (write $${ for a literal ${)',
     ],
   },
   {

@@ -2,11 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   credentialReason,
+  credentialWord,
   type Environment,
   isAllowedVariable,
   substituteVariables,
 } from '../../src/config/env.js';
 import { formatProblem } from '../../src/config/problems.js';
+import type { ReadOptions } from '../../src/config/read-sources.js';
 import { validateSources } from '../../src/config/validate-sources.js';
 
 /** The syntax tests declare every name they use: the allow-list has its own tests below. */
@@ -150,8 +152,10 @@ describe('nested defaults', () => {
 });
 
 describe('substitution in files', () => {
+  // Read as a trusted ref's files are: their `variables:` is the allow-list (the tests below declare
+  // the names they use; what declares is tested under "the allow-list").
   const load = (text: string, env: Record<string, string>) =>
-    validateSources([{ file: 'f.yaml', text }], { env });
+    validateSources([{ file: 'f.yaml', text }], { env, allowList: 'own' });
 
   it('applies to string values, never to keys, and values stay strings', () => {
     const text = [
@@ -227,11 +231,11 @@ describe('substitution in files', () => {
 
 describe('the allow-list', () => {
   const secret = 'glpat-SECRET-VALUE';
-  const env = { GITLAB_API_TOKEN: secret, WAFCTL_VAR_REGION: 'eu', TEAM: 'soc' };
-  const load = (files: Record<string, string>) =>
+  const env = { GITLAB_API_TOKEN: secret, PGPASSWORD: secret, WAFCTL_VAR_REGION: 'eu', TEAM: 'soc' };
+  const load = (files: Record<string, string>, options: Partial<ReadOptions> = {}) =>
     validateSources(
       Object.entries(files).map(([file, text]) => ({ file, text })),
-      { env },
+      { env, ...options },
     );
   const lines = (result: ReturnType<typeof load>) => (result.ok ? [] : result.problems.map(formatProblem));
 
@@ -257,45 +261,96 @@ describe('the allow-list', () => {
       'g.yaml:5:18 groups[1].description',
       'g.yaml:7:39 groups[2].description',
     ]);
+    expect(found[0]).toContain('export the value as WAFCTL_VAR_GITLAB_API_TOKEN');
     expect(found.join('\n')).not.toContain(secret);
   });
 
-  it('reads a name declared in `variables:` of any file, before or after the file that uses it', () => {
-    const result = load({
-      'a.yaml': 'groups:\n  - name: ${TEAM}\n',
-      'b.yaml': 'variables: [TEAM]\n',
-      'c.yaml': 'variables: [TEAM]\ngroups:\n  - name: ${TEAM}-2\n',
-    });
+  it('without a trusted ref, refuses every name variables: declares, saying how to export it, and reads none', () => {
+    // The replay of issue 50: names no list of words catches, each refused at its place.
+    const text = [
+      'variables: [PGPASSWORD, TEAM]',
+      'groups:',
+      '  - name: a',
+      '    description: "${PGPASSWORD} ${TEAM}"',
+    ].join('\n');
+    const found = lines(load({ 'g.yaml': text }));
+    expect(found.slice(0, 2)).toEqual([
+      'g.yaml:1:13 variables[0]: PGPASSWORD cannot be declared here: without a trusted ref, variables: would let a pull request read any variable of the job; export the value as WAFCTL_VAR_PGPASSWORD and write ${WAFCTL_VAR_PGPASSWORD}, or pin the list with --trusted-ref REF',
+      'g.yaml:1:25 variables[1]: TEAM cannot be declared here: without a trusted ref, variables: would let a pull request read any variable of the job; export the value as WAFCTL_VAR_TEAM and write ${WAFCTL_VAR_TEAM}, or pin the list with --trusted-ref REF',
+    ]);
+    expect(found.slice(2).map((line) => line.split(' is not allowed')[0])).toEqual([
+      'g.yaml:4:19 groups[0].description: variable PGPASSWORD',
+      'g.yaml:4:33 groups[0].description: variable TEAM',
+    ]);
+    expect(found.join('\n')).not.toContain(secret);
+  });
+
+  it("in a trusted ref's own files, reads a name variables: declares in any file, before or after its use", () => {
+    const result = load(
+      {
+        'a.yaml': 'groups:\n  - name: ${TEAM}\n',
+        'b.yaml': 'variables: [TEAM]\n',
+        'c.yaml': 'variables: [TEAM]\ngroups:\n  - name: ${TEAM}-2\n',
+      },
+      { allowList: 'own' },
+    );
     expect(result.ok && result.config.state.groups.map((g) => g.name)).toEqual(['soc', 'soc-2']);
     expect(result.ok && [...result.config.variables.declared]).toEqual(['TEAM']);
   });
 
+  it("under a trusted ref, reads the ref's names: the work tree's own list widens nothing and is not refused", () => {
+    const files = {
+      'g.yaml': 'variables: [PGPASSWORD]\ngroups:\n  - name: ${TEAM}\n    description: ${PGPASSWORD}\n',
+    };
+    const result = load(files, { allowList: { trustedRef: new Set(['TEAM']) } });
+    const found = lines(result);
+    expect(found.map((line) => line.split(' is not allowed')[0])).toEqual([
+      'g.yaml:4:18 groups[0].description: variable PGPASSWORD',
+    ]);
+    expect(found.join('\n')).not.toContain(secret);
+    const declaredOnly = load(
+      { 'g.yaml': 'variables: [PGPASSWORD]\ngroups:\n  - name: ${TEAM}\n' },
+      {
+        allowList: { trustedRef: new Set(['TEAM']) },
+      },
+    );
+    expect(declaredOnly.ok && declaredOnly.config.state.groups[0]?.name).toBe('soc');
+    // What the work tree declares is kept as data, for the plan's Trust section.
+    expect(declaredOnly.ok && [...declaredOnly.config.declaredVariables]).toEqual(['PGPASSWORD']);
+  });
+
   it('a declaration is a list of names: anything else is a schema problem at its place', () => {
-    expect(lines(load({ 'v.yaml': 'variables: TEAM\n' }))).toEqual([
+    expect(lines(load({ 'v.yaml': 'variables: TEAM\n' }, { allowList: 'own' }))).toEqual([
       'v.yaml:1:12 variables: expected a list, got string "TEAM"',
     ]);
   });
 });
 
 describe('credential variables (issue 39)', () => {
-  it("are wafctl's own, an environment's, or named like one; WAFCTL_VAR_* names are the pipeline's", () => {
+  it("are wafctl's own or an environment's, known by construction; a name only makes a warning", () => {
     const credentials = new Map([['PROD_AUTH', 'token_env of environment production in wafctl.yaml']]);
     expect(credentialReason('PROD_AUTH', credentials)).toBe(
       'a credential variable (token_env of environment production in wafctl.yaml)',
     );
     expect(credentialReason('WAF_URL')).toBe("one of wafctl's own variables (WAF_*)");
+    // A name is no proof: words only make a warning (credentialWord), never a refusal.
     for (const [name, word] of [
       ['CI_JOB_TOKEN', 'TOKEN'],
-      ['GITHUB_TOKEN', 'TOKEN'],
       ['db_password', 'PASSWORD'],
       ['AWS_SECRET_ACCESS_KEY', 'SECRET'],
+      ['DEPLOY_SECRETS', 'SECRETS'],
       ['STRIPE_API_KEY', 'API_KEY'],
       ['GCP_CREDENTIALS', 'CREDENTIALS'],
+      ['SENTRY_DSN', 'DSN'],
     ]) {
-      expect(credentialReason(name ?? '')).toBe(`named like a credential (${word})`);
+      expect([name, credentialReason(name ?? ''), credentialWord(name ?? '')]).toEqual([
+        name,
+        undefined,
+        word,
+      ]);
     }
-    for (const name of ['SIEM_ADDRESS', 'TOKENIZER_URL', 'KEY', 'PARTITION_KEY', 'WAFCTL_VAR_SPLUNK_TOKEN']) {
-      expect(credentialReason(name)).toBeUndefined();
+    for (const name of ['SIEM_ADDRESS', 'TOKENIZER_URL', 'KEY', 'PARTITION_KEY', 'PGPASSWORD']) {
+      expect([name, credentialWord(name)]).toEqual([name, undefined]);
     }
     // Declared or prefixed, a credential is never read.
     const rules = { declared: new Set(['PROD_AUTH', 'SIEM_ADDRESS']), credentials };

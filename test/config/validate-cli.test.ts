@@ -80,25 +80,38 @@ describe('wafctl validate', () => {
     it('substitutes nested defaults, and an unset variable inside a used default is an error', async () => {
       await writeFile(
         join(dir, 'nested.yaml'),
-        'groups:\n  - name: ${GROUP_NAME:-team-${TEAM}}\nvariables: [GROUP_NAME, TEAM]\n',
+        'groups:\n  - name: ${WAFCTL_VAR_GROUP:-team-${WAFCTL_VAR_TEAM}}\n',
       );
       const unset = await runCli(['validate', 'nested.yaml'], { cwd: dir });
       expect(unset.code).toBe(1);
       expect(unset.stderr).toBe(
         [
-          'nested.yaml:2:30 groups[0].name: environment variable TEAM is not set (use ${TEAM:-default} for a default); it is needed because GROUP_NAME is unset or empty',
+          'nested.yaml:2:36 groups[0].name: environment variable WAFCTL_VAR_TEAM is not set (use ${WAFCTL_VAR_TEAM:-default} for a default); it is needed because WAFCTL_VAR_GROUP is unset or empty',
           '1 problem in 1 file.',
           '',
         ].join('\n'),
       );
-      for (const env of [{ TEAM: 'shop' }, { GROUP_NAME: 'soc' }]) {
+      for (const env of [{ WAFCTL_VAR_TEAM: 'shop' }, { WAFCTL_VAR_GROUP: 'soc' }]) {
         const result = await runCli(['validate', 'nested.yaml'], { cwd: dir, env });
-        // Declared names work, with one note recommending names a pull request cannot add (issue 39).
-        expect(result.stderr).toBe(
-          'Note: variables: declares GROUP_NAME, TEAM, which a pull request could extend: prefer WAFCTL_VAR_GROUP_NAME, WAFCTL_VAR_TEAM (never declared), or pin the list with --trusted-ref.\n',
-        );
-        expect(result.code).toBe(0);
+        expect([result.code, result.stderr]).toEqual([0, '']);
       }
+    });
+
+    it('refuses a variables: list without a trusted ref, naming how to export each value (issue 50)', async () => {
+      await mkdir(join(dir, 'declared'));
+      await writeFile(
+        join(dir, 'declared/a.yaml'),
+        'variables: [PGPASSWORD]\ngroups:\n  - name: soc\n    description: ${PGPASSWORD}\n',
+      );
+      const result = await runCli(['validate', 'declared'], {
+        cwd: dir,
+        env: { PGPASSWORD: 'hunter2-secret' },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        'declared/a.yaml:1:13 variables[0]: PGPASSWORD cannot be declared here: without a trusted ref, variables: would let a pull request read any variable of the job; export the value as WAFCTL_VAR_PGPASSWORD and write ${WAFCTL_VAR_PGPASSWORD}, or pin the list with --trusted-ref REF',
+      );
+      expect(result.stderr + result.stdout).not.toContain('hunter2-secret');
     });
 
     it('refuses a declaration outside its manage scope declared in another file, exit 1', async () => {

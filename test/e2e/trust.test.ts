@@ -85,16 +85,22 @@ describe('secrets: variables: never reaches a credential, and every environment 
     expect((await staging.stats()).total).toBe(0);
   });
 
-  it('refuses a name that says it holds a credential (CI_SECRET), without reading it', async () => {
-    const dir = await writeConfig({ 'groups.yaml': `variables: [CI_SECRET]\n${group(`\${CI_SECRET}`)}` });
+  it('without a trusted ref, refuses every name variables: declares, and reads none (issue 50)', async () => {
+    // Names no list of credential words catches: each is refused, none is read, nothing is sent.
+    const names = ['PGPASSWORD', 'MYSQL_PWD', 'DEPLOY_SECRETS', 'GITHUB_ACCESSTOKEN', 'SENTRY_DSN'];
+    const values = names.map((name, index) => `ci-value-${index}-${name.length}31f`);
+    const description = names.map((name) => `\${${name}}`).join(' ');
+    const dir = await writeConfig({
+      'groups.yaml': `variables: [${names.join(', ')}]\n${group(description)}`,
+    });
     const result = await runCli(['plan', dir, '--format', 'markdown'], {
-      env: { ...staging.env, CI_SECRET: 'ci-secret-value-31f' },
+      env: { ...staging.env, ...Object.fromEntries(names.map((name, index) => [name, values[index]])) },
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      'groups.yaml:1:13 variables[0]: CI_SECRET cannot be declared: it is named like a credential (SECRET)',
+      'groups.yaml:1:13 variables[0]: PGPASSWORD cannot be declared here: without a trusted ref, variables: would let a pull request read any variable of the job; export the value as WAFCTL_VAR_PGPASSWORD',
     );
-    expect(printed(result)).not.toContain('ci-secret-value-31f');
+    for (const value of values) expect(printed(result)).not.toContain(value);
     expect((await staging.stats()).total).toBe(0);
   });
 
@@ -298,6 +304,49 @@ describe('--trusted-ref: the policy and the allow-list come from the base branch
     const merged = await runCli(['validate', dir, '--trusted-ref', 'pr'], { env: cliEnv });
     expect(merged.stderr).toBe('');
     expect(merged.code).toBe(0);
+  });
+});
+
+describe("--trusted-ref: the work tree's policy is data, never evaluated (issue 50)", () => {
+  it('a manage glob of the pull request is reported as changed, not matched against the objects', async () => {
+    // Against a backtracking matcher this scope took a minute; under a trusted ref it is not matched
+    // at all (the trusted scope is the one in force), only listed in the Trust section.
+    const hostile = `manage:\n  application_rules:\n    match:\n      description: ['${'*a'.repeat(22)}b']\n`;
+    const rule = `application_rules:
+  - rq_host: shop.example.com
+    description: ${'a'.repeat(40)}c
+    priority: high
+    conditions: [{operator: match, expressions: ["^/admin"], targets: [path]}]
+    actions: [{firewall_action: block, firewall_name: waf-eu-1}]
+`;
+    const dir = await pullRequestRepo(
+      { 'groups.yaml': group('Analysts') },
+      { 'manage.yaml': hostile, 'rules.yaml': rule },
+    );
+    const result = await runCli(['plan', dir, '--trusted-ref', 'main', '--format', 'json'], {
+      env: { ...GIT_ENV, ...staging.env },
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).trust.changes).toEqual([
+      expect.objectContaining({ subject: 'manage.application_rules' }),
+    ]);
+  });
+
+  it("warns once when the trusted ref's variables: names something like a credential", async () => {
+    const notification = `notifications:
+  - name: splunk
+    settings: {destination_address: "\${SIEM_TOKEN}", destination_port: 514, format: cef, protocol: udp}
+`;
+    const dir = await pullRequestRepo({ 'n.yaml': `variables: [SIEM_TOKEN]\n${notification}` }, {});
+    const result = await runCli(['validate', dir, '--trusted-ref', 'main'], {
+      env: { ...GIT_ENV, ...staging.env, SIEM_TOKEN: '10.1.2.3' },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: wafctl's words, not a template
+      "Warning: the trusted ref's variables: declares SIEM_TOKEN (TOKEN), named like credentials: ${NAME} prints their values in plans and may send them to the firewall; export only what the configuration needs as WAFCTL_VAR_*.\n",
+    );
   });
 });
 

@@ -153,7 +153,7 @@ export async function preparePull(
     options.warn,
   );
   const files = await editedFiles(decision, texts, read, sourceOf, options.cwd);
-  assertLoads(texts, files, options.env, environment);
+  assertLoads(texts, files, { env: options.env, allowList: config.allowList }, environment);
   const unadopted = unadoptedOf(plan, adoption.candidates);
   const shared = environment === undefined ? [] : sharedFiles(environment, files, options.cwd);
   const credits = pullCredits(plan, inputs, { conflicts: decision.conflicts, adopted: adoption.candidates });

@@ -2,8 +2,8 @@
  * The last check of `wafctl pull` before anything is written: the edited configuration must load as
  * the command loaded it (with `--env`, as the environment loads its paths).
  */
-import type { Environment } from '../../config/env.js';
 import { formatProblem } from '../../config/problems.js';
+import type { ReadOptions } from '../../config/read-sources.js';
 import { type SourceFile, validateLayers, validateSources } from '../../config/validate-sources.js';
 import { WafctlError } from '../../core/errors.js';
 import type { PullEnvironment } from './environment.js';
@@ -16,7 +16,7 @@ import type { FileChange } from './model.js';
 export function assertLoads(
   texts: ReadonlyMap<string, string>,
   files: readonly FileChange[],
-  env: Environment,
+  read: Pick<ReadOptions, 'env' | 'allowList'>,
   environment: PullEnvironment | undefined,
 ): void {
   if (files.length === 0) return;
@@ -25,8 +25,8 @@ export function assertLoads(
   for (const f of files) if (!texts.has(f.file)) sources.push({ file: f.file, text: f.after });
   const result =
     environment === undefined
-      ? validateSources(sources, { env })
-      : validateLayers(layersOf(environment, texts, changed), { env });
+      ? validateSources(sources, read)
+      : validateLayers(layersOf(environment, texts, changed), read);
   if (result.ok) return;
   const problems = result.problems.slice(0, 5).map(formatProblem).join('\n');
   throw new WafctlError(
