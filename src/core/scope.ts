@@ -1,5 +1,5 @@
 /** `manage.<kind>.match`: field -> glob list; an object is in scope when every listed field matches. */
-import { anyGlobMatcher, type GlobMatcher } from './glob.js';
+import { anyGlobMatcher, type GlobMatcher, globsIntersect } from './glob.js';
 import type { Attributes } from './model.js';
 
 export interface ManageScope {
@@ -57,3 +57,17 @@ export function inScope(attributes: Attributes, scope: ManageScope): boolean {
   return scopeMismatch(attributes, scope) === undefined;
 }
 
+/**
+ * Whether some object could be inside both scopes: for every field both list, one glob of each
+ * matches a common value (a field only one lists leaves the other free). Exact, by core/glob.ts
+ * `globsIntersect`; a pair too long to decide counts as overlapping.
+ */
+export function scopesOverlap(a: ManageScope, b: ManageScope): boolean {
+  for (const [field, globs] of Object.entries(a.match)) {
+    const others = Object.hasOwn(b.match, field) ? b.match[field] : undefined;
+    if (others === undefined) continue;
+    const meet = globs.some((glob) => others.some((other) => globsIntersect(glob, other) !== false));
+    if (!meet) return false;
+  }
+  return true;
+}

@@ -8,11 +8,13 @@
  * `environment` option. Nothing here reads the process: the caller gives the variables
  * (`Variables`) and the load options.
  */
+import { policyPinned } from '../config/env.js';
 import { type LoadOptions, loadDesiredState, loadEnvironment } from '../config/load.js';
 import { ALL_ENVIRONMENTS, type EnvironmentSpec, PROJECT_FILE, type Project } from '../config/project.js';
 import type { LoadedConfig } from '../config/validate-sources.js';
 import { usageError, type WafctlError } from '../core/errors.js';
 import { globMatcher, isGlob } from '../core/glob.js';
+import { checkOneOwner } from './one-owner.js';
 import { inShard, type Shard } from './shard.js';
 
 /** The variables a run reads: the CLI's environment, the library's `env`. */
@@ -198,5 +200,21 @@ export function loadTarget(
 ): Promise<LoadedConfig> {
   if (project === undefined || target.environment === undefined)
     return loadDesiredState(target.paths, options);
-  return loadEnvironment(project, target.environment, options);
+  return loadOwnedEnvironment(project, target.environment, options);
+}
+
+/**
+ * An environment's configuration, refused when another environment on its server manages the same
+ * objects (one-owner.ts). A policy-only load declares nothing, and under a trusted ref the work
+ * tree's scopes are not the ones in force: the check is made by the loads that own the objects.
+ */
+async function loadOwnedEnvironment(
+  project: Project,
+  spec: EnvironmentSpec,
+  options: LoadOptions,
+): Promise<LoadedConfig> {
+  const config = await loadEnvironment(project, spec, options);
+  if (options.policyOnly === true || policyPinned(options)) return config;
+  await checkOneOwner(project, spec, config, options.env, (other) => loadEnvironment(project, other, options));
+  return config;
 }
