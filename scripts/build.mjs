@@ -8,6 +8,11 @@
 // The library (`import { plan } from 'wafctl'`, src/library/index.ts) is one more entry,
 // dist/index.mjs, and its declarations are written to dist/types/ (`libraryDeclarations` below).
 //
+// What the bundle holds of other packages is written beside it, from esbuild's metafile
+// (scripts/third-party.mjs): dist/THIRD-PARTY-NOTICES.txt (their licenses and notices) and
+// dist/sbom.cdx.json (a CycloneDX SBOM). The metafile itself is kept as dist/metafile.json (it does
+// not ship: the tests check those two files against it, and esbuild's bundle analyzer reads it).
+//
 // Options, for measuring the alternatives only: --one-file (no chunks: everything in dist/<out>.mjs),
 // --minify=all|syntax|none (default syntax), --outdir=DIR (default dist).
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +20,7 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import ts from 'typescript';
+import { addLegalComments, bundledPackages, noticesText, sbomDocument } from './third-party.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -81,7 +87,10 @@ const result = await build({
   minifyWhitespace: minify !== 'none',
   minifySyntax: minify !== 'none',
   minifyIdentifiers: minify === 'all',
-  legalComments: 'none',
+  // The licenses' comments (`/*! ... */`, `@license`) leave the code, as with 'none', but into
+  // `<output>.LEGAL.txt` texts that are not written: the notices file carries them, by package.
+  legalComments: 'external',
+  metafile: true,
   // The `#!/usr/bin/env node` line comes from src/cli/main.ts (esbuild keeps an entry's hashbang).
   // CommonJS dependencies (commander) `require` Node's built-in modules, which an ES module has no
   // `require` for: each output file gets one.
@@ -93,8 +102,12 @@ const result = await build({
   logLevel: 'warning',
 });
 
+const LEGAL = '.LEGAL.txt';
+const code = result.outputFiles.filter((file) => !file.path.endsWith(LEGAL));
+const legalTexts = result.outputFiles.filter((file) => file.path.endsWith(LEGAL)).map((file) => file.text);
+
 rmSync(resolve(outdir, 'chunks'), { recursive: true, force: true });
-for (const file of result.outputFiles) {
+for (const file of code) {
   const toRoot = relative(dirname(file.path), root).split('\\').join('/');
   const text = file.text.replaceAll(ROOT, `${toRoot}/`);
   mkdirSync(dirname(file.path), { recursive: true });
@@ -146,4 +159,18 @@ function libraryDeclarations() {
   for (const [name, text] of emitted) writeFileSync(resolve(types, name), text);
 }
 
+/** dist/THIRD-PARTY-NOTICES.txt and dist/sbom.cdx.json (scripts/third-party.mjs), and the metafile. */
+function thirdParty() {
+  const product = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
+  const packages = bundledPackages(root, result.metafile);
+  addLegalComments(packages, result.metafile, legalTexts);
+  writeFileSync(resolve(outdir, 'THIRD-PARTY-NOTICES.txt'), noticesText(product, packages));
+  writeFileSync(
+    resolve(outdir, 'sbom.cdx.json'),
+    `${JSON.stringify(sbomDocument(product, packages), null, 2)}\n`,
+  );
+  writeFileSync(resolve(outdir, 'metafile.json'), JSON.stringify(result.metafile));
+}
+
+thirdParty();
 libraryDeclarations();

@@ -5,7 +5,8 @@
 # library (`import { plan } from 'wafctl'`, scripts/pack-proof-library.mjs): run against an emulator
 # the installed CLI serves, its documents equal to the CLI's `--format json`, and its declarations
 # type-checked by a strict TypeScript consumer that has nothing installed but the tarball. The
-# bundle inlines every dependency, so the install must bring wafctl and nothing else; and the package
+# bundle inlines every dependency, so the install must bring wafctl and nothing else, and the tarball
+# must say what the bundle holds (dist/THIRD-PARTY-NOTICES.txt, dist/sbom.cdx.json); and the package
 # has no install script (`preinstall`, `install`, `postinstall`, `prepare`: npm warns about them, and
 # a security tool that runs code when installed is one more thing to audit), so installing it runs
 # nothing and prints no warning.
@@ -20,7 +21,9 @@ fail() {
 }
 
 cd "$repo"
-for built in dist/wafctl.mjs dist/index.mjs dist/types/index.d.ts; do
+# What the bundle holds of other packages, said for their licenses and for a consumer's scanners.
+third_party=(dist/THIRD-PARTY-NOTICES.txt dist/sbom.cdx.json)
+for built in dist/wafctl.mjs dist/index.mjs dist/types/index.d.ts "${third_party[@]}"; do
   [[ -f "$built" ]] || fail "$built is missing: run npm run build first"
 done
 version="$(node -p 'require("./package.json").version')"
@@ -30,9 +33,13 @@ tarball="$(npm pack --ignore-scripts --silent --pack-destination "$work")"
 echo "pack-proof: $tarball, $(du -k "$work/$tarball" | cut -f1) KiB"
 shipped="$(tar -tzf "$work/$tarball")"
 echo "pack-proof: $(wc -l <<<"$shipped") files"
-if grep -Ev '^package/(package\.json|README\.md|LICENSE|dist/wafctl\.mjs|dist/index\.mjs|dist/types/[^/]+\.d\.ts|dist/chunks/[^/]+\.mjs|schemas/[^/]+\.json)$' <<<"$shipped"; then
+if grep -Ev '^package/(package\.json|README\.md|LICENSE|dist/wafctl\.mjs|dist/index\.mjs|dist/types/[^/]+\.d\.ts|dist/chunks/[^/]+\.mjs|dist/THIRD-PARTY-NOTICES\.txt|dist/sbom\.cdx\.json|schemas/[^/]+\.json)$' <<<"$shipped"; then
   fail "the files above should not ship"
 fi
+for file in "${third_party[@]}"; do
+  grep -qx "package/$file" <<<"$shipped" || fail "the tarball lacks $file"
+done
+echo "pack-proof: the tarball has ${third_party[*]}"
 
 # The package.json that ships: no script that npm runs when the package is installed.
 install_scripts="$(tar -xzOf "$work/$tarball" package/package.json | node -e '

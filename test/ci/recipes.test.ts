@@ -163,10 +163,15 @@ describe('CI recipes', () => {
     expect([...at].sort((x, y) => x - y)).toEqual(at);
     const publish = steps.find((s) => s.name === 'Publish to npm');
     expect(publish?.env).toEqual({ NODE_AUTH_TOKEN: `\${{ secrets.NPM_TOKEN }}` });
-    // The release carries the bundle and its checksums; the Action's tree gets dist/.
-    expect(runs).toContain('cp dist/wafctl.mjs dist/action.mjs release/');
+    // The release carries the bundle, what it bundles (notices, SBOM) and the checksums; the
+    // Action's tree gets the same files of dist/.
+    expect(runs).toContain('third_party=(dist/THIRD-PARTY-NOTICES.txt dist/sbom.cdx.json)');
+    expect(runs).toContain(`cp dist/wafctl.mjs dist/action.mjs "\${third_party[@]}" release/`);
+    expect(runs).toMatch(/^ *bundle=\(.* LICENSE .*"\$\{third_party\[@\]\}"\)$/m);
     expect(runs).toContain('SHA256SUMS');
-    expect(runs).toContain('git add --force dist/wafctl.mjs dist/action.mjs');
+    expect(runs).toContain(
+      'git add --force dist/wafctl.mjs dist/action.mjs dist/THIRD-PARTY-NOTICES.txt dist/sbom.cdx.json',
+    );
     expect(runs).toContain('git push --force origin "$commit:refs/tags/$major"');
   });
 

@@ -61,6 +61,17 @@ describe('package.json', () => {
     expect(library).toContain('@ts-expect-error'); // declarations that were `any` would fail the check
   });
 
+  it('ships what says which packages the bundle holds: their notices and an SBOM (third-party.test.ts)', () => {
+    const files = ['dist/THIRD-PARTY-NOTICES.txt', 'dist/sbom.cdx.json'];
+    expect(manifest.files).toEqual(expect.arrayContaining(files));
+    const proof = read('scripts/pack-proof.sh');
+    expect(proof).toContain(`third_party=(${files.join(' ')})`);
+    expect(proof).toContain('dist/THIRD-PARTY-NOTICES\\.txt|dist/sbom\\.cdx\\.json'); // allowed to ship
+    expect(proof).toContain('grep -qx "package/$file" <<<"$shipped" || fail "the tarball lacks $file"');
+    // The metafile they are made from stays in dist/: it is no file of the package.
+    expect(manifest.files.filter((file) => file.includes('metafile'))).toEqual([]);
+  });
+
   it('the package proof checks the packed package.json and the warnings of an offline install', () => {
     const proof = read('scripts/pack-proof.sh');
     expect(proof).toContain('tar -xzOf "$work/$tarball" package/package.json');
