@@ -2,17 +2,19 @@
  * Markdown plan for a pull-request comment: a hidden marker so a bot can find and update one sticky
  * comment, a summary table, and one collapsible `diff` block per changed object.
  *
- * Data (names, keys, ids, messages) reaches the markdown only in four ways, each escaped so it can
- * neither start a line, nor add HTML, nor close what it sits in: the `<summary>` (HTML, escaped), a
- * code span whose backtick run is longer than any inside, a fenced block whose fence is longer than
- * any backtick run inside, and message text (HTML and inline markdown syntax escaped). Everything is
+ * Data (names, keys, ids, messages) reaches the markdown only in five ways, each escaped so it can
+ * neither start a line, nor add HTML, nor close what it sits in (markdown-text.ts): the `<summary>`
+ * (HTML, escaped), its `<code>`, a code span whose backtick run is longer than any inside, a fenced
+ * block whose fence is longer than any backtick run inside, and message text (HTML and inline
+ * markdown syntax escaped). As text (the `<summary>`'s words, messages) it is also made inert: no
+ * `@name`, `#1` or URL in it mentions, references or links anything on GitHub. Everything is
  * `printable` first, so no `\n` or control character from data ever reaches the output raw.
  */
 import { CHANGES_TRUST, type Change, type Plan, type SafetyWarning } from '../../core/model.js';
 import { markdownBehaviourSection } from './behaviour.js';
 import { type BodyLine, changeBody } from './body.js';
 import { enforcementHeadline, enforcementLines } from './enforcement.js';
-import { codeSpan, escapeHtml, fence, markdownText } from './markdown-text.js';
+import { codeSpan, escapeHtml, fence, htmlCode, markdownText } from './markdown-text.js';
 import { readOnlyEntries, readOnlyHeadline } from './read-only.js';
 import { hasImpactSection, impactEntries, impactSummary } from './security.js';
 import {
@@ -95,7 +97,7 @@ function renderChange(
   const f = fence(content);
   const renamed = renamedFromText(change);
   const words = renamed === undefined ? describe(change) : `${describe(change)} (${renamed})`;
-  const summary = `<code>${escapeHtml(`${SYMBOL[change.action]} ${address(change)}`)}</code> ${escapeHtml(words)}`;
+  const summary = `${htmlCode(`${SYMBOL[change.action]} ${address(change)}`)} ${escapeHtml(words)}`;
   return ['<details>', `<summary>${summary}</summary>`, '', `${f}diff`, content, f, '', '</details>'].join(
     '\n',
   );
