@@ -66,6 +66,29 @@ export const htmlCode = (s: string): string => `<code>${htmlEntities(s)}</code>`
 export const markdownText = (s: string, options: EscapeOptions = {}): string =>
   inert(htmlEntities(printable(s), options).replace(/[\\`*_[\]~]/g, '\\$&'));
 
+/**
+ * The longest start of `text`, ended with `…` when cut, whose `escaped` form has at most `max`
+ * characters (`text` itself when it fits; empty when not even `…` does). Escaping lengthens text
+ * unevenly (`@` is `@&#8203;`, `"` is `&quot;`), so the raw text is cut, never the escaped one: an
+ * entity is never cut in half, and what the cut leaves is escaped (made inert) as a whole.
+ */
+export function cutToFit(text: string, escaped: (text: string) => string, max: number): string {
+  if (escaped(text).length <= max) return text;
+  const cut = (n: number) => `${text.slice(0, n)}…`;
+  if (escaped(cut(0)).length > max) return '';
+  // The escaped length grows with the start kept: the longest that fits, by bisection.
+  let fits = 0;
+  let over = text.length;
+  while (over - fits > 1) {
+    const middle = Math.floor((fits + over) / 2);
+    if (escaped(cut(middle)).length <= max) fits = middle;
+    else over = middle;
+  }
+  // Never half of a surrogate pair.
+  const end = /[\ud800-\udbff]/.test(text.charAt(fits - 1)) ? fits - 1 : fits;
+  return cut(end);
+}
+
 const longestBacktickRun = (content: string): number =>
   (content.match(/`+/g) ?? []).reduce((max, run) => Math.max(max, run.length), 0);
 

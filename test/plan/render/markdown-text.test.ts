@@ -10,6 +10,7 @@ import { printable } from '../../../src/core/text.js';
 import { markdownSummaryTable } from '../../../src/plan/render/environments.js';
 import {
   codeSpan,
+  cutToFit,
   escapeHtml,
   fence,
   htmlCode,
@@ -45,6 +46,18 @@ describe('markdownText and escapeHtml', () => {
     const block = `${fence('x')}\n@a #1 www.evil.example\n${fence('x')}`;
     expect(activeReferences(block)).toEqual([]);
     expect(rendered(block).texts.find((node) => node.ignored)?.text).toBe('@a #1 www.evil.example\n');
+  });
+});
+
+describe('cutToFit', () => {
+  it('keeps the longest start whose escaped form fits, cutting the data, never an entity', () => {
+    expect(cutToFit('@alice', markdownText, 100)).toBe('@alice');
+    // `@&#8203;a…` is 10 characters, `@&#8203;al…` 11.
+    expect(cutToFit('@alice', markdownText, 10)).toBe('@a…');
+    expect(markdownText(cutToFit('a"bc', markdownText, 8))).toBe('a&quot;…');
+    expect(cutToFit('a"bc', markdownText, 7)).toBe('a…');
+    expect(cutToFit('ab😀c', (text) => text, 4)).toBe('ab…');
+    expect(cutToFit('abc', (text) => text, 0)).toBe('');
   });
 });
 
