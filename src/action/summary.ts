@@ -15,7 +15,10 @@ export function commandSummary(
   log: string,
   enforcement?: string,
 ): string {
-  const where = run.environments.length === 1 ? ` (${run.environments[0]})` : '';
+  // A code span: the name (letters, digits, `.`, `-`, `_`: invocation.ts) could read `www.example.com`
+  // or `GH-1`, which GitHub would link as text, and links nothing in code. This layer imports none of
+  // src/ (plan/render/markdown-text.ts makes other data inert); a name holds no backtick to escape.
+  const where = run.environments.length === 1 ? ` (\`${run.environments[0]}\`)` : '';
   const outcome =
     code === 0 ? 'succeeded' : code === 3 ? 'refused by fail-on (exit 3)' : `failed (exit ${code})`;
   const lines = [`### wafctl ${run.command}${where}: ${outcome}`, ''];

@@ -28,6 +28,7 @@ import {
   textSummaryTable,
 } from '../plan/render/environments.js';
 import { MARKDOWN_MAX_CHARS, MARKDOWN_MIN_CHARS } from '../plan/render/markdown.js';
+import { markdownText } from '../plan/render/markdown-text.js';
 import { type EnvironmentFlags, environmentFlags } from './environments.js';
 import type { Io } from './io.js';
 import { writeOut, writeTextFile } from './output.js';
@@ -66,10 +67,11 @@ interface Finished extends SummaryRow {
   failure?: unknown;
 }
 
+// The names are wafctl.yaml's, as markdown text: a name such as `www.example.com` links nothing.
 const markdownHeader = (options: SeveralOptions, names: readonly string[]): string =>
-  `${options.marker}\n## wafctl ${options.command}: ${names.join(', ')}\n\n`;
+  `${options.marker}\n## wafctl ${options.command}: ${names.map((name) => markdownText(name)).join(', ')}\n\n`;
 
-const markdownSection = (name: string, body: string): string => `\n## ${name}\n\n${body}`;
+const markdownSection = (name: string, body: string): string => `\n## ${markdownText(name)}\n\n${body}`;
 
 /**
  * Each environment's share of `--max-chars` (what is left after the document's own lines, split

@@ -230,7 +230,7 @@ describe('the action, against a stub wafctl', () => {
     const result = await action({ command: 'pull', environment: 'staging' });
     expect(result.code).toBe(0);
     expect(result.runs.map((run) => run.args)).toEqual([['pull', 'config', '--env', 'staging', '--adopt']]);
-    expect(result.summary).toContain('### wafctl pull (staging): succeeded');
+    expect(result.summary).toContain('### wafctl pull (`staging`): succeeded');
     expect(result.summary).toContain('pull done');
   });
 

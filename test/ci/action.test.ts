@@ -257,7 +257,7 @@ describe('the action: outputs', () => {
   it('the job summary of apply and pull: the outcome, and the log in a fence it cannot close', () => {
     const apply = invocation({ command: 'apply', environment: 'staging' });
     const summary = commandSummary(apply, 3, true, '\u001b[31mPlan: 1 to add\u001b[0m\n```\n');
-    expect(summary).toContain('### wafctl apply (staging): refused by fail-on (exit 3)');
+    expect(summary).toContain('### wafctl apply (`staging`): refused by fail-on (exit 3)');
     expect(summary).toContain('Changes: yes');
     expect(summary).toContain('````text\nPlan: 1 to add\n```\n````');
     const pull = commandSummary(invocation({ command: 'pull' }), 0, false, 'x'.repeat(100_000));

@@ -7,7 +7,9 @@
  *
  * In markdown, data (file names, addresses, names, reasons) reaches the output as a code span longer
  * than any backtick run inside, or as text with HTML and inline markdown escaped, after `printable`:
- * it cannot start a line, add HTML or close what it sits in (as in plan/render/markdown.ts).
+ * it cannot start a line, add HTML or close what it sits in, and as text it mentions, references and
+ * links nothing (`@octo-org/security` in a record's `changed_by` notifies no one): as in
+ * plan/render/markdown-text.ts.
  */
 import { plural, printable } from '../../core/text.js';
 import { utcMinute } from '../../plan/render/attribution.js';
@@ -65,7 +67,7 @@ function creditsLine(report: PullReportJson, style: Style): string | undefined {
   }
   if (latest.size === 0) return undefined;
   const people = [...latest].map(
-    ([who, at]) => `${style.text(who)}${at === undefined ? '' : ` (${utcMinute(at)})`}`,
+    ([who, at]) => `${style.text(who)}${at === undefined ? '' : ` (${style.text(utcMinute(at))})`}`,
   );
   return `Hand changes by ${people.join(', ')}.`;
 }
@@ -76,7 +78,8 @@ function markdownCredits(report: PullReportJson): string[] {
   if (credits.length === 0) return [];
   const items = credits.map((credit) => {
     const who = credit.changed_by === undefined ? [] : [markdownText(credit.changed_by)];
-    const when = credit.changed_at === undefined ? [] : [utcMinute(credit.changed_at)];
+    // A time the record gives is shown as it is when no date can hold it (utcMinute): escaped too.
+    const when = credit.changed_at === undefined ? [] : [markdownText(utcMinute(credit.changed_at))];
     return `- ${markdownCode(credit.address)}: ${[...who, ...when].join(', ')}`;
   });
   return ['**Hand changes** (who last changed each object, as the firewall records it):', items.join('\n')];

@@ -5,7 +5,7 @@
  */
 import { type EnvironmentSummary, errorLine } from '../../core/fleet-summary.js';
 import { plural, printable } from '../../core/text.js';
-import { markdownText } from './markdown-text.js';
+import { cutToFit, markdownText } from './markdown-text.js';
 
 /** The first line of a text plan, drift report or apply made for an environment; none without one. */
 export function environmentHeading(environment: string | undefined): string | undefined {
@@ -103,9 +103,7 @@ export function markdownSummaryBudget(names: readonly string[]): number {
 function markdownRow({ name, summary }: SummaryRow): string {
   const start = `| ${markdownCell(name)} | ${markdownCell(summary.result)} | ${markdownCell(summary.impact ?? '')} | `;
   const room = MARKDOWN_ROW_CHARS - (start.length - markdownCell(name).length) - '|\n'.length;
-  let error = summary.error ?? '';
-  // Escaping lengthens text unevenly (`<` is `&lt;`): cut the raw text until the cell fits.
-  while (error.length > 0 && markdownCell(error).length + 1 > room) error = `${error.slice(0, -2)}…`;
+  const error = cutToFit(summary.error ?? '', markdownCell, room - 1);
   return `${start}${markdownCell(error)} |\n`;
 }
 

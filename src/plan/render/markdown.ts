@@ -2,17 +2,19 @@
  * Markdown plan for a pull-request comment: a hidden marker so a bot can find and update one sticky
  * comment, a summary table, and one collapsible `diff` block per changed object.
  *
- * Data (names, keys, ids, messages) reaches the markdown only in four ways, each escaped so it can
- * neither start a line, nor add HTML, nor close what it sits in: the `<summary>` (HTML, escaped), a
- * code span whose backtick run is longer than any inside, a fenced block whose fence is longer than
- * any backtick run inside, and message text (HTML and inline markdown syntax escaped). Everything is
+ * Data (names, keys, ids, messages) reaches the markdown only in five ways, each escaped so it can
+ * neither start a line, nor add HTML, nor close what it sits in (markdown-text.ts): the `<summary>`
+ * (HTML, escaped), its `<code>`, a code span whose backtick run is longer than any inside, a fenced
+ * block whose fence is longer than any backtick run inside, and message text (HTML and inline
+ * markdown syntax escaped). As text (the `<summary>`'s words, messages) it is also made inert: no
+ * `@name`, `#1` or URL in it mentions, references or links anything on GitHub. Everything is
  * `printable` first, so no `\n` or control character from data ever reaches the output raw.
  */
 import { CHANGES_TRUST, type Change, type Plan, type SafetyWarning } from '../../core/model.js';
 import { markdownBehaviourSection } from './behaviour.js';
 import { type BodyLine, changeBody } from './body.js';
 import { enforcementHeadline, enforcementLines } from './enforcement.js';
-import { codeSpan, escapeHtml, fence, markdownText } from './markdown-text.js';
+import { codeSpan, cutToFit, escapeHtml, fence, htmlCode, markdownText } from './markdown-text.js';
 import { readOnlyEntries, readOnlyHeadline } from './read-only.js';
 import { hasImpactSection, impactEntries, impactSummary } from './security.js';
 import {
@@ -95,7 +97,7 @@ function renderChange(
   const f = fence(content);
   const renamed = renamedFromText(change);
   const words = renamed === undefined ? describe(change) : `${describe(change)} (${renamed})`;
-  const summary = `<code>${escapeHtml(`${SYMBOL[change.action]} ${address(change)}`)}</code> ${escapeHtml(words)}`;
+  const summary = `${htmlCode(`${SYMBOL[change.action]} ${address(change)}`)} ${escapeHtml(words)}`;
   return ['<details>', `<summary>${summary}</summary>`, '', `${f}diff`, content, f, '', '</details>'].join(
     '\n',
   );
@@ -189,30 +191,40 @@ function frontLines(plan: Plan, impactTitle: string): string[] {
   return lines;
 }
 
+/** The one short line for the safety warnings that did not fit. */
+const restOfWarnings = (rest: readonly SafetyWarning[]): string =>
+  `> **Warning:** the plan deletes more ${rest.map((w) => w.kind).join(', ')} objects than the safety limit allows; apply refuses this without --force.\n`;
+
 /**
  * The safety warnings, in the header that is always kept: apply refuses such a plan without --force,
- * which no truncation may hide. One line a kind while they fit with `reserve` to spare, else one
- * short line for the rest (at most one a kind, so the least --max-chars always has room for it).
+ * which no truncation may hide. One line a kind while they fit with `reserve` to spare and room for
+ * the short line of those after it, else that short line for the rest (at most one a kind, so the
+ * least --max-chars always has room for it).
  */
 function addWarnings(budget: Budget, warnings: readonly SafetyWarning[], reserve: number): void {
-  const shown = warnings.findIndex((w) => !budget.tryAdd(`> **Warning:** ${warningLine(w)}\n`, reserve));
-  if (shown === -1) return;
-  const rest = warnings.slice(shown);
-  const kinds = rest.map((w) => w.kind).join(', ');
-  budget.add(
-    `> **Warning:** the plan deletes more ${kinds} objects than the safety limit allows; apply refuses this without --force.\n`,
-  );
+  const shown = warnings.findIndex((w, i) => {
+    const after = i + 1 < warnings.length ? restOfWarnings(warnings.slice(i + 1)).length + 1 : 0;
+    return !budget.tryAdd(`> **Warning:** ${warningLine(w)}\n`, reserve + after);
+  });
+  if (shown !== -1) budget.add(restOfWarnings(warnings.slice(shown)));
 }
+
+/**
+ * The most characters, once escaped, of the data in the lines every budget keeps: the title (which
+ * names the environment) and each flag the partial warning shows. Escaping lengthens data up to
+ * eightfold (`@` is `@&#8203;`), so each is cut to fit, leaving room at MARKDOWN_MIN_CHARS for the
+ * rest of the header, the safety warnings and the left-out lines (test/plan/render/header.test.ts).
+ */
+const titleChars = (maxChars: number): number => Math.max(160, Math.floor(maxChars / 20));
+const flagChars = (maxChars: number): number => Math.max(12, Math.min(200, Math.floor(maxChars / 100)));
 
 /** The plan as a pull-request comment in markdown, within `maxChars` characters. */
 export function renderMarkdownPlan(plan: Plan, options: MarkdownOptions = {}): string {
   const s = plan.summary;
-  const budget = new Budget(options.maxChars ?? MARKDOWN_MAX_CHARS);
-  const header = [
-    options.marker ?? MARKDOWN_MARKER,
-    `### ${markdownText(options.title ?? 'wafctl plan')}`,
-    '',
-  ];
+  const maxChars = options.maxChars ?? MARKDOWN_MAX_CHARS;
+  const budget = new Budget(maxChars);
+  const title = cutToFit(options.title ?? 'wafctl plan', markdownText, titleChars(maxChars));
+  const header = [options.marker ?? MARKDOWN_MARKER, `### ${markdownText(title)}`, ''];
   if (options.planLine ?? true)
     header.push(`**${plan.changes.length > 0 ? planLine(plan) : NO_CHANGES}**`, '');
   header.push(
@@ -228,7 +240,9 @@ export function renderMarkdownPlan(plan: Plan, options: MarkdownOptions = {}): s
   const front = [...(options.opening ?? []), ...frontLines(plan, options.impactTitle ?? 'Security impact')];
   const detailsReserve = notShown(plan.changes.length, 'changes').length + 2;
   const frontReserve = notShown(front.length, 'lines of this summary').length + 2 + detailsReserve;
-  const partial = partialLine(plan, options.noun);
+  const partial = partialLine(plan, options.noun, (flag) =>
+    cutToFit(flag, markdownText, flagChars(maxChars)),
+  );
   if (partial !== undefined) budget.add(`> **Warning:** ${markdownText(partial)}\n`);
   addWarnings(budget, plan.warnings, frontReserve);
   const shownFront = front.findIndex((line) => !budget.tryAdd(line, frontReserve));

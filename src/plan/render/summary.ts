@@ -118,9 +118,14 @@ export function duplicatesLines(plan: Pick<Plan, 'changes'>): string[] {
 
 /**
  * The warning of a partial plan (`--target`, `--exclude`, `--kind`), as Terraform's: what it selected,
- * and that the rest is neither shown nor applied. Undefined for a whole plan.
+ * and that the rest is neither shown nor applied. Undefined for a whole plan. `shorten` cuts each
+ * flag shown (default: to 200 characters); the markdown plan cuts them to fit its budget once escaped.
  */
-export function partialLine(plan: Pick<Plan, 'targets'>, what = 'plan'): string | undefined {
+export function partialLine(
+  plan: Pick<Plan, 'targets'>,
+  what = 'plan',
+  shorten: (flag: string) => string = (flag) => truncate(flag, 200),
+): string | undefined {
   const targets = plan.targets;
   if (targets === undefined) return undefined;
   const flags = [
@@ -129,7 +134,7 @@ export function partialLine(plan: Pick<Plan, 'targets'>, what = 'plan'): string 
     ...targets.exclude.map((address) => `--exclude ${JSON.stringify(address)}`),
   ];
   // A few, shortened: the line is in the header every budget keeps.
-  const shown = flags.slice(0, PARTIAL_FLAGS_SHOWN).map((flag) => truncate(flag, 200));
+  const shown = flags.slice(0, PARTIAL_FLAGS_SHOWN).map(shorten);
   const more = flags.length > shown.length ? ` and ${flags.length - shown.length} more` : '';
   return printable(
     `this ${what} is partial (${shown.join(' ')}${more}): changes outside the selection are neither shown nor applied, and the firewall may still differ from the configuration. Run a whole ${what === 'plan' ? 'plan' : 'drift check'} to see them.`,

@@ -291,7 +291,8 @@ describe('data in a markdown plan', () => {
     expect(markdown).toContain(
       '> **Error:** ```` notification.x</code></summary></details><img src=x onerror=alert(1)>`` ` ``` ````: ' +
         'declared outside the manage scope of notifications (declared at a.yaml:1:1 ' +
-        '\\[click\\](https://evil.example) &lt;b&gt;bold&lt;/b&gt; \\*x\\* \\`y\\` \\\\); ' +
+        // GFM would link a bare URL: a zero-width space in `://` keeps it text.
+        '\\[click\\](https:&#8203;//evil.example) &lt;b&gt;bold&lt;/b&gt; \\*x\\* \\`y\\` \\\\); ' +
         'wafctl never touches objects outside it\n',
     );
   });

@@ -107,6 +107,35 @@ describe('the safety warning', () => {
       expect(named).toContain(kind);
   });
 
+  it('survives the least --max-chars with a long title and partial warning of data escaping longest', () => {
+    // `@` is escaped eightfold (`@&#8203;`): the title and each flag shown are cut to fit, escaped.
+    const many = (kind: string) => ({
+      kind,
+      immutable: [],
+      scope: { prune: true, match: {} },
+      desired: [],
+      remote: Array.from({ length: 10 }, (_, i) => ({
+        id: `p${i}`,
+        key: `p${i}`,
+        attributes: { name: 'p' },
+      })),
+    });
+    const warned = planChanges([wipe(), many('group'), many('notification'), many('schedule')]);
+    expect(warned.warnings).toHaveLength(4);
+    const hostile = '@'.repeat(5000);
+    const plan = { ...warned, targets: { target: Array(9).fill(hostile), exclude: [hostile], kind: [] } };
+    for (const maxChars of [MARKDOWN_MIN_CHARS, 1500, 65_536]) {
+      const markdown = renderMarkdownPlan(plan, { title: `wafctl plan: ${hostile}`, maxChars });
+      expect(markdown.length).toBeLessThanOrEqual(maxChars);
+      const lines = markdown.split('\n');
+      expect(lines[1]).toMatch(/^### wafctl plan: (@&#8203;)+…$/);
+      expect(lines.find((line) => line.includes('is partial'))).toMatch(
+        /^> \*\*Warning:\*\* this plan is partial \(--target (&quot;(@&#8203;)*)?…( --target (&quot;(@&#8203;)*)?…){4} and 5 more\): changes outside/,
+      );
+      expect(markdown).toContain('apply refuses this without --force');
+    }
+  });
+
   it('comes right after the headline of the text drift report, and in the markdown one', () => {
     expect(renderTextDrift(plan).split('\n').slice(0, 2)).toEqual([
       'Drift detected: 1994 objects differ from the configuration.',
