@@ -183,6 +183,12 @@ function builtInNote(group: Group): string {
   return `built in, read-only (${members.length === 0 ? 'no members' : `members: ${members.join(', ')}`})`;
 }
 
+/** The usernames the group's record gives its members, by id (RemoteRecord `usernames`), if it gives any. */
+function usernamesOf(group: Group): { usernames?: ReadonlyMap<string, string> } {
+  const named = (group.users ?? []).filter((user) => user.username !== '');
+  return named.length === 0 ? {} : { usernames: new Map(named.map((user) => [user.id, user.username])) };
+}
+
 /** Planned attributes -> the API's group body (the whole group: PUT has the same shape as POST). */
 function toInput(a: GroupAttributes): GroupInput {
   return {
@@ -225,6 +231,7 @@ async function hydrate(
       changedAt: epochMs(group.updated_at),
       ...(group.name === ADMINS_GROUP ? { readOnly: builtInNote(group) } : {}),
       ...(comments.length > 0 ? { comments } : {}),
+      ...usernamesOf(group),
     };
   });
 }

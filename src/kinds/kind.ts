@@ -49,6 +49,13 @@ export interface RemoteRecord<A extends Attributes = Attributes> {
    * it is never planned or compared, only judged by drift (src/plan/enforcement.ts).
    */
   enforcement?: readonly ActionSync[] | undefined;
+  /**
+   * The usernames the record itself gives the users its `userFields` hold, by id (a group's `users`
+   * are `{id, username}`), where it gives one. Not an attribute (members are compared by id): refresh
+   * checks the read-only object's expectation against them, so the default `admin` is found on a
+   * server with no user listing, or none named admin, and members read by name without a listing.
+   */
+  usernames?: ReadonlyMap<string, string> | undefined;
 }
 
 /** One action's synchronization: its firewall, and its `sync_status` as the API gave it (if it did). */

@@ -5,8 +5,7 @@
  * objects that could not be planned) and a declined approval are answers: the report says so
  * (`exit_code`, each change `not_started` with its reason).
  */
-import { usageError } from '../core/errors.js';
-import { type FailOnClass as CoreFailOnClass, FAIL_ON_CLASSES } from '../core/model.js';
+import type { FailOnClass as CoreFailOnClass } from '../core/model.js';
 import type { ApplyReportJson } from '../ops/apply/report-document.js';
 import { DEFAULT_WAIT_TIMEOUT_MS } from '../ops/apply/wait-timeout.js';
 import { type ApplyIo, type ApplySettings, applyToFirewall } from '../ops/apply/workflow.js';
@@ -23,13 +22,9 @@ void sameClasses;
 
 /** The gate's and the applier's settings from the options (the CLI's from its flags). */
 function settingsOf(options: ApplyOptions): ApplySettings {
-  const failOn = [...(options.failOn ?? [])];
-  const unknown = failOn.filter((name) => !(FAIL_ON_CLASSES as readonly string[]).includes(name));
-  if (unknown.length > 0) {
-    throw usageError(`unknown failOn class ${unknown.join(', ')}: expected ${FAIL_ON_CLASSES.join(', ')}`);
-  }
+  // Their types and values are checked at the entry point (options.ts): the classes, the numbers.
   return {
-    failOn,
+    failOn: [...(options.failOn ?? [])],
     allowPartial: options.allowPartial === true,
     force: options.force === true,
     interactive: options.confirm !== undefined,
@@ -43,9 +38,6 @@ function settingsOf(options: ApplyOptions): ApplySettings {
 
 /** `wait` and `waitTimeoutSeconds` (which implies it), as the CLI's `--wait` and `--wait-timeout`. */
 function waitOf({ wait, waitTimeoutSeconds: seconds }: ApplyOptions): ApplySettings['wait'] {
-  if (seconds !== undefined && !(Number.isFinite(seconds) && seconds > 0)) {
-    throw usageError(`waitTimeoutSeconds must be a positive number of seconds, got ${String(seconds)}`);
-  }
   if (wait !== true && seconds === undefined) return undefined;
   return { timeoutMs: seconds === undefined ? DEFAULT_WAIT_TIMEOUT_MS : seconds * 1000 };
 }

@@ -25,6 +25,7 @@ import type {
   FirewallConnection,
   FirewallTarget,
   RunOptions,
+  SignInConnection,
   WafctlErrorLike,
 } from './types.js';
 
@@ -67,24 +68,24 @@ export function loadOptionsOf(options: RunOptions, project?: Project): LoadOptio
   };
 }
 
-/** The URL and credential of the caller's `connection`: a token, or a user who signs in. */
+/**
+ * The URL and credential of the caller's `connection`: a token, or a user who signs in. Checked at
+ * the entry point (options.ts `checkedOptions`): a URL, and a token or a whole sign-in (an empty
+ * token is none, and a token wins, as in the CLI).
+ */
 function givenCredential(connection: FirewallConnection | ConnectionSettings | undefined): {
   url: string;
   credential: Credential;
 } {
-  if (
-    connection === undefined ||
-    !('url' in connection) ||
-    typeof connection.url !== 'string' ||
-    connection.url === ''
-  )
+  if (connection?.url === undefined || connection.url === '') {
     throw connectionError('no API URL: give connection.url, or an environment.');
+  }
   const { url } = connection;
-  if ('token' in connection) {
+  if ('token' in connection && connection.token !== undefined && connection.token !== '') {
     const source = 'connection.token';
     return { url, credential: { kind: 'token', token: checkedToken(connection.token, source), source } };
   }
-  const { username, password } = connection;
+  const { username = '', password = '' } = connection as Partial<SignInConnection>;
   registerSecret(password);
   return {
     url,

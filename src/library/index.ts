@@ -4,6 +4,7 @@
  * that command prints with `--format json`. The caller injects what the CLI takes from the process:
  * the directory, the variables, the connection (or the environment of wafctl.yaml to work on), a
  * signal, the clock and where notes go. Nothing is printed, nothing exits, `process` is never read.
+ * The options are checked first (options.ts), whatever the caller's types said.
  *
  * Every export declares its type in src/library/ (types.ts; documents.ts, generated from the JSON
  * Schemas): the package ships these declarations, and they need nothing else installed.
@@ -18,6 +19,7 @@ import type {
   ValidationDocument,
 } from './documents.js';
 import { exportFiles } from './export.js';
+import { checkedOptions } from './options.js';
 import { driftDocument, planDocument } from './plan.js';
 import { testDocument } from './test.js';
 import type {
@@ -83,10 +85,10 @@ export type {
  * `--env NAME`); `strict: true` makes the rule lint's warnings problems, as `--strict`. Throws only for what is not a configuration problem (a usage error, an unreadable
  * directory).
  */
-export function validate(
+export async function validate(
   options: ValidateOptions,
 ): Promise<ValidationDocument | EnvironmentsValidationDocument> {
-  return validateConfiguration(options);
+  return validateConfiguration(checkedOptions('validate', options));
 }
 
 /**
@@ -94,13 +96,13 @@ export function validate(
  * `environment`, as `wafctl plan --env NAME --format json`). Throws a `CONFIG_INVALID` error (with
  * `problems`) for an invalid configuration, and the API's errors.
  */
-export function plan(options: PlanOptions): Promise<PlanDocument> {
-  return planDocument(options);
+export async function plan(options: PlanOptions): Promise<PlanDocument> {
+  return planDocument(checkedOptions('plan', options));
 }
 
 /** Reports drift, as `wafctl drift --format json`: the plan document with `drift` and `objects`. */
-export function drift(options: PlanOptions): Promise<DriftDocument> {
-  return driftDocument(options);
+export async function drift(options: PlanOptions): Promise<DriftDocument> {
+  return driftDocument(checkedOptions('drift', options));
 }
 
 /**
@@ -110,16 +112,16 @@ export function drift(options: PlanOptions): Promise<DriftDocument> {
  * the report of what was not applied and why. Throws for an invalid configuration or options, and
  * when the firewall cannot be read.
  */
-export function apply(options: ApplyOptions): Promise<ApplyReport> {
-  return applyConfiguration(options);
+export async function apply(options: ApplyOptions): Promise<ApplyReport> {
+  return applyConfiguration(checkedOptions('apply', options));
 }
 
 /**
  * Exports the live state as the files `wafctl export --dir DIR` writes (one per family, loaded back
  * before they are given); writes them into `dir` only with `write: true`.
  */
-export function exportState(options: ExportOptions): Promise<ExportedState> {
-  return exportFiles(options);
+export async function exportState(options: ExportOptions): Promise<ExportedState> {
+  return exportFiles(checkedOptions('exportState', options));
 }
 
 /**
@@ -128,8 +130,8 @@ export function exportState(options: ExportOptions): Promise<ExportedState> {
  * the `environment`'s). A failing case is in the report (`passed: false`, its `status` and
  * `reason`); a configuration that declares no case throws a `USAGE` error, as the CLI exits 1.
  */
-export function test(options: TestOptions): Promise<TestReport> {
-  return testDocument(options);
+export async function test(options: TestOptions): Promise<TestReport> {
+  return testDocument(checkedOptions('test', options));
 }
 
 /** Whether `error` is one of wafctl's own errors: then `error.code` is stable (docs/library.md). */

@@ -18,6 +18,7 @@ import type { Attributes, Plan, PlanTrust } from '../core/model.js';
 import { safetyCodec } from '../core/safety.js';
 import { applicationRulesKind } from '../kinds/application-rules.js';
 import { KINDS, type Kind } from '../kinds/index.js';
+import type { RemoteRecord } from '../kinds/kind.js';
 import { sortedSet } from '../kinds/normalize.js';
 import { readFamilies } from '../kinds/read-families.js';
 import { NO_USER_LISTING_NOTE, type UserDirectory, userDirectoryOnce } from '../kinds/users.js';
@@ -123,7 +124,9 @@ export async function refreshInputs(
       usesKind(config, kind) || (options.testsRead === true && kind === applicationRulesKind),
     warn: options.warn,
   });
-  const expected = await Promise.all(kinds.map((kind) => expectedObjects(config, kind, users, options.warn)));
+  const expected = await Promise.all(
+    kinds.map((kind, i) => expectedObjects(config, kind, remote[i], users, options.warn)),
+  );
   return kinds.map((kind, i) =>
     planInputOf(kind, {
       scope: scopeOf(state, kind),
@@ -176,13 +179,13 @@ async function optionalDirectory(
 
 /**
  * What the configuration expects of the kind's read-only object (kind.ts `expectation`): its
- * section, over the kind's defaults, in attribute form, members resolved to ids. A member the
- * configuration names that the directory does not know is a configuration problem; a default member
- * it cannot resolve (no listing, or no such user) is not checked, and `warn` says so.
+ * section, over the kind's defaults, in attribute form, members as the ids `expectedMembers` finds
+ * them under in the live record.
  */
 async function expectedObjects(
   config: LoadedConfig,
   kind: Kind,
+  remote: readonly RemoteRecord[] | undefined,
   users: () => Promise<UserDirectory | undefined>,
   warn: ((line: string) => void) | undefined,
 ): Promise<ExpectedObject[] | undefined> {
@@ -190,43 +193,91 @@ async function expectedObjects(
   if (expectation === undefined) return undefined;
   const declared = config.state.expected[expectation.section];
   const attributes: Attributes = expectation.attributes({ ...expectation.defaults, ...declared });
+  const record = remote?.find((object) => object.key === expectation.key && object.readOnly !== undefined);
   for (const field of kind.userFields ?? []) {
     const members = attributes[field];
     if (!Array.isArray(members)) continue;
+    const path = `${expectation.section}.${field}`;
     const stated = declared !== undefined && Object.hasOwn(declared, field);
-    const directory = stated ? await users() : await optionalDirectory(users);
-    if (directory === undefined) {
-      if (!stated) {
-        delete attributes[field];
-        warn?.(
-          `${expectation.section}.${field} is not checked: without the user listing, the default (${members.join(', ')}) cannot be resolved; declare ${expectation.section}: {${field}: [...]} with user ids`,
-        );
-      }
-      continue;
-    }
-    const resolved = (members as string[]).map((member) => ({ member, found: directory.resolve(member) }));
-    const unknown = resolved.filter(({ found }) => !('id' in found));
-    if (unknown.length > 0 && stated) {
-      throw new ConfigError(
-        unknown.map(({ found }) => ({
-          file: config.files[0] ?? '',
-          line: 0,
-          col: 0,
-          path: `${expectation.section}.${field}`,
-          message: 'problem' in found ? found.problem : '',
-        })),
-      );
-    }
-    if (unknown.length > 0) {
-      delete attributes[field];
+    const found = await expectedMembers(members as string[], heldMembers(record, field), {
+      config,
+      path,
+      stated,
+      users,
+    });
+    attributes[field] = found.ids;
+    if (found.unnamed.length > 0) {
       warn?.(
-        `${expectation.section}.${field} is not checked: the server has no user ${unknown.map(({ member }) => member).join(', ')} (the default); declare ${expectation.section}: {${field}: [...]}`,
+        `${path}: the record of ${kind.noun} ${expectation.key} gives no username for ${found.unnamed.join(', ')}, nor does a user listing: compared by id`,
       );
-      continue;
     }
-    attributes[field] = sortedSet(resolved.map(({ found }) => ('id' in found ? found.id : '')));
   }
   return [{ key: expectation.key, attributes }];
+}
+
+/** The members a read-only record holds in one of its user fields: their ids, and the usernames it gives them. */
+interface HeldMembers {
+  ids: readonly string[];
+  usernames: ReadonlyMap<string, string>;
+}
+
+function heldMembers(record: RemoteRecord | undefined, field: string): HeldMembers {
+  const value = record?.attributes[field];
+  const ids = Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : [];
+  return { ids, usernames: record?.usernames ?? new Map() };
+}
+
+/** The member of `held` that `member` names: by id (ids win), else the one member with that username. */
+function heldMember(held: HeldMembers, member: string): string | undefined {
+  if (held.ids.includes(member)) return member;
+  const named = held.ids.filter((id) => held.usernames.get(id) === member);
+  return named.length === 1 ? named[0] : undefined;
+}
+
+/** Where an expectation's members are stated, and how the users it names are looked up. */
+interface ExpectationSource {
+  config: LoadedConfig;
+  /** `admins.users`. */
+  path: string;
+  /** The configuration states them (else they are the kind's default). */
+  stated: boolean;
+  users: () => Promise<UserDirectory | undefined>;
+}
+
+/**
+ * The ids an expectation's members name, compared with the live record's members (`held`): a member
+ * the record holds, by id or by the username the record gives it (the admins group's record names
+ * each member, so the default `admin` is checked on a server without a user listing, or without a
+ * user named admin); else a user the directory knows (expected, not a member: a difference); else
+ * the member as written (nobody the record holds: a difference too). A stated member the directory
+ * does not know is a configuration problem, as in a group. `unnamed`: where some member is not
+ * found by name, the record's members that neither it nor the listing names, compared by id.
+ */
+async function expectedMembers(
+  members: readonly string[],
+  held: HeldMembers,
+  source: ExpectationSource,
+): Promise<{ ids: string[]; unnamed: string[] }> {
+  const inRecord = members.map((member) => heldMember(held, member));
+  if (inRecord.every((id) => id !== undefined)) return { ids: sortedSet(inRecord), unnamed: [] };
+  const directory = source.stated ? await source.users() : await optionalDirectory(source.users);
+  const problems: ConfigProblem[] = [];
+  const ids = members.map((member, i) => {
+    const found = inRecord[i] === undefined ? directory?.resolve(member) : { id: inRecord[i] };
+    if (found !== undefined && 'id' in found) return found.id;
+    if (found !== undefined && source.stated) problems.push(expectationProblem(source, found.problem));
+    return member;
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  const unnamed = held.ids.filter(
+    (id) => !held.usernames.has(id) && !ids.includes(id) && (directory?.nameOf(id) ?? id) === id,
+  );
+  return { ids: sortedSet(ids), unnamed };
+}
+
+/** A problem of the expectation's members: the section has no line of its own to point at. */
+function expectationProblem(source: ExpectationSource, message: string): ConfigProblem {
+  return { file: source.config.files[0] ?? '', line: 0, col: 0, path: source.path, message };
 }
 
 /**
@@ -355,13 +406,13 @@ export async function refreshAndPlan(
   const inputs = read.filter((input) => usesKind(config, kindNamed(input.kind)));
   // Members are ids in the plan; where the listing names them, a reviewer reads names too.
   const members = inputs.some((input) => hasMembers(kindNamed(input.kind), input));
-  const directory = members ? await optionalDirectory(users) : undefined;
+  const nameOf = members ? memberNames(await optionalDirectory(users), inputs) : undefined;
   const planned = planChanges(inputs, {
     ...planOptions(config, options.impactDirection),
-    ...(directory === undefined ? {} : { userLabel: (id: string) => userLabel(directory, id) }),
+    ...(nameOf === undefined ? {} : { userLabel: (id: string) => userLabel(nameOf, id) }),
   });
   const whole = options.impactDirection === 'drift' ? driftFindings(planned, inputs, options) : planned;
-  const named = directory === undefined ? whole : withPlanUsernames(whole, directory);
+  const named = nameOf === undefined ? whole : withPlanUsernames(whole, nameOf);
   const selected = options.selection === undefined ? named : selectPlan(named, options.selection);
   const rules = read.find((input) => input.kind === applicationRulesKind.name);
   return withTrust(tested ? withBehaviour(config, selected, rules?.remote ?? []) : selected, options.trust);
@@ -418,14 +469,31 @@ export function hasMembers(kind: Kind | undefined, input: KindPlanInput | undefi
   );
 }
 
-/** `grace (u-1007)` where the listing names the id, else the id. */
-function userLabel(directory: UserDirectory, id: string): string {
-  const name = directory.nameOf(id);
+/**
+ * How a member id reads: as the user listing writes it (`nameOf`), else, for an id the listing does
+ * not hold (or without a listing), by the username a group's record gives it, else as the id. Undefined
+ * when nothing names any member: members are then ids alone.
+ */
+function memberNames(
+  directory: UserDirectory | undefined,
+  inputs: readonly KindPlanInput[],
+): ((id: string) => string) | undefined {
+  const recorded = new Map<string, string>();
+  for (const object of inputs.flatMap((input) => input.remote)) {
+    for (const [id, name] of object.usernames ?? []) recorded.set(id, name);
+  }
+  if (directory === undefined && recorded.size === 0) return undefined;
+  return (id) => (directory?.isId(id) ? directory.nameOf(id) : (recorded.get(id) ?? id));
+}
+
+/** `grace (u-1007)` where the id has a name, else the id. */
+function userLabel(nameOf: (id: string) => string, id: string): string {
+  const name = nameOf(id);
   return name === id ? id : `${name} (${id})`;
 }
 
-/** The plan with the usernames of the member ids it shows (`usernames`), when the listing names any. */
-function withPlanUsernames(plan: Plan, directory: UserDirectory): Plan {
+/** The plan with the usernames of the member ids it shows (`usernames`), where any has one. */
+function withPlanUsernames(plan: Plan, nameOf: (id: string) => string): Plan {
   const usernames: Record<string, string> = {};
   const note = (object: Attributes | null, fields: readonly string[]) => {
     for (const field of fields) {
@@ -433,7 +501,7 @@ function withPlanUsernames(plan: Plan, directory: UserDirectory): Plan {
       if (!Array.isArray(members)) continue;
       for (const id of members) {
         if (typeof id !== 'string') continue;
-        const name = directory.nameOf(id);
+        const name = nameOf(id);
         if (name !== id) usernames[id] = name;
       }
     }

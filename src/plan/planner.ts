@@ -62,6 +62,8 @@ export interface RemoteObject {
   changedBy?: string | undefined;
   changedAt?: number | undefined;
   enforcement?: readonly ActionSync[] | undefined;
+  /** The usernames the record gives its members, by id (RemoteRecord): refresh reads them, the planner never. */
+  usernames?: ReadonlyMap<string, string> | undefined;
 }
 
 export interface KindPlanInput {

@@ -15,6 +15,7 @@ import {
   writeConfig,
 } from '../helpers/firewall.js';
 import { GIT_ENV, pullRequestRepo } from '../helpers/git.js';
+import { type Intercept, startProxy, type TestProxy } from '../helpers/proxy.js';
 
 /**
  * A firewall whose admins group holds `admin` and `grace`: grace was added by hand. Its clock stands
@@ -166,5 +167,104 @@ describe('the default expectation', () => {
     });
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain('! changes_trust  admins: users: null -> ["admin","grace"]');
+  });
+});
+
+/**
+ * A server with no user named `admin` (issue 50, finding 8a): the built-in administrator was renamed
+ * `root` (user u-1000), and `erin` was added to admins by hand (the seed puts her there: the server
+ * refuses every edit of the group, so a hand-added administrator is one it was given some other
+ * way). The group's records name each member, so the default (`admin`) is checked against those
+ * names, with or without the user listing.
+ */
+describe('a server without a user named admin', () => {
+  const seed = {
+    users: [
+      { id: 'u-1000', username: 'root' },
+      { id: 'u-1001', username: 'alice' },
+      { id: 'u-1005', username: 'erin' },
+    ],
+    groups: [{ name: 'admins', is_admin: true, user_ids: ['u-1000', 'u-1005'] }],
+  };
+  // By id: without the listing, a username could not be sent.
+  const SOC = 'groups:\n  - name: soc\n    users: [u-1001]\n';
+  beforeEach(async () => {
+    firewall = await startTestFirewall({ seed });
+  });
+
+  /** The env of a proxy in front of the firewall that answers `intercept` first. */
+  const behind = async (intercept: Intercept) => {
+    const proxy = await startProxy(firewall.url, intercept);
+    proxies.push(proxy);
+    return { ...firewall.env, WAF_URL: proxy.url };
+  };
+  const proxies: TestProxy[] = [];
+  afterEach(async () => {
+    for (const proxy of proxies.splice(0)) await proxy.close();
+  });
+  const noUsers: Intercept = ({ path }) =>
+    path.startsWith('/api/v1/users') ? { status: 404, type: 'application/json', body: '{}' } : undefined;
+
+  for (const listing of ['with', 'without'] as const) {
+    it(`the default catches erin, by the usernames the group's record gives, ${listing} the user listing`, async () => {
+      const env = listing === 'with' ? firewall.env : await behind(noUsers);
+      const dir = await writeConfig({ 'groups.yaml': SOC });
+      const drift = await runCli(['drift', dir, '--format', 'json'], { env });
+      expect(drift.code, drift.stderr).toBe(2);
+      expect(drift.stderr).not.toContain('admins.users');
+      const json = JSON.parse(drift.stdout);
+      expect(json.read_only).toMatchObject([
+        {
+          key: 'admins',
+          fields: ['users'],
+          before: { users: ['admin'] },
+          after: { users: ['u-1000', 'u-1005'] },
+          impact: [
+            {
+              class: 'broadens_access',
+              reason: 'members added to an administrator group: root (u-1000), erin (u-1005)',
+            },
+          ],
+        },
+      ]);
+      expect(json.usernames).toMatchObject({ 'u-1000': 'root', 'u-1005': 'erin' });
+      const gated = await runCli(['drift', dir, '--fail-on', 'broadens_access'], { env });
+      expect(gated.code).toBe(3);
+    });
+
+    it(`an expectation by username or id names erin alone, ${listing} the user listing`, async () => {
+      const env = listing === 'with' ? firewall.env : await behind(noUsers);
+      for (const users of ['[root]', '[u-1000]']) {
+        const dir = await writeConfig({ 'groups.yaml': `${SOC}admins:\n  users: ${users}\n` });
+        const drift = await runCli(['drift', dir], { env });
+        expect(drift.code, drift.stderr).toBe(2);
+        expect(drift.stdout).toContain(
+          '! broadens_access  group.admins: member added to an administrator group: erin (u-1005) (read-only: wafctl cannot change it)',
+        );
+      }
+      const expected = await writeConfig({ 'groups.yaml': `${SOC}admins:\n  users: [root, erin]\n` });
+      expect((await runCli(['apply', expected, '--auto-approve'], { env })).code).toBe(0);
+      const quiet = await runCli(['drift', expected], { env });
+      expect(quiet.stdout).toBe('No drift: the firewall matches the configuration.\n');
+    });
+  }
+
+  it('a record that gives a member no username: that member is compared by id, and a note says so', async () => {
+    // The group's record names erin by id alone, and no user listing names her.
+    const env = await behind(async (request) => {
+      if (request.path.startsWith('/api/v1/users')) return noUsers(request);
+      if (!/^\/api\/v1\/groups\/[^/]+$/.test(request.path)) return undefined;
+      const answer = await request.forward();
+      return { ...answer, body: answer.body.replaceAll('"username":"erin"', '"username":""') };
+    });
+    const dir = await writeConfig({ 'groups.yaml': SOC });
+    const drift = await runCli(['drift', dir], { env });
+    expect(drift.code, drift.stderr).toBe(2);
+    expect(drift.stdout).toContain(
+      '! broadens_access  group.admins: members added to an administrator group: root (u-1000), u-1005 (read-only: wafctl cannot change it)',
+    );
+    expect(drift.stderr).toContain(
+      'Note: admins.users: the record of group admins gives no username for u-1005, nor does a user listing: compared by id.',
+    );
   });
 });
