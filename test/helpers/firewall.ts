@@ -24,7 +24,8 @@ export interface TestFirewall {
   api: ApiClient;
   /**
    * A client calling as a seeded user, with `userToken(username)` (the seed must give it: see
-   * `ruleWritersSeed`): the emulator records that user as the `username` of the rules it writes.
+   * `ruleWritersSeed`): the emulator records that user as the `username` of the rules it updates,
+   * and of those it creates without naming a creator.
    */
   as(username: string): ApiClient;
   stats(): Promise<Stats>;
@@ -107,8 +108,8 @@ export function userToken(username: string): string {
  * A seed where `writers` may write application rules, each calling with `userToken(username)`
  * (`firewall.as(username)`): the directory is the demo's (alice is still `u-1001`, ...), plus a user
  * `u-NAME` for a writer it lacks, every user with its token; and one more group, `rule-writers`
- * (permission 1, "Handle rules"), holding the writers. A rule's `username` is then whoever wrote it
- * last.
+ * (permission 1, "Handle rules"), holding the writers. A rule's `username` is then whoever updated it
+ * last, or the creator its create named (else whoever created it).
  */
 export function ruleWritersSeed(writers: readonly string[]): NonNullable<EmulatorOptions['seed']> {
   const known = new Set(DEMO_USERS.map((user) => user.username));
