@@ -48,7 +48,7 @@ interface EnforcementJson {
 
 const WAIT_RESULTS: Readonly<Record<string, string>> = {
   enforced: 'every action synced',
-  not_enforced: 'NOT enforced: some actions are in sync error',
+  not_enforced: 'NOT enforced: some actions are in sync error or not read back as written',
   timed_out: 'NOT enforced: some actions were not synced by the timeout',
   interrupted: 'not known: the wait was interrupted (the writes are done)',
   unreadable: 'not known: the rules could not be read back (the writes are done)',

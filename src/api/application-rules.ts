@@ -5,7 +5,7 @@ import { UnconfirmedWriteError } from './errors.js';
 import { APPLICATION_RULE_FILTERS, type ApplicationRuleFilters, filtersToQuery } from './filters.js';
 import { collect, eachRow } from './paginate.js';
 import { type ApplicationRule, applicationRuleSchema } from './records.js';
-import type { RequestSpec } from './request.js';
+import type { ReadOptions, RequestSpec } from './request.js';
 import { pathSegment } from './url.js';
 
 /** One rule of a create request. */
@@ -38,10 +38,13 @@ export interface ApplicationRulesApi {
    */
   list(filters?: ApplicationRuleFilters): Promise<ApplicationRule[]>;
   iterate(filters?: ApplicationRuleFilters): AsyncIterable<ApplicationRule>;
-  /** The same rows a page at a time (the de-duplicated rows of each page), for bulk readers. */
-  pages(filters?: ApplicationRuleFilters): AsyncIterable<ApplicationRule[]>;
+  /**
+   * The same rows a page at a time (the de-duplicated rows of each page), for bulk readers; with
+   * `options.signal`, a reader that may stop waiting (`apply --wait`).
+   */
+  pages(filters?: ApplicationRuleFilters, options?: ReadOptions): AsyncIterable<ApplicationRule[]>;
   /** Always complete (throws an invalid-response error otherwise). */
-  get(id: string): Promise<ApplicationRule>;
+  get(id: string, options?: ReadOptions): Promise<ApplicationRule>;
   /**
    * Resolves with the new ids, in the server's order. Never retried (see http.ts). An answer with
    * fewer ids than rules sent is an UnconfirmedWriteError.
@@ -72,9 +75,9 @@ const idsData = underKey('rule_ids', z.array(z.string()));
 /** The application rules' endpoints (`/api/v1/application_rules`, bodies sent as multipart/mixed). */
 export function applicationRulesApi(ctx: ClientContext): ApplicationRulesApi {
   // Filters are checked on the first `next()`, like every other failure of the listing.
-  async function* pages(filters: ApplicationRuleFilters = {}) {
+  async function* pages(filters: ApplicationRuleFilters = {}, options: ReadOptions = {}) {
     const query = filtersToQuery(APPLICATION_RULE_FILTERS, 'application-rules', filters);
-    yield* paginatedPages(ctx, BASE, query, pageData);
+    yield* paginatedPages(ctx, BASE, query, pageData, options);
   }
   const iterate = (filters?: ApplicationRuleFilters) => eachRow(pages(filters));
   const write = async (spec: Omit<RequestSpec, 'contentType'>) =>
@@ -112,8 +115,16 @@ export function applicationRulesApi(ctx: ClientContext): ApplicationRulesApi {
     pages,
     iterate,
     list: async (filters) => collect(iterate(filters)),
-    get: async (id) =>
-      call(ctx, { method: 'GET', path: `${BASE}/${pathSegment(id, 'application rule id')}` }, oneData),
+    get: async (id, { signal } = {}) =>
+      call(
+        ctx,
+        {
+          method: 'GET',
+          path: `${BASE}/${pathSegment(id, 'application rule id')}`,
+          ...(signal === undefined ? {} : { signal }),
+        },
+        oneData,
+      ),
     // Empty batches are answered locally: there is nothing to send, and no server reply to trust.
     create: async (rules) => (rules.length === 0 ? [] : writeNew(rules)),
     update: async (id, attrs) =>

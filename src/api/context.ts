@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { readData, readPage } from './envelope.js';
 import type { Http } from './http.js';
 import { paginate } from './paginate.js';
-import type { RequestSpec } from './request.js';
+import type { ReadOptions, RequestSpec } from './request.js';
 import type { QueryParams } from './url.js';
 
 export interface ClientContext {
@@ -25,12 +25,16 @@ export async function call<S extends z.ZodType>(
   return readData(spec, await ctx.http.send(spec), data);
 }
 
-/** Every row of a paginated listing at `path` with these (already checked) filters, by page. */
+/**
+ * Every row of a paginated listing at `path` with these (already checked) filters, by page; each
+ * page's request carries `options.signal`.
+ */
 export function paginatedPages<T extends { id: string }>(
   ctx: ClientContext,
   path: string,
   filters: QueryParams,
   rows: z.ZodType<T[]>,
+  { signal }: ReadOptions = {},
 ): AsyncGenerator<T[], void, undefined> {
   return paginate(
     async (page, pageSize) => {
@@ -38,6 +42,7 @@ export function paginatedPages<T extends { id: string }>(
         method: 'GET',
         path,
         query: { ...filters, paginate: true, page, page_size: pageSize },
+        ...(signal === undefined ? {} : { signal }),
       };
       const { value, bytes } = await ctx.http.sendCounted(spec);
       const { data, pagination } = readPage(spec, value, rows);

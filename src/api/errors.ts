@@ -201,6 +201,11 @@ export function deadlineProblem(host: string, seconds: number): string {
   return `${host} did not answer within ${seconds} s`;
 }
 
+/** The problem part of a request its caller stopped waiting for (`RequestSpec.signal`). */
+export function cancelledProblem(host: string): string {
+  return `the request to ${host} was cancelled before its answer came`;
+}
+
 /**
  * No answer, or no whole answer: a deadline missed, a reset, a refused connection. `retryable` says
  * whether trying again can help. Either way the server may have received the request and acted on it
@@ -213,17 +218,20 @@ export class ApiNetworkError extends WafctlError {
   readonly retryable: boolean;
   /** The whole-response deadline passed (see `--timeout`). */
   readonly timedOut: boolean;
+  /** The caller's signal stopped the request (`RequestSpec.signal`); never retried. */
+  readonly cancelled: boolean;
 
   constructor(
     target: RequestTarget,
     problem: string,
-    options: { retryable: boolean; cause?: unknown; timedOut?: boolean },
+    options: { retryable: boolean; cause?: unknown; timedOut?: boolean; cancelled?: boolean },
   ) {
     super('API_NETWORK', display(`${prefix(target)}: ${problem}`), { cause: options.cause });
     this.method = target.method;
     this.path = redact(target.path);
     this.retryable = options.retryable;
     this.timedOut = options.timedOut ?? false;
+    this.cancelled = options.cancelled ?? false;
   }
 }
 

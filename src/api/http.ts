@@ -30,6 +30,7 @@ import { redact } from '../core/secrets.js';
 import {
   ApiError,
   ApiNetworkError,
+  cancelledProblem,
   deadlineProblem,
   hostOf,
   InvalidResponseError,
@@ -108,26 +109,46 @@ class DeadlineExceeded extends Error {
   override name = 'TimeoutError';
 }
 
+/** The reason the caller's signal (`RequestSpec.signal`) aborts an attempt with. */
+class RequestCancelled extends Error {
+  override name = 'AbortError';
+}
+
 interface Deadline {
+  /** Aborted when the time is up (a DeadlineExceeded reason) or the caller cancels (RequestCancelled). */
   signal: AbortSignal;
-  /** Stops the timer; called once the attempt is over, whatever its outcome. */
+  /** Stops the timer and lets go of the caller's signal; called once the attempt is over, whatever its outcome. */
   clear(): void;
 }
 
 /**
- * A signal aborted after `seconds`. The timer is unref'd (it never keeps the process alive on its
- * own) and cleared by the caller as soon as the response has been read whole.
+ * A signal aborted after `seconds`, or at once when `cancel` aborts. The timer is unref'd (it never
+ * keeps the process alive on its own) and cleared by the caller as soon as the response has been
+ * read whole.
  */
-function startDeadline(seconds: number): Deadline {
+function startDeadline(seconds: number, cancel: AbortSignal | undefined): Deadline {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DeadlineExceeded('deadline exceeded')), seconds * 1000);
   timer.unref();
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+  const onCancel = () => controller.abort(new RequestCancelled('cancelled'));
+  if (cancel?.aborted) onCancel();
+  else cancel?.addEventListener('abort', onCancel, { once: true });
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+      cancel?.removeEventListener('abort', onCancel);
+    },
+  };
 }
+
+/** Whether the caller, not the deadline, stopped the attempt. */
+const wasCancelled = (deadline: Deadline) => deadline.signal.reason instanceof RequestCancelled;
 
 function describeNetworkFailure(error: unknown): { code?: string; detail: string; timedOut: boolean } {
   const root = innermostCause(error);
   if (root instanceof DeadlineExceeded) return { detail: 'timed out', timedOut: true };
+  if (root instanceof RequestCancelled) return { detail: 'cancelled', timedOut: false };
   const code = typeof root === 'object' && root !== null ? Reflect.get(root, 'code') : undefined;
   const message = typeof root === 'object' && root !== null ? Reflect.get(root, 'message') : undefined;
   const detail = typeof message === 'string' ? message : '';
@@ -156,6 +177,10 @@ function toNetworkError(
   const root = innermostCause(error instanceof FetchError ? error.cause : error);
   // The FetchError itself is not kept as cause: it holds the request options, headers included.
   const cause = root instanceof Error ? root : undefined;
+  if (wasCancelled(deadline)) {
+    // Not retried: the caller no longer wants the answer.
+    return new ApiNetworkError(target, cancelledProblem(host), { retryable: false, cancelled: true, cause });
+  }
   if (deadline.signal.aborted) {
     // Not retried (see retry.ts): the deadline is how long the user agreed to wait.
     return new ApiNetworkError(target, deadlineProblem(host, timeoutSeconds), {
@@ -260,13 +285,10 @@ export function createHttp(options: HttpOptions): Http {
     // again would create a duplicate (application rules have no server-side unique key). After an
     // ambiguous POST failure the applier re-reads by natural key instead.
     if (spec.method === 'POST') return attemptOnce(transport, prepared);
-    return withRetries(
-      spec.method,
-      () => attemptOnce(transport, prepared),
-      options.retry,
-      options.clock,
+    return withRetries(spec.method, () => attemptOnce(transport, prepared), options.retry, options.clock, {
       onRetry,
-    );
+      signal: spec.signal,
+    });
   };
   return {
     sendCounted,
@@ -351,7 +373,9 @@ async function fetchOnce(transport: Transport, prepared: Prepared, request: stri
       error instanceof ResponseTooLargeError
         ? `more than ${maxResponseBytes} bytes`
         : deadline.signal.aborted
-          ? 'timed out'
+          ? wasCancelled(deadline)
+            ? 'cancelled'
+            : 'timed out'
           : failureLabel(error);
     const where = response === undefined ? '' : ' reading the body';
     log(`<-- ERR ${reason}${where} ${label} (${clock.now() - startedAt} ms)`);
@@ -374,7 +398,7 @@ async function attemptOnce(
   let request = prepared.request;
   let answer: { response: FetchResponse<unknown>; text: string };
   // One deadline for the whole attempt, redirects followed included; cleared however it ends.
-  const deadline = startDeadline(transport.timeoutSeconds);
+  const deadline = startDeadline(transport.timeoutSeconds, prepared.spec.signal);
   try {
     for (let hops = 0; ; hops++) {
       answer = await fetchOnce(transport, prepared, request, deadline);

@@ -20,6 +20,16 @@ export interface RequestSpec extends RequestTarget {
    * request that holds a registered secret is refused (SecretInRequestError).
    */
   secretFields?: readonly string[];
+  /**
+   * Stops the request, its retries and their waits included: it then fails at once with an
+   * ApiNetworkError that is `cancelled` (a reader that stopped waiting: `apply --wait`'s deadline).
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** What a read may be given: a signal that stops it (see `RequestSpec.signal`). */
+export interface ReadOptions {
+  signal?: AbortSignal | undefined;
 }
 
 /** A request as sent, built once for all its attempts: method and path, path with query, body. */

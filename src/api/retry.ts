@@ -84,16 +84,31 @@ export function backoffDelay(retryNumber: number, policy: RetryPolicy, random: (
 
 export type RetryObserver = (info: { retryNumber: number; delayMs: number; error: Error }) => void;
 
+/** `clock.sleep(ms)`, ended early when `signal` aborts: a cancelled request waits for no retry. */
+function sleepUnlessCancelled(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return clock.sleep(ms);
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const stop = () => resolve();
+    signal.addEventListener('abort', stop, { once: true });
+    clock.sleep(ms).then(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    }, reject);
+  });
+}
+
 /**
  * `attempt`, retried when it failed in a way worth retrying for `method` (see the top of this file),
- * until `policy` allows no more; the last error is thrown.
+ * until `policy` allows no more; the last error is thrown. Once `signal` aborts, a wait for a retry
+ * ends at once, and the next attempt fails as cancelled (http.ts), which is never retried.
  */
 export async function withRetries<T>(
   method: HttpMethod,
   attempt: () => Promise<T>,
   policy: RetryPolicy,
   clock: Clock,
-  onRetry?: RetryObserver,
+  { onRetry, signal }: { onRetry?: RetryObserver | undefined; signal?: AbortSignal | undefined } = {},
 ): Promise<T> {
   const start = clock.now();
   for (let attemptNumber = 1; ; attemptNumber++) {
@@ -107,7 +122,7 @@ export async function withRetries<T>(
       // Waiting past the budget only to fail later helps nobody: give up now with the real error.
       if (clock.now() + delayMs - start > policy.budgetMs) throw error;
       onRetry?.({ retryNumber: attemptNumber, delayMs, error });
-      await clock.sleep(delayMs);
+      await sleepUnlessCancelled(clock, delayMs, signal);
     }
   }
 }

@@ -230,6 +230,7 @@ async function applyIo(io: Io, output: ApplyOutput): Promise<ApplyIo> {
     // The API client's clock; the system's when the run has none.
     now: () => (io.clock?.now ?? Date.now)(),
     sleep: io.clock?.sleep?.bind(io.clock),
+    timer: io.clock?.timer?.bind(io.clock),
     failed: (error, name) => reportEnvironmentError(io, error, name),
   };
 }

@@ -4,6 +4,7 @@
  * (test/helpers/cli.ts), so a command runs in the test's own process as it does in a terminal.
  */
 import type { Clock } from '../api/retry.js';
+import type { WaitTimer } from '../ops/apply/wait.js';
 import { SIGNAL_EXIT_CODES } from '../ops/defaults.js';
 
 /** A stream a command writes to, and whether a person watches it (colour, live progress). */
@@ -24,8 +25,11 @@ export interface Io {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** What relative paths (arguments, `--out`, `--token-file`, ...) are relative to. */
   readonly cwd: string;
-  /** Timers of the API client (retries, deadlines); the system clock when absent. */
-  readonly clock?: Partial<Clock> | undefined;
+  /**
+   * Timers of the API client (retries, deadlines) and of `apply --wait` (its sleeps, and `timer`, the
+   * deadline of its reads in flight); the system clock when absent.
+   */
+  readonly clock?: (Partial<Clock> & { timer?: WaitTimer | undefined }) | undefined;
   /**
    * Calls `handler` on SIGINT and SIGTERM until the returned function is called. Within a run
    * (`runWafctl`), only the handler added last gets a signal (cli/interrupt.ts `layeredSignals`).

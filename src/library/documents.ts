@@ -311,6 +311,8 @@ export interface ApplyReport {
       error: number;
       unknown: number;
       missing: number;
+      changed: number;
+      unplanned: number;
     };
     actions: {
       kind: string;
@@ -319,8 +321,10 @@ export interface ApplyReport {
       id: string;
       firewall: string;
       firewall_action?: string;
+      planned_action?: string;
       status?: string;
-      state: 'synced' | 'pending' | 'error' | 'unknown' | 'missing';
+      state: 'synced' | 'pending' | 'error' | 'unknown' | 'missing' | 'changed' | 'unplanned';
+      reason?: string;
     }[];
     error?: {
       message: string;

@@ -123,3 +123,53 @@ describe('network errors name the host', () => {
     expect(server.received).toHaveLength(2);
   });
 });
+
+describe("a request its caller cancels (the request's signal)", () => {
+  it('ends at once, long before its deadline, is not retried, and closes the connection', async () => {
+    const server = await startSlowServer('silent');
+    const lines: string[] = [];
+    const { client, clock } = makeClient({
+      baseUrl: server.url,
+      timeoutSeconds: 600,
+      log: (l) => lines.push(l),
+    });
+    const controller = new AbortController();
+
+    const read = timed(() => client.applicationRules.get('7', { signal: controller.signal }));
+    await server.requested;
+    controller.abort();
+    const { error } = await read;
+
+    expect(error).toBeInstanceOf(ApiNetworkError);
+    expect(error).toMatchObject({
+      cancelled: true,
+      timedOut: false,
+      retryable: false,
+      message: `[GET] /api/v1/application_rules/7: the request to ${server.host} was cancelled before its answer came`,
+    });
+    expect(server.received).toEqual(['GET /api/v1/application_rules/7']);
+    expect(clock.sleeps).toEqual([]);
+    await server.socketsClosed();
+    expect(lines[1]).toMatch(/^<-- ERR cancelled GET \/api\/v1\/application_rules\/7 \(\d+ ms\)$/);
+  });
+
+  it("stops a listing's page whose body is still coming", async () => {
+    const server = await startSlowServer('trickle');
+    const { client } = makeClient({ baseUrl: server.url, timeoutSeconds: 600 });
+    const controller = new AbortController();
+
+    const listing = timed(async () => {
+      for await (const _ of client.applicationRules.pages(
+        { id_list: ['7'] },
+        { signal: controller.signal },
+      )) {
+        // never reached: the first page never ends
+      }
+    });
+    await server.requested;
+    controller.abort();
+
+    expect((await listing).error).toMatchObject({ cancelled: true });
+    await server.socketsClosed();
+  });
+});

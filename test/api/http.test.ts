@@ -250,6 +250,26 @@ describe('retries', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
+  it("a cancelled request's wait for a retry ends at once, and nothing more is sent", async () => {
+    const controller = new AbortController();
+    const sleeps: number[] = [];
+    // A retry's wait that would never end by itself: the signal ends it.
+    const never = (ms: number) => {
+      sleeps.push(ms);
+      controller.abort();
+      return new Promise<void>(() => {});
+    };
+    const { client } = makeClient({ clock: { now: () => 0, random: () => 0.5, sleep: never } });
+    answer(nock(BASE).get('/api/v1/application_rules/7'), 503, failure('busy'), { 'retry-after': '30' });
+
+    await expect(client.applicationRules.get('7', { signal: controller.signal })).rejects.toMatchObject({
+      code: 'API_NETWORK',
+      cancelled: true,
+      retryable: false,
+    });
+    expect(sleeps).toEqual([30_000]);
+  });
+
   it('retries a GET after a connection reset', async () => {
     const { client, clock } = makeClient();
     nock(BASE).get('/api/v1/groups').replyWithError({ code: 'ECONNRESET', message: 'socket hang up' });

@@ -16,6 +16,8 @@ export interface SlowServer {
   received: string[];
   /** Resolves once as many sockets as were opened have been closed (by the client or by us). */
   socketsClosed(): Promise<void>;
+  /** Resolves once the first request has come in whole. */
+  requested: Promise<void>;
 }
 
 export type Behaviour = 'trickle' | 'silent' | 'cut-mid-body';
@@ -45,10 +47,17 @@ export async function startSlowServer(behaviour: Behaviour): Promise<SlowServer>
   let opened = 0;
   let closed = 0;
   const waiting = new Set<() => void>();
+  let arrived = () => {};
+  const requested = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     received.push(`${req.method} ${req.url}`);
     req.resume();
-    req.on('end', () => respond(behaviour, res));
+    req.on('end', () => {
+      arrived();
+      respond(behaviour, res);
+    });
   });
   server.on('connection', (socket: Socket) => {
     opened++;
@@ -67,6 +76,7 @@ export async function startSlowServer(behaviour: Behaviour): Promise<SlowServer>
     host: `127.0.0.1:${port}`,
     port,
     received,
+    requested,
     socketsClosed: () =>
       new Promise<void>((resolve) => {
         const check = () => {

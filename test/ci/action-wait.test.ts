@@ -72,7 +72,7 @@ describe('the action: wait and wait-timeout', () => {
       'NOT enforced: some actions were not synced by the timeout (1 of 2 actions synced, 1 application rule)',
     );
     expect(enforcementSummary(report({ result: 'not_enforced' }))).toBe(
-      'NOT enforced: some actions are in sync error',
+      'NOT enforced: some actions are in sync error or not read back as written',
     );
     expect(enforcementSummary(JSON.stringify({ format_version: 1 }))).toBeUndefined();
     expect(enforcementSummary('not json')).toBeUndefined();

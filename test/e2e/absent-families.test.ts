@@ -282,9 +282,10 @@ describe('families this token may not read (403)', () => {
       'Note: skipped groups: GET /api/v1/groups answered 403 (this token may not read it); the configuration does not declare them.\n',
     );
     expect(pulled.stderr).not.toContain('Error');
-    // The adopted rule's record names who wrote it (the administrator's apply), not the reader.
+    // The adopted rule's record names who wrote it (the administrator's apply, as wafctl names its
+    // creator: settings.username's default), not the reader.
     expect(pulled.stdout).toBe(
-      'Pulled 1 object (1 adopted) into 1 file.\nHand changes by admin (2026-11-27 08:00 UTC).\n',
+      'Pulled 1 object (1 adopted) into 1 file.\nHand changes by wafctl (2026-11-27 08:00 UTC).\n',
     );
     expect(pulled.code).toBe(0);
     expect(await readFile(join(dir, 'application-rules.yaml'), 'utf8')).toContain(

@@ -325,12 +325,12 @@ describe('wafctl apply', () => {
       ['Two=ci-user'],
       ['Three=wafctl'],
     ]);
-    // What the emulator keeps: the acting user, the E2E token's (admin), whatever the body said.
+    // What the emulator keeps: the creator each create named (the E2E token's user is `admin`).
     const stored = await firewall.api.applicationRules.list();
     expect(stored.map((r) => `${r.description}=${r.username}`)).toEqual([
-      'One=admin',
-      'Two=admin',
-      'Three=admin',
+      'One=gitops-bot',
+      'Two=ci-user',
+      'Three=wafctl',
     ]);
   });
 

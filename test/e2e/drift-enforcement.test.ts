@@ -45,7 +45,8 @@ const CONFIG = `application_rules:
 
 /**
  * An emulator on `clock` where bob may write rules with his own token, and the rule applied by
- * wafctl (as `admin`, the E2E token's user).
+ * wafctl, which names its creator `wafctl` (`settings.username`'s default) in the create: the
+ * rule's `username` until someone updates it.
  */
 async function applied(
   sync: { syncDelayMs?: number; syncFail?: string[] },
@@ -84,7 +85,7 @@ describe('drift sees enforcement', () => {
       'Drift detected: 1 managed rule is not enforced.',
       'Security impact of the drift (what was changed outside wafctl): 1 unenforced rule weakens protection.',
       `  ! weakens_protection  ${ADDRESS}: not enforced on waf-eu-1: sync error`,
-      `  ! ${ADDRESS}: not enforced on waf-eu-1: sync error (changed by admin, 2026-11-27 08:00 UTC)`,
+      `  ! ${ADDRESS}: not enforced on waf-eu-1: sync error (changed by wafctl, 2026-11-27 08:00 UTC)`,
       '',
     ]);
 
@@ -98,7 +99,7 @@ describe('drift sees enforcement', () => {
         kind: 'application_rule',
         key: 'shop.example.com/Block admin',
         id,
-        changed_by: 'admin',
+        changed_by: 'wafctl',
         changed_at: updatedAt,
         firewalls: [{ firewall: 'waf-eu-1', status: 'error', state: 'error' }],
         impact: [{ class: 'weakens_protection', reason: 'not enforced on waf-eu-1: sync error' }],
@@ -108,7 +109,7 @@ describe('drift sees enforcement', () => {
     const markdown = await drift(dir, firewall, clock, '--format', 'markdown');
     expect(markdown.code).toBe(2);
     expect(markdown.stdout).toContain(
-      `- \`${ADDRESS}\`: not enforced on waf-eu-1: sync error (changed by admin, 2026-11-27 08:00 UTC)`,
+      `- \`${ADDRESS}\`: not enforced on waf-eu-1: sync error (changed by wafctl, 2026-11-27 08:00 UTC)`,
     );
     expect(markdown.stdout).toContain(`- **weakens_protection** \`${ADDRESS}\`: not enforced on waf-eu-1`);
 
@@ -117,7 +118,7 @@ describe('drift sees enforcement', () => {
     expect(gated.stderr).toContain(ADDRESS);
 
     const table = await runCli(['get', 'application-rules'], { env: firewall.env, clock });
-    expect(table.stdout.split('\n')[1]).toMatch(/\swaf-eu-1:error waf-us-1:synced\s+admin\s/);
+    expect(table.stdout.split('\n')[1]).toMatch(/\swaf-eu-1:error waf-us-1:synced\s+wafctl\s/);
   });
 
   it('all synced: no drift, as before', async () => {

@@ -14,8 +14,8 @@ import {
 } from '../helpers/firewall.js';
 
 /**
- * An application rule with two conditions and two actions. The body's `username` is wafctl's; the
- * emulator records the acting user (the token's) as the rule's `username` instead.
+ * An application rule with two conditions and two actions. The body's `username` is wafctl's: the
+ * creator the emulator records (the spec's "Creator"), unless a test names another.
  */
 const rule = (rqHost: string, description: string, enabled = true): ApplicationRuleInput => ({
   rq_host: rqHost,
@@ -221,8 +221,9 @@ describe('wafctl get rules (the read-only demo rules)', () => {
 
 describe('wafctl get application-rules', () => {
   /**
-   * Its own firewall, on a manual clock (2026-11-27 08:00 UTC): alice, bob and carol each write a
-   * rule with their own token, so each rule's `username` is its writer's; carol's a minute later.
+   * Its own firewall, on a manual clock (2026-11-27 08:00 UTC): alice, bob and carol each create a
+   * rule with their own token, naming themselves its creator, so each rule's `username` is its
+   * writer's; carol's a minute later.
    */
   let writers: TestFirewall;
   let rules: { shop: string; api: string; blog: string };
@@ -230,7 +231,7 @@ describe('wafctl get application-rules', () => {
     const clock = manualClock();
     writers = await startTestFirewall({ clock, seed: ruleWritersSeed(['alice', 'bob', 'carol']) });
     const write = async (username: string, input: ApplicationRuleInput) =>
-      (await writers.as(username).applicationRules.create([input]))[0] ?? '';
+      (await writers.as(username).applicationRules.create([{ ...input, username }]))[0] ?? '';
     const shop = await write('alice', rule('shop.example.com', 'Block admin'));
     const api = await write('bob', rule('api.example.com', 'Block scanners', false));
     clock.advance(60_000);
@@ -269,7 +270,7 @@ describe('wafctl get application-rules', () => {
   it('prints full records, with every action and condition and nothing wafctl adds', async () => {
     const result = await getRules(rules.shop, '--output', 'yaml');
     const record = parse(result.stdout) as Record<string, unknown>;
-    // The writer (alice's token), not the body's `username`.
+    // The creator the create named.
     expect(record).toMatchObject({
       rq_host: 'shop.example.com',
       description: 'Block admin',

@@ -156,7 +156,7 @@ describe('pull --env NAME', () => {
     expect(pulled.stderr).toBe('');
     expect(pulled.code).toBe(0);
     expect(pulled.stdout).toBe(
-      'Pulled 1 object (1 updated) into 1 file.\nHand changes by admin (2026-11-27 08:02 UTC).\n',
+      'Pulled 1 object (1 updated) into 1 file.\nHand changes by console (2026-11-27 08:02 UTC).\n',
     );
     expect(await snapshot()).toEqual({
       ...before,
@@ -243,7 +243,8 @@ Warning: ${join(dir, 'base/rules.yaml')} is read by environment staging too: thi
     expect(pulled.stderr).toBe('');
     expect(pulled.code).toBe(0);
     expect(pulled.stdout).toMatch(
-      /^Pulled 2 objects \(1 updated, 1 adopted\) into 1 file\.\nHand changes by admin \(2026-11-27 08:02 UTC\)\.\nKept in /,
+      // The update by the admin token, the create by the creator it named.
+      /^Pulled 2 objects \(1 updated, 1 adopted\) into 1 file\.\nHand changes by admin \(2026-11-27 08:02 UTC\), console \(2026-11-27 08:02 UTC\)\.\nKept in /,
     );
     const file = 'envs/staging/application-rules.yaml';
     const after = await snapshot();
@@ -349,7 +350,7 @@ application_rules:
     expect(pulled.stderr).toBe('');
     expect(pulled.code).toBe(0);
     expect(pulled.stdout).toBe(
-      'Pulled 1 object (1 adopted) into 1 file.\nHand changes by admin (2026-11-27 08:02 UTC).\n',
+      'Pulled 1 object (1 adopted) into 1 file.\nHand changes by console (2026-11-27 08:02 UTC).\n',
     );
     const after = await snapshot();
     expect(after['envs/production/rules.yaml']).toMatch(
@@ -465,11 +466,11 @@ describe('pull --env NAME --format', () => {
       ],
       conflicts: [],
       not_adopted: [],
-      // The token's user, as the emulator records it, not the created rule's body (`console`).
+      // The created rule's creator as its body named it (`console`); an update's, the token's user.
       credits: [
         {
           address: 'application_rule.shop.example.com/Hotfix at 3am',
-          changed_by: 'admin',
+          changed_by: 'console',
           changed_at: '2026-11-27T08:04:00.000Z',
         },
         {

@@ -370,9 +370,9 @@ describe('wafctl pull: what the next apply would delete', () => {
     // With --adopt they are adopted: nothing to warn about, and the next plan deletes nothing.
     const adopted = await cli(['pull', dir, '--adopt']);
     expect(adopted.stderr).toBe('');
-    // The emulator records the token's user, not the body's `username`, as who wrote the hotfix.
+    // The emulator records the creator the create named (the body's `username`), as the spec says.
     expect(adopted.stdout).toBe(
-      'Pulled 1 object (1 adopted) into 1 file.\nHand changes by admin (2026-11-27 08:02 UTC).\n',
+      'Pulled 1 object (1 adopted) into 1 file.\nHand changes by console (2026-11-27 08:02 UTC).\n',
     );
     expect(await planExit(dir)).toBe(0);
   });
@@ -420,7 +420,7 @@ describe('wafctl pull: what the next apply would delete', () => {
         'Warning: 1 live object is not in the files and could not be adopted (see above); apply would delete it: application_rule.shop.example.com/.\n',
     );
     expect(pulled.stdout).toBe(
-      'Pulled 1 object (1 adopted) into 1 file.\nHand changes by admin (2026-11-27 08:02 UTC).\n',
+      'Pulled 1 object (1 adopted) into 1 file.\nHand changes by console (2026-11-27 08:02 UTC).\n',
     );
   });
 });

@@ -1,7 +1,8 @@
 /**
- * Who and when (issue 44): a rule's `username` is whoever wrote it last (the token's user, the
- * signed-in user, `admin` for the admin token), never the body's `username`; `timestamp_update` and
- * a group's `updated_at` are the time of each write, on the emulator's clock (a manual one here).
+ * Who and when (issues 44 and 50): a rule's `username` is the spec's creator: the body's `username`
+ * on create, else the acting user (the token's user, the signed-in user, `admin` for the admin
+ * token); an update records the acting user. `timestamp_update` and a group's `updated_at` are the
+ * time of each write, on the emulator's clock (a manual one here).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
@@ -50,13 +51,19 @@ const who = (rule: WireApplicationRule) => ({
   timestamp_update: rule.timestamp_update,
 });
 
-describe('application rules record the acting user and the time', () => {
-  it("create is the token's user, not the body's username; an update by another user names that user", async () => {
+/** A rule's input without a creator: the emulator then records the acting user. */
+const unnamed = () => {
+  const { username: _username, ...input } = ruleInput();
+  return input;
+};
+
+describe('application rules record their creator, the acting user and the time', () => {
+  it('create stores the creator the body names, whoever calls; an update by another user names that user', async () => {
     const [id = ''] = await createRules(admin.as(userToken('alice')), [
       ruleInput({ username: 'gitops-bot' }),
     ]);
     expect(who(await getRule(id))).toEqual({
-      username: 'alice',
+      username: 'gitops-bot',
       timestamp_create: START_MICROS,
       timestamp_update: START_MICROS,
     });
@@ -73,8 +80,27 @@ describe('application rules record the acting user and the time', () => {
     });
   });
 
+  it("a create that names no creator records the token's user", async () => {
+    const [id = ''] = await createRules(admin.as(userToken('alice')), [unnamed()]);
+    expect((await getRule(id)).username).toBe('alice');
+  });
+
+  it.each([
+    ['empty', ''],
+    ['over 256 characters', 'x'.repeat(257)],
+    ['not a string', 7],
+  ])('a creator that is %s is refused (400), and nothing is created', async (_what, username) => {
+    const reply = await admin.post('/api/v1/application_rules', { rules: [ruleInput({ username })] });
+    expect(reply.status).toBe(400);
+    expect(JSON.stringify(reply.body.errors)).toContain('rules.0.username');
+    const listed = await admin.get<{ application_rules: WireApplicationRule[] }>(
+      '/api/v1/application_rules?paginate=false',
+    );
+    expect(listed.body.data?.application_rules).toEqual([]);
+  });
+
   it('a bulk update names its caller on every rule it touches, and only on those', async () => {
-    const ids = await createRules(admin.as(userToken('alice')), [ruleInput(), ruleInput(), ruleInput()]);
+    const ids = await createRules(admin.as(userToken('alice')), [unnamed(), unnamed(), unnamed()]);
     clock.advance(MINUTE);
     await admin.as(userToken('bob')).put('/api/v1/application_rules/', {
       attrs: { enabled: false },
@@ -88,9 +114,10 @@ describe('application rules record the acting user and the time', () => {
   });
 
   it('the admin token writes as "admin"', async () => {
-    const [id = ''] = await createRules(admin, [ruleInput({ username: 'someone-else' })]);
+    const [id = ''] = await createRules(admin, [unnamed()]);
     expect((await getRule(id)).username).toBe('admin');
     await admin.as(userToken('alice')).put(`/api/v1/application_rules/${id}`, { attrs: { priority: 'low' } });
+    expect((await getRule(id)).username).toBe('alice');
     await admin.put(`/api/v1/application_rules/${id}`, { attrs: { priority: 'high' } });
     expect((await getRule(id)).username).toBe('admin');
   });
@@ -100,7 +127,9 @@ describe('application rules record the acting user and the time', () => {
       .as(null)
       .post<{ token: string }>('/api/v1/signin', { username: 'carol', password: 'carol-password-0001' });
     const token = signin.body.data?.token ?? '';
-    const [id = ''] = await createRules(admin.as(token), [ruleInput({ username: 'alice' })]);
+    const [id = ''] = await createRules(admin.as(token), [unnamed()]);
+    expect((await getRule(id)).username).toBe('carol');
+    await admin.as(token).put(`/api/v1/application_rules/${id}`, { attrs: { priority: 'low' } });
     expect((await getRule(id)).username).toBe('carol');
   });
 
@@ -110,15 +139,24 @@ describe('application rules record the acting user and the time', () => {
     expect(rules.map((r) => r.timestamp_create)).toEqual([START_MICROS, START_MICROS + 1]);
   });
 
-  it('the username filter finds rules by their last writer', async () => {
-    const ids = await createRules(admin.as(userToken('alice')), [ruleInput(), ruleInput()]);
+  it('the username filter finds a rule by the creator its create named, then by its last writer', async () => {
+    const ids = await createRules(admin.as(userToken('alice')), [
+      ruleInput({ username: 'gitops-bot' }),
+      ruleInput({ username: 'gitops-bot' }),
+    ]);
+    const named = async (username: string) =>
+      (
+        await admin.get<{ application_rules: WireApplicationRule[] }>(
+          `/api/v1/application_rules?paginate=false&username=${username}`,
+        )
+      ).body.data?.application_rules.map((r) => r.id);
+    expect(await named('gitops-bot')).toEqual(ids);
+    expect(await named('alice')).toEqual([]);
     await admin
       .as(userToken('bob'))
       .put(`/api/v1/application_rules/${ids[1]}`, { attrs: { priority: 'low' } });
-    const listed = await admin.get<{ application_rules: WireApplicationRule[] }>(
-      '/api/v1/application_rules?paginate=false&username=bob',
-    );
-    expect(listed.body.data?.application_rules.map((r) => r.id)).toEqual([ids[1]]);
+    expect(await named('gitops-bot')).toEqual([ids[0]]);
+    expect(await named('bob')).toEqual([ids[1]]);
   });
 });
 

@@ -21,9 +21,11 @@ let rules: WireApplicationRule[] = [];
 let ids: string[] = [];
 
 /**
- * Four rules, each written by its own user (a rule's username is its last writer's); rule 2 gets a
- * service and a rule set by editing the state file between two runs (the API itself never sets
- * them), and rule 3 is updated (by its author) so its timestamp_update differs.
+ * Four rules, each created by the admin token naming its own creator in the body (a rule's username
+ * is the creator a create names, then its last writer's); rule 2 gets a service and a rule set by
+ * editing the state file between two runs (the API itself never sets them), and rule 3 is updated
+ * (by the user its creator names) so its timestamp_update differs. The second run reads every
+ * creator back from the state file.
  */
 beforeAll(async () => {
   const temp = await makeTempDir();
@@ -32,7 +34,7 @@ beforeAll(async () => {
   const seed = ruleWritersSeed(['alice', 'bob', 'alice-bot', 'carol']);
   const first = await startTestEmulator({ statePath, seed });
   const by = (username: string, overrides: Record<string, unknown>) =>
-    createRules(first.api.as(userToken(username)), [ruleInput(overrides)]);
+    createRules(first.api, [ruleInput({ ...overrides, username })]);
   ids = [
     ...(await by('alice', { rq_host: 'shop.example.com' })),
     ...(await by('bob', { rq_host: 'Blog.Example.com', enabled: false })),

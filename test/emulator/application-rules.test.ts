@@ -97,8 +97,8 @@ describe('application rules: create and retrieve', () => {
       start_time: null,
       timestamp_create: expect.any(Number),
       timestamp_update: expect.any(Number),
-      // The acting user (the admin token's), not the body's 'gitops-bot'.
-      username: 'admin',
+      // The creator the body named (the admin token's user would be 'admin').
+      username: 'gitops-bot',
     });
     expect(Number.isInteger(rule?.timestamp_create)).toBe(true);
     expect(rule?.timestamp_create).toBeGreaterThan(MICROS_MIN);

@@ -71,6 +71,31 @@ describe('the journal', () => {
     }
   });
 
+  it('a replayed journal keeps the creator a create named, and the user an update recorded', async () => {
+    const { emulator, api } = await startTestEmulator({ statePath });
+    try {
+      await createRules(api, [ruleInput({ description: 'in the state file' })]);
+      const [named = ''] = await createRules(api, [ruleInput({ username: 'gitops-bot' })]);
+      const [updated = ''] = await createRules(api, [
+        ruleInput({ username: 'gitops-bot', description: 'b' }),
+      ]);
+      await api.put(`/api/v1/application_rules/${updated}`, { attrs: { enabled: false } });
+      const image = await crashImage(statePath, join(dir, 'image'));
+      const restarted = await startTestEmulator({ statePath: image });
+      try {
+        const creators = Object.fromEntries(
+          (await ruleList(restarted.api)).map((rule) => [rule.id, rule.username]),
+        );
+        // The admin token updated the last one: the update records its user.
+        expect([creators[named], creators[updated]]).toEqual(['gitops-bot', 'admin']);
+      } finally {
+        await restarted.emulator.close();
+      }
+    } finally {
+      await emulator.close();
+    }
+  });
+
   it('drops a torn last line (a crash mid-append) with a note, and truncates it away', async () => {
     const image = await imageWithJournal(3);
     const good = await readFile(`${image}.journal`, 'utf8');

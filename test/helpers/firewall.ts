@@ -24,7 +24,8 @@ export interface TestFirewall {
   api: ApiClient;
   /**
    * A client calling as a seeded user, with `userToken(username)` (the seed must give it: see
-   * `ruleWritersSeed`): the emulator records that user as the `username` of the rules it writes.
+   * `ruleWritersSeed`): the emulator records that user as the `username` of the rules it updates,
+   * and of those it creates without naming a creator.
    */
   as(username: string): ApiClient;
   stats(): Promise<Stats>;
@@ -37,11 +38,14 @@ export interface TestFirewall {
  * once. It is both the emulator's clock (`startTestFirewall({ clock })`: timestamps, sync delays) and
  * an API client's or a command's (`testIo({ clock })`): a command that polls with backoff then moves
  * the emulator's time by each wait, so a sync delay passes without a real sleep. `sleeps` records
- * the waits asked for.
+ * the waits asked for. `timer(ms, fire)` (the deadline of `apply --wait`'s reads in flight) fires once
+ * the clock is moved past it, by a sleep or by `advance`: a test moves it to say that time passed
+ * while a request hung.
  */
 export interface ManualClock extends Clock {
   advance(ms: number): void;
   readonly sleeps: number[];
+  timer(ms: number, fire: () => void): () => void;
 }
 
 /** 2026-11-27 08:00:00 UTC: a fixed start, so that the timestamps a test sees are known. */
@@ -50,9 +54,14 @@ export const MANUAL_CLOCK_START = Date.UTC(2026, 10, 27, 8, 0, 0);
 export function manualClock(startMs = MANUAL_CLOCK_START): ManualClock {
   let now = startMs;
   const sleeps: number[] = [];
+  const timers = new Set<{ at: number; fire: () => void }>();
   const advance = (ms: number) => {
     if (!(Number.isFinite(ms) && ms >= 0)) throw new Error(`manualClock: cannot advance by ${ms} ms`);
     now += ms;
+    for (const timer of [...timers].filter((t) => t.at <= now)) {
+      timers.delete(timer);
+      timer.fire();
+    }
   };
   return {
     now: () => now,
@@ -61,6 +70,11 @@ export function manualClock(startMs = MANUAL_CLOCK_START): ManualClock {
     sleep: async (ms) => {
       sleeps.push(ms);
       advance(ms);
+    },
+    timer: (ms, fire) => {
+      const timer = { at: now + ms, fire };
+      timers.add(timer);
+      return () => timers.delete(timer);
     },
     random: () => 0.5,
   };
@@ -94,8 +108,8 @@ export function userToken(username: string): string {
  * A seed where `writers` may write application rules, each calling with `userToken(username)`
  * (`firewall.as(username)`): the directory is the demo's (alice is still `u-1001`, ...), plus a user
  * `u-NAME` for a writer it lacks, every user with its token; and one more group, `rule-writers`
- * (permission 1, "Handle rules"), holding the writers. A rule's `username` is then whoever wrote it
- * last.
+ * (permission 1, "Handle rules"), holding the writers. A rule's `username` is then whoever updated it
+ * last, or the creator its create named (else whoever created it).
  */
 export function ruleWritersSeed(writers: readonly string[]): NonNullable<EmulatorOptions['seed']> {
   const known = new Set(DEMO_USERS.map((user) => user.username));

@@ -14,7 +14,8 @@ export interface TestIoOptions {
   input?: string;
   /** Whether stdin and stdout claim to be a terminal. */
   tty?: boolean;
-  clock?: Partial<Clock>;
+  /** The run's clock (`Io.clock`): a `timer` of its own is `apply --wait`'s deadline. */
+  clock?: Io['clock'];
 }
 
 export interface TestIo {

@@ -24,6 +24,8 @@ export interface ProxiedRequest {
   body: string;
   /** Sends the request on to the firewall and gives its answer. */
   forward(): Promise<ProxyAnswer>;
+  /** Resolves once the connection closes: for a request not answered yet, the client gave up on it. */
+  closed: Promise<void>;
 }
 
 export type Intercept = (
@@ -65,6 +67,7 @@ async function forward(target: string, request: IncomingMessage, body: string): 
 /** A proxy in front of `target` (a base URL), on a free loopback port. */
 export async function startProxy(target: string, intercept: Intercept = () => undefined): Promise<TestProxy> {
   const server = createServer(async (request, response) => {
+    const closed = new Promise<void>((resolve) => response.once('close', () => resolve()));
     try {
       const body = await bodyOf(request);
       const url = request.url ?? '/';
@@ -74,6 +77,7 @@ export async function startProxy(target: string, intercept: Intercept = () => un
         path: url.split('?')[0] ?? url,
         body,
         forward: () => forward(target, request, body),
+        closed,
       };
       const answer = (await intercept(proxied)) ?? (await proxied.forward());
       response.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body);

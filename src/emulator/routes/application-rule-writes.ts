@@ -2,10 +2,13 @@
  * Creating, updating and deleting application rules. Every bulk operation is all-or-nothing: the
  * whole request is validated (and every id resolved) before the first record changes.
  *
- * Every write of a rule records who made it and when: `username` is the acting user (the caller:
- * the token's or the signed-in user, `admin` for the admin token), whatever the body's `username`
- * says (the spec requires the field on create; its value is ignored), `timestamp_update` the time
- * of the write; and its actions start synchronizing again (sync.ts).
+ * Every write of a rule records who made it and when, and its actions start synchronizing again
+ * (sync.ts). `username` is the spec's "Creator": on create, the body's `username` (the spec's create
+ * body carries it, and the listing's `username` filters match it), a non-empty string bounded like
+ * the other short texts; without one, the acting user (the caller: the token's or the signed-in
+ * user, `admin` for the admin token). The spec leaves open what an update records: here, the acting
+ * user, so that a hand change through the API names who made it. `timestamp_update` is the time of
+ * the write.
  */
 import { z } from 'zod';
 import { APPLICATION_RULES } from '../collections.js';
@@ -46,7 +49,7 @@ const ruleInput = z.strictObject({
   description,
   priority: nonEmptyString,
   rq_host: nonEmptyString,
-  username: nonEmptyString,
+  username: nonEmptyString.optional(),
   enabled: z.boolean().default(true),
   duration: z.int().min(0).nullable().default(null),
   start_time: microseconds.nullable().default(null),
@@ -115,7 +118,8 @@ function buildRule(store: Store, input: RuleInput, stamp: WriteStamp): Applicati
     start_time: input.start_time,
     timestamp_create: stamp.micros,
     timestamp_update: stamp.micros,
-    username: stamp.username,
+    // The creator the client names, else whoever calls.
+    username: input.username ?? stamp.username,
   };
 }
 

@@ -64,10 +64,25 @@ const operationResultSchema = z.object({
 export type OperationResult = z.output<typeof operationResultSchema>;
 
 /**
- * What an action's `sync_status` says (core/sync-status.ts `syncState`), or `missing`: the rule, or
- * this action of it, was not found when it was read back (deleted or changed since it was written).
+ * How one action of a rule the apply wrote was found when read back (wait.ts):
+ * - as written (the firewall and `firewall_action` planned): what its `sync_status` says
+ *   (core/sync-status.ts `syncState`): `synced`, `pending`, `error`, `unknown`;
+ * - `missing`: a planned action not read back: the rule was not found, or it has no action on this
+ *   firewall;
+ * - `changed`: read back on the planned firewall with another `firewall_action`;
+ * - `unplanned`: read back on a firewall the plan did not give the rule (the action moved there, or
+ *   was added).
+ * Only `synced` is enforced.
  */
-export const ENFORCEMENT_STATES = ['synced', 'pending', 'error', 'unknown', 'missing'] as const;
+export const ENFORCEMENT_STATES = [
+  'synced',
+  'pending',
+  'error',
+  'unknown',
+  'missing',
+  'changed',
+  'unplanned',
+] as const;
 export type EnforcementState = (typeof ENFORCEMENT_STATES)[number];
 
 /** One action of a rule the apply wrote, as `apply --wait` last read it (wait.ts). */
@@ -77,16 +92,26 @@ const enforcedActionSchema = z.object({
   /** The rule written: the new one of a create or a replacement, the one updated. */
   id: z.string(),
   firewall: z.string(),
+  /** As read back; for an action not read back (or never read), as planned. */
   firewall_action: z.string().optional(),
+  /** With `changed`: the `firewall_action` the plan gave this firewall. */
+  planned_action: z.string().optional(),
   /** The `sync_status` as the API gave it; absent when it gave none (never guessed). */
   status: z.string().optional(),
   state: z.enum(ENFORCEMENT_STATES),
+  /**
+   * For a planned action that was not read: the rule was not found (`rule`), the rule read back has
+   * no action on this firewall (`action`), or the rule was never read, the wait having stopped first
+   * (`unread`).
+   */
+  absent: z.enum(['rule', 'action', 'unread']).optional(),
 });
 export type EnforcedAction = z.output<typeof enforcedActionSchema>;
 
 /**
- * How `apply --wait` ended: every action synced, some in error (none left pending), the timeout
- * passed with some not settled, a signal stopped the wait, or the rules could not be read.
+ * How `apply --wait` ended: every planned action read back as written and synced; none left pending
+ * but some in error or not read back as written; the timeout passed with some not settled (reads in
+ * flight cancelled); a signal stopped the wait; or the rules could not be read.
  */
 export const WAIT_RESULTS = ['enforced', 'not_enforced', 'timed_out', 'interrupted', 'unreadable'] as const;
 export type WaitResult = (typeof WAIT_RESULTS)[number];
@@ -103,7 +128,10 @@ export const enforcementSchema = z.object({
   requests: z.number(),
   /** Rules waited for (some may have no action). */
   rules: z.number(),
-  /** Every action of every rule waited for, as last read, by change then firewall. */
+  /**
+   * Every planned action of every rule waited for, and every action read back that the plan did not
+   * give, as last read, by change then firewall.
+   */
   actions: z.array(enforcedActionSchema),
   /** With `unreadable`: the read that failed. */
   error: failedOutcomeSchema.optional(),
@@ -156,7 +184,7 @@ export function applySucceeded(report: ApplyReport): boolean {
 
 /**
  * The exit code of an apply no signal stopped: 0 when everything planned was applied and, with
- * `--wait`, every action of the rules written is synced; else 1.
+ * `--wait`, every planned action of the rules written is read back as written and synced; else 1.
  */
 export function applyExitCode(report: ApplyReport): 0 | 1 {
   const enforced = report.enforcement === undefined || report.enforcement.result === 'enforced';

@@ -31,6 +31,7 @@ import {
   WAIT_RESULTS,
 } from './model.js';
 import { failed } from './recovery.js';
+import { whyNotEnforced } from './report.js';
 
 export const APPLY_REPORT_FORMAT_VERSION = 1 as const;
 export const APPLY_REPORT_SCHEMA_FILE = 'apply-report.schema.json';
@@ -103,7 +104,10 @@ const refusedSchema = z.strictObject({
   message: z.string(),
 });
 
-/** One action of a rule the apply wrote, as `apply --wait` last read it. */
+/**
+ * One action of a rule the apply wrote, as `apply --wait` last read it: a planned one (the change's
+ * `after.actions`), or one read back that the plan did not give the rule.
+ */
 const enforcedActionSchema = z.strictObject({
   kind: z.string(),
   key: z.string(),
@@ -111,15 +115,22 @@ const enforcedActionSchema = z.strictObject({
   /** The rule written: a create's (or a replacement's) new rule, or the rule updated. */
   id: z.string(),
   firewall: z.string(),
+  /** As read back; for an action not read back, or never read, as planned. */
   firewall_action: z.string().optional(),
+  /** With `changed`: the `firewall_action` the plan gave this firewall. */
+  planned_action: z.string().optional(),
   /** The action's `sync_status` as the API gave it; absent when it gave none. */
   status: z.string().optional(),
   /**
-   * What the status says: `synced`, `pending`, `error`, `unknown` (a value wafctl does not know, none,
-   * or the rule was never read: not enforced), or `missing` (the rule or this action was not found
-   * when read back).
+   * Read back as written, what the status says: `synced` (the only state that is enforced),
+   * `pending`, `error`, `unknown` (a value wafctl does not know, none, or the rule was never read).
+   * Not as written: `missing` (the rule was not found, or has no action on this firewall),
+   * `changed` (another `firewall_action` on this firewall), `unplanned` (an action on a firewall the
+   * plan did not give the rule: moved or added).
    */
   state: z.enum(ENFORCEMENT_STATES),
+  /** With every state but `synced`: why the action is not enforced, as the text report says it. */
+  reason: z.string().optional(),
 });
 
 /**
@@ -128,9 +139,11 @@ const enforcedActionSchema = z.strictObject({
  */
 const enforcementDocumentSchema = z.strictObject({
   /**
-   * `enforced`: every action synced; `not_enforced`: none left pending, some in error or missing;
-   * `timed_out`: some not settled by the timeout; `interrupted`: a signal stopped the wait (the
-   * writes are done); `unreadable`: the rules could not be read back (`error` says why).
+   * `enforced`: every planned action read back as written and synced; `not_enforced`: none left
+   * pending, some in error or not read back as written (`missing`, `changed`, `unplanned`);
+   * `timed_out`: some not settled by the timeout (the reads in flight then are cancelled);
+   * `interrupted`: a signal stopped the wait (the writes are done); `unreadable`: the rules could
+   * not be read back (`error` says why).
    */
   result: z.enum(WAIT_RESULTS),
   timeout_ms: z.number().min(0),
@@ -150,8 +163,13 @@ const enforcementDocumentSchema = z.strictObject({
     error: count,
     unknown: count,
     missing: count,
+    changed: count,
+    unplanned: count,
   }),
-  /** Every action of every rule waited for, by address then firewall (as the text lists them). */
+  /**
+   * Every planned action of every rule waited for, and every action read back that was not planned,
+   * by address then firewall (as the text lists them).
+   */
   actions: z.array(enforcedActionSchema),
   /** With `unreadable`. */
   error: errorSchema.optional(),
@@ -268,16 +286,21 @@ type EnforcementJson = z.output<typeof enforcementDocumentSchema>;
 
 /** What `apply --wait` found, as the document says it: actions by address then firewall, counted. */
 function enforcementJson(enforcement: Enforcement): EnforcementJson {
-  const actions = enforcement.actions.map(({ change, id, firewall, firewall_action, status, state }) => ({
-    kind: change.kind,
-    key: change.key,
-    address: address(change),
-    id,
-    firewall,
-    ...(firewall_action === undefined ? {} : { firewall_action }),
-    ...(status === undefined ? {} : { status }),
-    state,
-  }));
+  const actions = enforcement.actions.map((action) => {
+    const { change, id, firewall, firewall_action, planned_action, status, state } = action;
+    return {
+      kind: change.kind,
+      key: change.key,
+      address: address(change),
+      id,
+      firewall,
+      ...(firewall_action === undefined ? {} : { firewall_action }),
+      ...(planned_action === undefined ? {} : { planned_action }),
+      ...(status === undefined ? {} : { status }),
+      state,
+      ...(state === 'synced' ? {} : { reason: redact(whyNotEnforced(action, enforcement)) }),
+    };
+  });
   const states = Object.fromEntries(
     ENFORCEMENT_STATES.map((state) => [state, actions.filter((a) => a.state === state).length]),
   ) as Record<(typeof ENFORCEMENT_STATES)[number], number>;

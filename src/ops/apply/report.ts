@@ -84,18 +84,32 @@ export function waitingLine(rules: number, timeoutMs: number): string {
     : `\nWaiting for ${plural(rules, 'application rule')} to be enforced on their firewalls (up to ${formatDuration(timeoutMs)})...\n`;
 }
 
-/** Why an action is not enforced, in words: by its state, and for one still pending by how the wait ended. */
-function notEnforcedWhy(action: EnforcedAction, enforcement: Enforcement): string {
+/**
+ * Why an action is not enforced, in words: how it was read back against the plan, or by its status,
+ * and for one still pending by how the wait ended. The API's values are shown `printable`.
+ */
+export function whyNotEnforced(action: EnforcedAction, enforcement: Enforcement): string {
   const { state, status } = action;
   const value = status === undefined ? 'no sync_status' : `sync_status ${JSON.stringify(status)}`;
-  if (state === 'error') return `sync error (${value})`;
-  if (state === 'missing') return 'not found when read back (deleted or changed since it was written)';
+  const shown = printable(action.firewall_action ?? '');
+  switch (state) {
+    case 'error':
+      return `sync error (${value})`;
+    case 'missing':
+      return action.absent === 'action'
+        ? 'not read back (the rule read back has no action on this firewall)'
+        : 'not found when read back (deleted or changed since it was written)';
+    case 'changed':
+      return `read back as ${shown}, planned ${printable(action.planned_action ?? '')}`;
+    case 'unplanned':
+      return `read back as ${shown}, on a firewall not planned`;
+  }
   const known = state === 'unknown' && status !== undefined ? ', a value wafctl does not know' : '';
   const waited =
     enforcement.result === 'timed_out'
       ? `not synced within ${formatDuration(enforcement.timeoutMs)}`
       : 'not confirmed synced';
-  return `${waited} (${enforcement.polls === 0 ? 'not read' : `${value}${known}`})`;
+  return `${waited} (${action.absent === 'unread' ? 'not read' : `${value}${known}`})`;
 }
 
 /** ` on ` the firewalls of `actions`, sorted, without repeats (` on waf-eu-1, waf-us-1`); or nothing. */
@@ -105,8 +119,8 @@ function onFirewalls(actions: readonly EnforcedAction[]): string {
 }
 
 /**
- * What `apply --wait` found: one line per action that is not synced (`! ADDRESS on FIREWALL: WHY`),
- * then a summary line that says the writes are done whatever the wait found.
+ * What `apply --wait` found: one line per action that is not synced as written (`! ADDRESS on
+ * FIREWALL: WHY`), then a summary line that says the writes are done whatever the wait found.
  */
 export function renderEnforcement(enforcement: Enforcement): string {
   const { actions, result } = enforcement;
@@ -115,7 +129,7 @@ export function renderEnforcement(enforcement: Enforcement): string {
   }
   const unsynced = actions.filter((a) => a.state !== 'synced');
   const out = unsynced.map(
-    (a) => `  ! ${address(a.change)} on ${printable(a.firewall)}: ${notEnforcedWhy(a, enforcement)}`,
+    (a) => `  ! ${address(a.change)} on ${printable(a.firewall)}: ${whyNotEnforced(a, enforcement)}`,
   );
   if (out.length > 0) out.push('');
   const failing = new Set(unsynced.map((a) => a.id)).size;

@@ -1,13 +1,25 @@
 /**
  * `apply --wait`: after the writes, whether the application rules the apply created, replaced or
- * updated reached their firewalls. In Seer Box a saved rule is not yet protection: each of its
- * actions is synchronized to its firewall and carries a `sync_status` (core/sync-status.ts reads it).
+ * updated reached their firewalls as they were written. In Seer Box a saved rule is not yet
+ * protection: each of its actions is synchronized to its firewall and carries a `sync_status`
+ * (core/sync-status.ts reads it).
  *
- * The rules are read back until every action of each is settled (synced, or in error), or the timeout
- * passes, or the run's signal stops the wait (the writes are done: only the waiting stops):
+ * Enforced means read back as written: every planned (rule, firewall, action), the change's
+ * `after.actions`, is compared with what is read back. A planned action not read back (`missing`),
+ * read back with another `firewall_action` (`changed`), or an action read back on a firewall the
+ * plan did not give the rule (`unplanned`: moved or added) is not enforced, whatever its status; a
+ * rule read back with no action enforces nothing. Only every planned action read back as written
+ * and synced is `enforced`. A server's answer is never taken for more than it shows.
  *
- * - the first read comes at once, the next 1 s later, then 2, 4, 8 and every 10 s (the last one at the
- *   timeout), on the run's clock, which tests replace: none sleeps for real;
+ * The rules are read back until every action of each is settled (synced, in error, or not as
+ * written), or the timeout passes, or the run's signal stops the wait (the writes are done: only the
+ * waiting stops):
+ *
+ * - the first read comes at once, the next 1 s later, then 2, 4, 8 and every 10 s, on the run's
+ *   clock, which tests replace: none sleeps for real;
+ * - the timeout bounds the whole wait, reads in flight included: when it passes (the clock's
+ *   `timer`) or the signal aborts, the reads in flight are cancelled through the API client's
+ *   signal, and the wait ends at once; no read starts at or after the timeout;
  * - each round reads only the rules not yet settled: with the listing filtered by id (`id_list`, up
  *   to `batchSize` ids a call), and GET-one for the rows the listing gave without their `actions`
  *   array. A server whose listing gives such rows is read with GET-one from the next round on, as
@@ -17,7 +29,7 @@
  *
  * Deleted rules are not waited for, nor the old half of a replacement: its new rule is.
  */
-import { setTimeout as timer } from 'node:timers/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { ApiError } from '../../api/errors.js';
 import type { ApiClient } from '../../api/index.js';
 import type { ApplicationRule } from '../../api/records.js';
@@ -26,17 +38,32 @@ import { syncState } from '../../core/sync-status.js';
 import { applicationRulesKind } from '../../kinds/application-rules.js';
 import { mapLimited } from '../../kinds/normalize.js';
 import { address } from '../../plan/render/summary.js';
-import type { ApplyReport, EnforcedAction, Enforcement, FailedOutcome, WaitResult } from './model.js';
+import type {
+  ApplyReport,
+  EnforcedAction,
+  Enforcement,
+  EnforcementState,
+  FailedOutcome,
+  WaitResult,
+} from './model.js';
 import { failed } from './recovery.js';
 
 /** The wait between the first read and the second; each next one doubles, up to `MAX_POLL_DELAY_MS`. */
 export const FIRST_POLL_DELAY_MS = 1000;
 export const MAX_POLL_DELAY_MS = 10_000;
 
-/** The run's time: `sleep` returns early when `signal` aborts. */
+/**
+ * Calls `fire` once `ms` have passed on the clock, while other work runs; the function it returns
+ * cancels it. Unlike a sleep, it never moves a test's clock: a test's clock fires it when its time
+ * is moved past it (test/helpers/firewall.ts `manualClock`).
+ */
+export type WaitTimer = (ms: number, fire: () => void) => () => void;
+
+/** The run's time: `sleep` returns early when `signal` aborts; `timer` is the wait's deadline. */
 export interface WaitClock {
   now(): number;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  timer: WaitTimer;
 }
 
 export interface WaitOptions {
@@ -73,14 +100,15 @@ export function writtenRules(report: ApplyReport): WrittenRule[] {
   });
 }
 
-/** Whether every action of the rule is settled: synced, or in error (a rule not found is too). */
-function settled(read: Read): boolean {
-  return read === null || read.every((action) => ['synced', 'error'].includes(syncState(action.sync_status)));
-}
+/** The states that end the wait for an action: synced or in error as written, or not as written. */
+const SETTLED: readonly EnforcementState[] = ['synced', 'error', 'missing', 'changed', 'unplanned'];
+
+/** Why the wait stopped early: the deadline passed, or the run's signal aborted. */
+const STOPPED_BY = { deadline: 'timed_out', signal: 'interrupted' } as const;
 
 /**
  * Reads `rules` until every action is settled, the timeout passes or `options.signal` aborts; gives
- * what it last read of each.
+ * what it last read of each, compared with what the plan gave it.
  */
 export async function waitForEnforcement(
   api: ApiClient,
@@ -88,6 +116,29 @@ export async function waitForEnforcement(
   options: WaitOptions,
 ): Promise<Enforcement> {
   const { clock, signal, timeoutMs } = options;
+  // Aborted, with the result it stands for, at the deadline or by the run's signal: it ends the
+  // sleep between rounds and cancels the reads in flight.
+  const stop = new AbortController();
+  const cancelTimer = clock.timer(timeoutMs, () => stop.abort(STOPPED_BY.deadline));
+  const interrupt = () => stop.abort(STOPPED_BY.signal);
+  if (signal?.aborted) interrupt();
+  signal?.addEventListener('abort', interrupt, { once: true });
+  try {
+    return await poll(api, rules, options, stop.signal);
+  } finally {
+    cancelTimer();
+    signal?.removeEventListener('abort', interrupt);
+  }
+}
+
+/** The rounds of reads (see the module comment), until `stop` aborts or nothing is left pending. */
+async function poll(
+  api: ApiClient,
+  rules: readonly WrittenRule[],
+  options: WaitOptions,
+  stop: AbortSignal,
+): Promise<Enforcement> {
+  const { clock, timeoutMs } = options;
   const started = clock.now();
   const reads = new Map<string, Read>();
   const reader = ruleReader(api, options);
@@ -96,47 +147,110 @@ export async function waitForEnforcement(
   let polls = 0;
   const end = (result: WaitResult, error?: FailedOutcome) =>
     enforcement(rules, reads, { result, timeoutMs, waitedMs: clock.now() - started, polls, error }, reader);
+  // The deadline on the clock itself, for a clock whose timer runs on other time (a caller's).
+  const stopped = (): WaitResult | undefined =>
+    stop.aborted ? (stop.reason as WaitResult) : clock.now() - started >= timeoutMs ? 'timed_out' : undefined;
   if (pending.length === 0) return end('enforced');
   for (;;) {
-    if (signal?.aborted) return end('interrupted');
+    const early = stopped();
+    if (early !== undefined) return end(early);
     polls += 1;
     try {
-      for (const [id, read] of await reader.read(pending)) reads.set(id, read);
+      for (const [id, read] of await reader.read(pending, stop)) reads.set(id, read);
     } catch (error) {
-      return end('unreadable', failed(error));
+      // A read cancelled by the deadline or the signal is how the wait stopped, not a failure.
+      return stop.aborted ? end(stop.reason as WaitResult) : end('unreadable', failed(error));
     }
-    pending = pending.filter((id) => !settled(reads.get(id) ?? null));
-    if (pending.length === 0) return end(allSynced(reads) ? 'enforced' : 'not_enforced');
+    const verdict = judgeAll(rules, reads);
+    pending = pending.filter((id) => !(verdict.get(id) ?? []).every((a) => SETTLED.includes(a.state)));
+    if (pending.length === 0) return end(allEnforced(verdict) ? 'enforced' : 'not_enforced');
     const left = started + timeoutMs - clock.now();
     if (left <= 0) return end('timed_out');
-    await clock.sleep(Math.min(delay, left), signal);
+    await clock.sleep(Math.min(delay, left), stop);
     delay = Math.min(delay * 2, MAX_POLL_DELAY_MS);
   }
 }
 
-function allSynced(reads: ReadonlyMap<string, Read>): boolean {
-  return [...reads.values()].every(
-    (read) => read?.every((action) => syncState(action.sync_status) === 'synced') === true,
+/**
+ * Each rule's actions as the wait judges them (`judge`), by rule id. A rule written twice (an id
+ * met in two changes) is judged against each.
+ */
+function judgeAll(rules: readonly WrittenRule[], reads: ReadonlyMap<string, Read>): Map<string, Judged[]> {
+  const verdict = new Map<string, Judged[]>();
+  for (const { change, id } of rules) {
+    verdict.set(id, [...(verdict.get(id) ?? []), ...judge(change, reads.get(id))]);
+  }
+  return verdict;
+}
+
+/** Whether every rule has an action, and every action is synced as written: an empty rule enforces nothing. */
+function allEnforced(verdict: ReadonlyMap<string, readonly Judged[]>): boolean {
+  return [...verdict.values()].every(
+    (actions) => actions.length > 0 && actions.every((action) => action.state === 'synced'),
   );
+}
+
+/** One action of a rule as the wait judges it: the report's entry without the change and the id. */
+type Judged = Omit<EnforcedAction, 'change' | 'id'>;
+
+/**
+ * The actions of a rule the plan gave `change`, against `read` (undefined: never read; null: not
+ * found): each planned action as read back, or `missing`; then each action read back that the plan
+ * did not give it, `unplanned`.
+ */
+function judge(change: Change, read: Read | undefined): Judged[] {
+  const planned = plannedActions(change);
+  if (read === undefined) return planned.map((action) => ({ ...action, state: 'unknown', absent: 'unread' }));
+  if (read === null) return planned.map((action) => ({ ...action, state: 'missing', absent: 'rule' }));
+  const left = [...read];
+  const take = (matches: (action: ReadAction) => boolean) => {
+    const at = left.findIndex(matches);
+    return at < 0 ? undefined : left.splice(at, 1)[0];
+  };
+  // The actions read back as written are paired first, so that a firewall given two actions pairs
+  // each with its own; then what is left on a planned firewall is that action, changed.
+  const asWritten = planned.map((p) =>
+    take((a) => a.firewall_name === p.firewall && a.firewall_action === p.firewall_action),
+  );
+  const judged = planned.map((p, at): Judged => {
+    const found = asWritten[at] ?? take((a) => a.firewall_name === p.firewall);
+    if (found === undefined) return { ...p, state: 'missing', absent: 'action' };
+    if (found.firewall_action === p.firewall_action) return asRead(found);
+    return { ...asRead(found), state: 'changed', planned_action: p.firewall_action };
+  });
+  return [...judged, ...left.map((action): Judged => ({ ...asRead(action), state: 'unplanned' }))];
+}
+
+type ReadAction = ApplicationRule['actions'][number];
+
+/** An action as read back: its firewall, its action, its status as given and what that says. */
+function asRead({ firewall_name, firewall_action, sync_status }: ReadAction): Judged {
+  const status = shownStatus(sync_status);
+  return {
+    firewall: firewall_name,
+    firewall_action,
+    ...(status === undefined ? {} : { status }),
+    state: syncState(sync_status),
+  };
 }
 
 /** Reads rules by id with the fewest calls the server allows (see the module comment); counts them. */
 function ruleReader(api: ApiClient, { concurrency, batchSize }: WaitOptions) {
   let requests = 0;
   let listingComplete = true;
-  const getOne = async (id: string): Promise<Read> => {
+  const getOne = async (id: string, signal: AbortSignal): Promise<Read> => {
     requests += 1;
     try {
-      return (await api.applicationRules.get(id)).actions;
+      return (await api.applicationRules.get(id, { signal })).actions;
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) return null;
       throw error;
     }
   };
-  const listed = async (ids: readonly string[]): Promise<[string, Read][]> => {
+  const listed = async (ids: readonly string[], signal: AbortSignal): Promise<[string, Read][]> => {
     const wanted = new Set(ids);
     const rows: ApplicationRule[] = [];
-    for await (const page of api.applicationRules.pages({ id_list: ids })) {
+    for await (const page of api.applicationRules.pages({ id_list: ids }, { signal })) {
       requests += 1;
       for (const row of page) if (wanted.has(row.id)) rows.push(row);
     }
@@ -145,24 +259,25 @@ function ruleReader(api: ApiClient, { concurrency, batchSize }: WaitOptions) {
     return mapLimited(ids, concurrency, async (id): Promise<[string, Read]> => {
       const row = byId.get(id);
       if (row === undefined) return [id, null];
-      return [id, row.complete ? row.actions : await getOne(id)];
+      return [id, row.complete ? row.actions : await getOne(id, signal)];
     });
   };
   return {
     requests: () => requests,
-    async read(ids: readonly string[]): Promise<Map<string, Read>> {
+    /** The rules `ids` as read now; every call carries `signal`, which cancels those in flight. */
+    async read(ids: readonly string[], signal: AbortSignal): Promise<Map<string, Read>> {
       if (!listingComplete)
-        return new Map(await mapLimited(ids, concurrency, async (id) => [id, await getOne(id)]));
+        return new Map(await mapLimited(ids, concurrency, async (id) => [id, await getOne(id, signal)]));
       const chunks = [];
       for (let at = 0; at < ids.length; at += batchSize) chunks.push(ids.slice(at, at + batchSize));
-      return new Map((await mapLimited(chunks, concurrency, listed)).flat());
+      return new Map((await mapLimited(chunks, concurrency, (chunk) => listed(chunk, signal))).flat());
     },
   };
 }
 
 /**
- * The enforcement of `rules` as last read: one entry per action; for a rule not found (`missing`) or
- * never read (`unknown`: the wait stopped first), one per action the plan gave it.
+ * The enforcement of `rules` as last read: each planned action as read back (or `missing`, or
+ * `unknown` when the rule was never read), and each action read back that was not planned.
  */
 function enforcement(
   rules: readonly WrittenRule[],
@@ -176,25 +291,9 @@ function enforcement(
   },
   reader: { requests(): number },
 ): Enforcement {
-  const actions = rules.flatMap(({ change, id }): EnforcedAction[] => {
-    const read = reads.get(id);
-    if (read === undefined || read === null) {
-      const state = read === null ? 'missing' : 'unknown';
-      return plannedActions(change).map((action) => ({ change, id, ...action, state }));
-    }
-    return read.map(({ firewall_name, firewall_action, sync_status }) => {
-      const status = shownStatus(sync_status);
-      const shown = status === undefined ? {} : { status };
-      return {
-        change,
-        id,
-        firewall: firewall_name,
-        firewall_action,
-        ...shown,
-        state: syncState(sync_status),
-      };
-    });
-  });
+  const actions = rules.flatMap(({ change, id }): EnforcedAction[] =>
+    judge(change, reads.get(id)).map((action) => ({ change, id, ...action })),
+  );
   const { error, ...rest } = end;
   actions.sort((a, b) => byText(address(a.change), address(b.change)) || byText(a.firewall, b.firewall));
   return {
@@ -214,7 +313,7 @@ function shownStatus(status: unknown): string | undefined {
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The actions the plan gave a rule: its firewalls, when the rule itself is not found. */
+/** The actions the plan gave a rule (its `after.actions`): what is compared with what is read back. */
 function plannedActions(change: Change): { firewall: string; firewall_action: string }[] {
   const after = change.action === 'delete' ? undefined : change.after;
   const actions = Array.isArray(after?.actions) ? (after.actions as Record<string, unknown>[]) : [];
@@ -224,16 +323,35 @@ function plannedActions(change: Change): { firewall: string; firewall_action: st
   }));
 }
 
+/** Node's timer: unref'd, as the reads or the sleep it bounds keep the process alive. */
+const nodeTimer: WaitTimer = (ms, fire) => {
+  const handle = setTimeout(fire, ms);
+  handle.unref();
+  return () => clearTimeout(handle);
+};
+
 /**
- * The run's clock as the wait takes it: `sleep` ends early when the signal aborts. Without a clock of
- * the caller's, Node's timer, cancelled by the signal (nothing keeps the process alive after it).
+ * The run's clock as the wait takes it: `sleep` ends early when the signal aborts. Without a sleep
+ * of the caller's, Node's timer, cancelled by the signal (nothing keeps the process alive after it).
+ * Without a `timer` of the caller's, the deadline of the reads in flight is Node's timer: a caller's
+ * clock that moves only when slept on (the library's `clock`) still ends the wait at its timeout,
+ * checked before each read and after each sleep.
  */
-export function waitClock(now: () => number, sleep?: (ms: number) => Promise<void>): WaitClock {
+export function waitClock(
+  now: () => number,
+  sleep?: (ms: number) => Promise<void>,
+  timer: WaitTimer = nodeTimer,
+): WaitClock {
   if (sleep === undefined) {
-    return { now, sleep: (ms, signal) => timer(ms, undefined, signal ? { signal } : {}).catch(() => {}) };
+    return {
+      now,
+      sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : {}).catch(() => {}),
+      timer,
+    };
   }
   return {
     now,
+    timer,
     sleep: (ms, signal) =>
       new Promise<void>((resolve, reject) => {
         if (signal?.aborted) return resolve();

@@ -49,7 +49,7 @@ import { type BehaviourTests, replanSavedPlan } from './replan.js';
 import { renderApplyReport, renderEnforcement, waitingLine } from './report.js';
 import { type ApplyReportJson, applyReportDocument, unappliedReportDocument } from './report-document.js';
 import type { PlanPolicy, SavedPlan } from './saved-plan.js';
-import { waitClock, waitForEnforcement, writtenRules } from './wait.js';
+import { type WaitTimer, waitClock, waitForEnforcement, writtenRules } from './wait.js';
 
 /** How a run judges and writes its changes: the gate's options and the applier's, from the flags. */
 export interface ApplySettings
@@ -119,6 +119,8 @@ export interface ApplyIo {
   now(): number;
   /** Waits `ms` on the run's clock (`apply --wait`); absent: Node's timers. */
   sleep?: ((ms: number) => Promise<void>) | undefined;
+  /** The run's clock's timer (`apply --wait`'s deadline, wait.ts); absent: Node's timers. */
+  timer?: WaitTimer | undefined;
   /** Reports an environment's failure (`Error: NAME: ...`) and gives its exit code. */
   failed(error: unknown, environment: string): number;
 }
@@ -267,7 +269,7 @@ async function waitIfAsked(
     timeoutMs,
     concurrency: settings.parallelism,
     batchSize: settings.batchSize,
-    clock: waitClock(io.now, io.sleep),
+    clock: waitClock(io.now, io.sleep, io.timer),
     signal,
   });
   return { ...report, enforcement };

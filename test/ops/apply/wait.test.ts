@@ -22,23 +22,45 @@ import {
 import { formatDuration, readDuration } from '../../../src/ops/apply/wait-timeout.js';
 import { rule } from './helpers.js';
 
-/** A clock that moves only when slept on, recording each sleep. */
+/**
+ * A clock that moves only when slept on, or told to (`advance`: time passing while a read hangs),
+ * recording each sleep; its timers fire once it moves past them.
+ */
 function fakeClock() {
   let now = 0;
   const sleeps: number[] = [];
+  const timers = new Set<{ at: number; fire: () => void }>();
+  const advance = (ms: number) => {
+    now += ms;
+    for (const timer of [...timers].filter((t) => t.at <= now)) {
+      timers.delete(timer);
+      timer.fire();
+    }
+  };
   return {
     now: () => now,
     sleeps,
+    advance,
+    /** Timers not yet fired nor cancelled. */
+    timers: () => timers.size,
     sleep: async (ms: number) => {
       sleeps.push(ms);
-      now += ms;
+      advance(ms);
+    },
+    timer: (ms: number, fire: () => void) => {
+      const timer = { at: now + ms, fire };
+      timers.add(timer);
+      return () => timers.delete(timer);
     },
   };
 }
 
-/** A rule of the fake server: each firewall's status until `at`, then after it (ms on the clock). */
+/**
+ * A rule of the fake server: each firewall's status until `at`, then after it (ms on the clock), and
+ * its `firewall_action` (default `block`, as `change` plans it).
+ */
 interface FakeRule {
-  firewalls: Record<string, { after: string | undefined; at?: number }>;
+  firewalls: Record<string, { after: string | undefined; at?: number; action?: string }>;
 }
 
 interface FakeServer {
@@ -48,27 +70,46 @@ interface FakeServer {
   got: string[];
   /** The most calls in flight at once. */
   maxInFlight(): number;
+  /** The signal each call was given, in order. */
+  signals: (AbortSignal | undefined)[];
+}
+
+/** A call that never answers: it rejects once its signal aborts (at once if it has), as the API client's do. */
+function hung(signal: AbortSignal | undefined): Promise<never> {
+  return new Promise((_, reject) => {
+    const cancelled = () => reject(new Error('cancelled'));
+    if (signal?.aborted) cancelled();
+    signal?.addEventListener('abort', cancelled, { once: true });
+  });
 }
 
 /**
  * A client of `rules` on `clock`: the listing filtered by `id_list` gives complete rows (or, with
  * `incomplete`, rows with a single `action`); GET-one answers 404 for an unknown id. `onRead` runs
- * as each call starts.
+ * as each call starts; a call for which `hangs` (given the call's number, from 1) is true never
+ * answers: it rejects once its signal aborts.
  */
 function fakeServer(
   rules: Record<string, FakeRule>,
   clock: { now(): number },
-  options: { incomplete?: boolean; onRead?: () => void; fail?: Error } = {},
+  options: {
+    incomplete?: boolean;
+    onRead?: () => void;
+    fail?: Error;
+    hangs?: (call: number) => boolean;
+  } = {},
 ): FakeServer {
   const listed: string[][] = [];
   const got: string[] = [];
+  const signals: (AbortSignal | undefined)[] = [];
   let inFlight = 0;
   let most = 0;
   const row = (id: string): ApplicationRule => {
-    const actions = Object.entries(rules[id]?.firewalls ?? {}).map(([name, { after, at = 0 }]) => {
+    const firewalls = Object.entries(rules[id]?.firewalls ?? {});
+    const actions = firewalls.map(([name, { after, at = 0, action = 'block' }]) => {
       const status = clock.now() >= at ? after : 'pending';
       return {
-        firewall_action: 'block',
+        firewall_action: action,
         firewall_name: name,
         ...(status === undefined ? {} : { sync_status: status }),
       };
@@ -76,8 +117,10 @@ function fakeServer(
     return { id, rq_host: 'shop.example.com', description: id, actions, complete: true } as ApplicationRule;
   };
   /** One call: counted in flight across a turn of the event loop, so concurrent ones overlap. */
-  const call = async <T>(answer: () => T): Promise<T> => {
+  const call = async <T>(signal: AbortSignal | undefined, answer: () => T): Promise<T> => {
+    signals.push(signal);
     options.onRead?.();
+    if (options.hangs?.(signals.length)) return hung(signal);
     inFlight += 1;
     most = Math.max(most, inFlight);
     await new Promise((resolve) => setImmediate(resolve));
@@ -86,10 +129,10 @@ function fakeServer(
     return answer();
   };
   const applicationRules = {
-    async *pages(filters: { id_list?: readonly string[] } = {}) {
+    async *pages(filters: { id_list?: readonly string[] } = {}, { signal }: { signal?: AbortSignal } = {}) {
       const ids = [...(filters.id_list ?? [])];
       listed.push(ids);
-      yield await call(() =>
+      yield await call(signal, () =>
         ids
           .filter((id) => rules[id] !== undefined)
           .map((id) => {
@@ -99,9 +142,9 @@ function fakeServer(
           }),
       );
     },
-    get: (id: string) => {
+    get: (id: string, { signal }: { signal?: AbortSignal } = {}) => {
       got.push(id);
-      return call(() => {
+      return call(signal, () => {
         if (rules[id] === undefined) {
           throw new ApiError({ method: 'GET', path: `/api/v1/application_rules/${id}`, status: 404 });
         }
@@ -109,7 +152,13 @@ function fakeServer(
       });
     },
   };
-  return { api: { applicationRules } as unknown as ApiClient, listed, got, maxInFlight: () => most };
+  return {
+    api: { applicationRules } as unknown as ApiClient,
+    listed,
+    got,
+    signals,
+    maxInFlight: () => most,
+  };
 }
 
 const change = (description: string, firewalls = ['waf-eu-1']): Change => ({
@@ -125,14 +174,17 @@ const change = (description: string, firewalls = ['waf-eu-1']): Change => ({
   impact: [],
 });
 
-const written = (...ids: string[]): WrittenRule[] => ids.map((id) => ({ change: change(id), id }));
+/** Rules written as `ids`, each planned on `firewalls`. */
+const writtenOn = (firewalls: string[], ...ids: string[]): WrittenRule[] =>
+  ids.map((id) => ({ change: change(id, firewalls), id }));
+const written = (...ids: string[]): WrittenRule[] => writtenOn(['waf-eu-1'], ...ids);
 
 function options(clock: ReturnType<typeof fakeClock>, more: Partial<WaitOptions> = {}): WaitOptions {
   return {
     timeoutMs: 60_000,
     concurrency: 4,
     batchSize: 100,
-    clock: waitClock(clock.now, clock.sleep),
+    clock: waitClock(clock.now, clock.sleep, clock.timer),
     ...more,
   };
 }
@@ -148,7 +200,8 @@ describe('waitForEnforcement', () => {
       },
       clock,
     );
-    const enforcement = await waitForEnforcement(server.api, written('r1'), options(clock));
+    const rules = writtenOn(['waf-eu-1', 'waf-us-1'], 'r1');
+    const enforcement = await waitForEnforcement(server.api, rules, options(clock));
     // Reads at 0, 1 s and 3 s: synced at 2.5 s, seen at 3 s.
     expect(clock.sleeps).toEqual([1000, 2000]);
     expect(enforcement).toMatchObject({
@@ -210,9 +263,10 @@ describe('waitForEnforcement', () => {
       written('r1'),
       options(clock, { timeoutMs: 30_000 }),
     );
-    // 1 s doubling up to 10 s, and the last read exactly at the timeout.
+    // 1 s doubling up to 10 s, the last sleep up to the timeout, where the wait ends: no read
+    // starts at the deadline (it would have no time left).
     expect(clock.sleeps).toEqual([1000, 2000, 4000, 8000, 10_000, 5000]);
-    expect(enforcement).toMatchObject({ result: 'timed_out', polls: 7, waitedMs: 30_000 });
+    expect(enforcement).toMatchObject({ result: 'timed_out', polls: 6, waitedMs: 30_000 });
     expect(enforcement.actions).toMatchObject([
       { firewall: 'waf-eu-1', status: 'Quarantined', state: 'unknown' },
     ]);
@@ -266,7 +320,7 @@ describe('waitForEnforcement', () => {
     const server = fakeServer(rules, clock, { incomplete: true });
     const enforcement = await waitForEnforcement(
       server.api,
-      written(...ids),
+      writtenOn(['waf-eu-1', 'waf-us-1'], ...ids),
       options(clock, { concurrency: 3 }),
     );
     // Round 1: the listing, then GET-one for each row (a single action is not the rule's all);
@@ -337,6 +391,220 @@ describe('waitForEnforcement', () => {
     expect(enforcement).toMatchObject({ result: 'enforced', polls: 0, requests: 0, actions: [] });
     expect(server.listed).toEqual([]);
     expect(renderEnforcement(enforcement)).toContain('nothing to wait for');
+  });
+});
+
+describe('enforced means read back as written', () => {
+  const ADMIN = 'application_rule.shop.example.com/admin';
+  it.each([
+    {
+      lie: 'a rule read back with no action at all',
+      planned: ['waf-us-1'],
+      read: {},
+      lines: [`  ! ${ADMIN} on waf-us-1: not read back (the rule read back has no action on this firewall)`],
+      states: [['waf-us-1', 'missing']],
+      on: 'waf-us-1',
+    },
+    {
+      lie: 'a planned firewall missing from the read',
+      planned: ['waf-eu-1', 'waf-us-1'],
+      read: { 'waf-eu-1': { after: 'synced' } },
+      lines: [`  ! ${ADMIN} on waf-us-1: not read back (the rule read back has no action on this firewall)`],
+      states: [
+        ['waf-eu-1', 'synced'],
+        ['waf-us-1', 'missing'],
+      ],
+      on: 'waf-us-1',
+    },
+    {
+      lie: 'another firewall named',
+      planned: ['waf-us-1'],
+      read: { 'waf-xx-9': { after: 'synced' } },
+      lines: [
+        `  ! ${ADMIN} on waf-us-1: not read back (the rule read back has no action on this firewall)`,
+        `  ! ${ADMIN} on waf-xx-9: read back as block, on a firewall not planned`,
+      ],
+      states: [
+        ['waf-us-1', 'missing'],
+        ['waf-xx-9', 'unplanned'],
+      ],
+      on: 'waf-us-1, waf-xx-9',
+    },
+    {
+      lie: 'a changed firewall_action',
+      planned: ['waf-us-1'],
+      read: { 'waf-us-1': { after: 'synced', action: 'log' } },
+      lines: [`  ! ${ADMIN} on waf-us-1: read back as log, planned block`],
+      states: [['waf-us-1', 'changed']],
+      on: 'waf-us-1',
+    },
+  ])(
+    '$lie, synced or not, is not enforced, and said so at once',
+    async ({ planned, read, lines, states, on }) => {
+      const clock = fakeClock();
+      const server = fakeServer({ admin: { firewalls: read as FakeRule['firewalls'] } }, clock);
+      const enforcement = await waitForEnforcement(server.api, writtenOn(planned, 'admin'), options(clock));
+      // Settled at the first read: what was read back is not what was written, and waiting would
+      // not make it so.
+      expect(enforcement).toMatchObject({ result: 'not_enforced', polls: 1 });
+      expect(enforcement.actions.map((a) => [a.firewall, a.state])).toEqual(states);
+      expect(renderEnforcement(enforcement)).toBe(
+        [...lines, '', `Not enforced: 1 of 1 application rule not synced on ${on}.`, ''].join('\n'),
+      );
+      const report: ApplyReport = { results: [], refused: [], enforcement };
+      expect(applyExitCode(report)).toBe(1);
+      const document = applyReportDocument(report, { exit_code: 1, duration_ms: 0 }).enforcement;
+      expect(document?.summary.synced).toBe(states.filter(([, state]) => state === 'synced').length);
+      const reasons = document?.actions.flatMap((a) =>
+        a.reason === undefined ? [] : [`${a.firewall}: ${a.reason}`],
+      );
+      expect(reasons).toEqual(lines.map((line) => line.split(`${ADMIN} on `)[1]));
+    },
+  );
+
+  it('a changed action says what it was read back as and what was planned, in the JSON too', async () => {
+    const clock = fakeClock();
+    const server = fakeServer(
+      { admin: { firewalls: { 'waf-us-1': { after: 'synced', action: 'log' } } } },
+      clock,
+    );
+    const enforcement = await waitForEnforcement(
+      server.api,
+      writtenOn(['waf-us-1'], 'admin'),
+      options(clock),
+    );
+    const document = applyReportDocument(
+      { results: [], refused: [], enforcement },
+      { exit_code: 1, duration_ms: 0 },
+    ).enforcement;
+    expect(document?.actions).toEqual([
+      {
+        kind: 'application_rule',
+        key: 'shop.example.com/admin',
+        address: 'application_rule.shop.example.com/admin',
+        id: 'admin',
+        firewall: 'waf-us-1',
+        firewall_action: 'log',
+        planned_action: 'block',
+        status: 'synced',
+        state: 'changed',
+        reason: 'read back as log, planned block',
+      },
+    ]);
+    expect(document?.summary).toMatchObject({ actions: 1, synced: 0, changed: 1, unplanned: 0, missing: 0 });
+  });
+
+  it('a firewall given two actions pairs each with its own: one read back as written, one changed', async () => {
+    const clock = fakeClock();
+    const server = fakeServer(
+      { admin: { firewalls: { 'waf-us-1': { after: 'synced', action: 'log' } } } },
+      clock,
+    );
+    const twice: Change = {
+      ...change('admin'),
+      after: {
+        ...change('admin').after,
+        actions: [
+          { firewall_action: 'block', firewall_name: 'waf-us-1' },
+          { firewall_action: 'log', firewall_name: 'waf-us-1' },
+        ],
+      },
+    } as Change;
+    const enforcement = await waitForEnforcement(
+      server.api,
+      [{ change: twice, id: 'admin' }],
+      options(clock),
+    );
+    expect(enforcement.result).toBe('not_enforced');
+    // The one `log` read back is the planned `log`: the planned `block` is what is missing.
+    expect(enforcement.actions.map((a) => [a.firewall_action, a.state])).toEqual([
+      ['block', 'missing'],
+      ['log', 'synced'],
+    ]);
+  });
+});
+
+describe('the timeout bounds the whole wait, reads in flight included', () => {
+  it('a read that hangs past the deadline is cancelled, and the wait ends at the deadline: timed_out', async () => {
+    const clock = fakeClock();
+    // The first call hangs while the run's time passes beyond the 3 s timeout.
+    const server = fakeServer({ r1: { firewalls: { 'waf-eu-1': { after: 'synced' } } } }, clock, {
+      hangs: () => {
+        // Once the call hangs: the time passes.
+        queueMicrotask(() => clock.advance(5000));
+        return true;
+      },
+    });
+    const enforcement = await waitForEnforcement(
+      server.api,
+      written('r1'),
+      options(clock, { timeoutMs: 3000 }),
+    );
+    expect(server.signals).toHaveLength(1);
+    expect(server.signals[0]?.aborted).toBe(true);
+    expect(enforcement).toMatchObject({ result: 'timed_out', polls: 1 });
+    expect(clock.sleeps).toEqual([]);
+    expect(enforcement.actions).toMatchObject([{ firewall: 'waf-eu-1', state: 'unknown', absent: 'unread' }]);
+    expect(renderEnforcement(enforcement)).toBe(
+      [
+        '  ! application_rule.shop.example.com/r1 on waf-eu-1: not synced within 3s (not read)',
+        '',
+        'Not enforced within 3s: 1 of 1 application rule not synced on waf-eu-1.',
+        '',
+      ].join('\n'),
+    );
+    const report: ApplyReport = { results: [], refused: [], enforcement };
+    expect(applyExitCode(report)).toBe(1);
+  });
+
+  it('a read cancelled in a later round keeps what the rounds before read', async () => {
+    const clock = fakeClock();
+    const server = fakeServer({ r1: { firewalls: { 'waf-eu-1': { after: 'synced', at: 60_000 } } } }, clock, {
+      hangs: (call) => {
+        if (call < 3) return false;
+        queueMicrotask(() => clock.advance(60_000));
+        return true;
+      },
+    });
+    const enforcement = await waitForEnforcement(
+      server.api,
+      written('r1'),
+      options(clock, { timeoutMs: 10_000 }),
+    );
+    // Reads at 0 and 1 s; the third, at 3 s, hangs past 10 s and is cancelled there.
+    expect(clock.sleeps).toEqual([1000, 2000]);
+    expect(server.signals.map((signal) => signal?.aborted)).toEqual([true, true, true]);
+    expect(enforcement).toMatchObject({ result: 'timed_out', polls: 3 });
+    expect(enforcement.actions).toMatchObject([{ status: 'pending', state: 'pending' }]);
+    expect(renderEnforcement(enforcement)).toContain(
+      'on waf-eu-1: not synced within 10s (sync_status "pending")',
+    );
+  });
+
+  it('an interrupt cancels the read in flight too', async () => {
+    const clock = fakeClock();
+    const controller = new AbortController();
+    const server = fakeServer({ r1: { firewalls: { 'waf-eu-1': { after: 'synced' } } } }, clock, {
+      hangs: () => {
+        queueMicrotask(() => controller.abort());
+        return true;
+      },
+    });
+    const enforcement = await waitForEnforcement(
+      server.api,
+      written('r1'),
+      options(clock, { signal: controller.signal }),
+    );
+    expect(server.signals[0]?.aborted).toBe(true);
+    expect(enforcement).toMatchObject({ result: 'interrupted', polls: 1 });
+  });
+
+  it('the deadline is let go of once the wait ends', async () => {
+    const clock = fakeClock();
+    const server = fakeServer({ r1: { firewalls: { 'waf-eu-1': { after: 'synced' } } } }, clock);
+    const enforcement = await waitForEnforcement(server.api, written('r1'), options(clock));
+    expect(enforcement.result).toBe('enforced');
+    expect(clock.timers()).toBe(0);
   });
 });
 
@@ -449,7 +717,17 @@ describe('the apply report with --wait', () => {
       waited_ms: 300_000,
       polls: 34,
       requests: 34,
-      summary: { rules: 1, actions: 1, synced: 0, pending: 1, error: 0, unknown: 0, missing: 0 },
+      summary: {
+        rules: 1,
+        actions: 1,
+        synced: 0,
+        pending: 1,
+        error: 0,
+        unknown: 0,
+        missing: 0,
+        changed: 0,
+        unplanned: 0,
+      },
       actions: [
         {
           kind: 'application_rule',
@@ -460,6 +738,7 @@ describe('the apply report with --wait', () => {
           firewall_action: 'block',
           status: 'pending',
           state: 'pending',
+          reason: 'not synced within 5m (sync_status "pending")',
         },
       ],
     });
