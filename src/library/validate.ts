@@ -5,10 +5,10 @@
  * `--env NAME`). Invalid configuration is an answer (`valid: false` and its problems), not an error;
  * so is, with `strict`, a configuration with rule lint warnings.
  */
-import { loadDesiredState, loadEnvironment } from '../config/load.js';
+import { loadDesiredState } from '../config/load.js';
 import { type Project, projectRoot, readProject } from '../config/project.js';
 import type { Section } from '../kinds/index.js';
-import { assertRootPaths, environmentNamed, noEnvironments } from '../ops/project.js';
+import { assertRootPaths, environmentNamed, loadTarget, noEnvironments } from '../ops/project.js';
 import { environmentsJson, validateEnvironments, validationOf } from '../ops/validate/validate.js';
 import { loadOptionsOf, type Same } from './context.js';
 import type { EnvironmentsValidationDocument, ValidationDocument, ValidDocument } from './documents.js';
@@ -45,6 +45,10 @@ export async function validateConfiguration(
   const load = loadOptionsOf(options, project);
   const current = project;
   return environmentsJson(
-    await validateEnvironments(environments, (spec) => loadEnvironment(current, spec, load), options),
+    await validateEnvironments(
+      environments,
+      (spec) => loadTarget(current, { paths, environment: spec }, load),
+      options,
+    ),
   );
 }

@@ -215,6 +215,8 @@ async function loadOwnedEnvironment(
 ): Promise<LoadedConfig> {
   const config = await loadEnvironment(project, spec, options);
   if (options.policyOnly === true || policyPinned(options)) return config;
-  await checkOneOwner(project, spec, config, options.env, (other) => loadEnvironment(project, other, options));
+  await checkOneOwner(project, spec, config, options.env, (other) =>
+    loadEnvironment(project, other, options),
+  );
   return config;
 }
