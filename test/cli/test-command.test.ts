@@ -156,13 +156,14 @@ application_rules:
 });
 
 describe('wafctl test with environments', () => {
-  const project = (url: string) => `environments:
-  staging: {url: ${url}, token_env: STAGING_TOKEN, paths: [base, staging]}
-  production: {url: ${url}, token_env: PRODUCTION_TOKEN, paths: [base, production]}
+  // Offline: nothing listens at either URL (each environment its own server, as one server has one owner).
+  const project = () => `environments:
+  staging: {url: http://127.0.0.1:1, token_env: STAGING_TOKEN, paths: [base, staging]}
+  production: {url: http://127.0.0.1:2, token_env: PRODUCTION_TOKEN, paths: [base, production]}
 `;
   /** Staging also blocks /shop: the case `shop closed` passes there and fails in production. */
-  const files = (url: string) => ({
-    'wafctl.yaml': project(url),
+  const files = () => ({
+    'wafctl.yaml': project(),
     'base/rules.yaml': RULES,
     'base/tests.yaml': FAILING,
     'staging/rules.yaml': rulesYaml([{ description: 'Block shop', expression: '^/shop' }]),
@@ -170,7 +171,7 @@ describe('wafctl test with environments', () => {
   });
 
   it("--env NAME runs that environment's files: a heading, its own outcome", async () => {
-    const dir = await writeConfig(files('http://127.0.0.1:1'));
+    const dir = await writeConfig(files());
     const staging = await runCli(['test', dir, '--env', 'staging']);
     expect(staging.code, staging.stderr).toBe(0);
     expect(staging.stdout).toMatch(/^Environment: staging\n✓ admin blocked/);
@@ -184,7 +185,7 @@ describe('wafctl test with environments', () => {
   });
 
   it('without --env, offline: every environment, one JSON document, exit 1 when one fails', async () => {
-    const dir = await writeConfig(files('http://127.0.0.1:1'));
+    const dir = await writeConfig(files());
     const result = await runCli(['test', dir, '--format', 'json']);
     expect(result.code).toBe(1);
     const document = JSON.parse(result.stdout) as Record<string, unknown>;
@@ -201,7 +202,7 @@ describe('wafctl test with environments', () => {
 
   it('an environment without a case fails alone, after the others are reported', async () => {
     const dir = await writeConfig({
-      'wafctl.yaml': project('http://127.0.0.1:1'),
+      'wafctl.yaml': project(),
       'base/rules.yaml': RULES,
       'staging/tests.yaml': PASSING,
       'production/settings.yaml': 'settings: {username: prod-bot}\n',
@@ -216,7 +217,7 @@ describe('wafctl test with environments', () => {
   });
 
   it('--live needs --env where environments are declared: refused before any request', async () => {
-    const dir = await writeConfig(files('http://127.0.0.1:1'));
+    const dir = await writeConfig(files());
     const result = await runCli(['test', dir, '--live']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/declares environments \(staging, production\): pass --env NAME/);

@@ -186,7 +186,7 @@ describe('a run stopped before it had a plan still prints one report (issue 41)'
 
   it('several environments, one with a configuration problem: every one null, with its error', async () => {
     const project = await writeConfig({
-      'wafctl.yaml': `environments:\n  staging:\n    url: ${firewall.url}\n    token_env: T\n    paths: [good]\n  production:\n    url: ${firewall.url}\n    token_env: T\n    paths: [bad]\n`,
+      'wafctl.yaml': `environments:\n  staging:\n    url: ${firewall.url}\n    token_env: T\n    paths: [good]\n  production:\n    url: http://127.0.0.1:1\n    token_env: T\n    paths: [bad]\n`,
       'good/groups.yaml': 'groups:\n  - name: soc\n',
       'bad/groups.yaml': 'groups:\n  - name: soc\n    bogus: 1\n',
     });

@@ -183,15 +183,26 @@ const LIVE_PROJECT = `environments:
     url_env: WAF_URL_MIRROR
     token_env: TOKEN_MIRROR
     paths: [base, envs/staging]
+  down:
+    url_env: WAF_URL_DOWN
+    token_env: TOKEN_DOWN
+    paths: [base, envs/staging]
+`;
+
+/**
+ * Staging's firewall reached by signing in: a project of its own, as one project gives each server
+ * one owner (two of its environments on staging's firewall would be refused).
+ */
+const SIGNED_PROJECT = `environments:
   signed:
     url_env: WAF_URL_STAGING
     signin_username_env: SIGNIN_USER
     signin_password_env: SIGNIN_PASSWORD
     paths: [base, envs/staging]
-  down:
-    url_env: WAF_URL_DOWN
-    token_env: TOKEN_DOWN
-    paths: [base, envs/staging]
+  production:
+    url_env: WAF_URL_PROD
+    token_env: TOKEN_PROD
+    paths: [base, envs/production]
 `;
 
 const LIVE_PRODUCTION = `application_rules:
@@ -205,6 +216,7 @@ const SUPERUSERS = 'groups:\n  - name: superusers\n    is_admin: true\n    users
 
 describe('compare A B: the live firewalls', () => {
   let live = '';
+  let signedLive = '';
   let staging: TestFirewall;
   let production: TestFirewall;
   let mirror: TestFirewall;
@@ -219,13 +231,14 @@ describe('compare A B: the live firewalls', () => {
     staging = await startTestFirewall({ seed: { users: users(['u-1', 'u-2']), rules: [] } });
     production = await startTestFirewall({ seed: { users: users(['u-8', 'u-9']), rules: [] } });
     mirror = await startTestFirewall({ seed: { users: users(['u-5', 'u-4']), rules: [] } });
-    live = await writeConfig({
-      'wafctl.yaml': LIVE_PROJECT,
+    const files = {
       'base/rules.yaml': BASE,
       'base/groups.yaml': SUPERUSERS,
       'envs/staging/rules.yaml': STAGING,
       'envs/production/rules.yaml': LIVE_PRODUCTION,
-    });
+    };
+    live = await writeConfig({ 'wafctl.yaml': LIVE_PROJECT, ...files });
+    signedLive = await writeConfig({ 'wafctl.yaml': SIGNED_PROJECT, ...files });
     env = {
       WAF_URL_STAGING: staging.url,
       WAF_URL_PROD: production.url,
@@ -245,6 +258,7 @@ describe('compare A B: the live firewalls', () => {
   afterAll(async () => {
     await Promise.all([staging?.close(), production?.close(), mirror?.close()]);
     await rm(live, { recursive: true, force: true });
+    await rm(signedLive, { recursive: true, force: true });
   });
 
   const noSecrets = (run: { stdout: string; stderr: string }) => {
@@ -309,7 +323,7 @@ describe('compare A B: the live firewalls', () => {
 
   it('one side signs in with signin_username_env and signin_password_env', async () => {
     const before = (await staging.stats()).by_route['POST /api/v1/signin'] ?? 0;
-    const run = await runCli(['compare', 'signed', 'production', live], { env });
+    const run = await runCli(['compare', 'signed', 'production', signedLive], { env });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(2);
     expect(run.stdout.split('\n')[0]).toBe('Compare live signed -> production: 2 differences');

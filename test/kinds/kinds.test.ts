@@ -95,6 +95,11 @@ describe('kinds normalise desired and remote objects into one comparable shape',
       key: 'ops',
       attributes: desired,
       createdAt: Date.parse('2026-01-01T00:00:00Z'),
+      // Each member's username as the record gives it: administrators are checked by it.
+      usernames: new Map([
+        ['u-1', 'alice'],
+        ['u-2', 'bob'],
+      ]),
     });
     expect(desired.permissions).toEqual([
       { permission: 'Explore alerts', service_id: '' },

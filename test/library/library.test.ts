@@ -63,7 +63,7 @@ describe('validate', () => {
     expect(invalid).toMatchObject({ valid: false, problems: [{ file: 'groups.yaml', line: 3 }] });
 
     const project = await writeConfig({
-      'wafctl.yaml': `environments:\n  staging:\n    url: ${firewall.url}\n    token_env: T\n    paths: [base]\n  production:\n    url: ${firewall.url}\n    token_env: T\n    paths: [base, prod]\n`,
+      'wafctl.yaml': `environments:\n  staging:\n    url: ${firewall.url}\n    token_env: T\n    paths: [base]\n  production:\n    url: http://127.0.0.1:1\n    token_env: T\n    paths: [base, prod]\n`,
       'base/groups.yaml': GROUP.replace('${WAFCTL_VAR_DESCRIPTION}', 'base'),
       'prod/groups.yaml': 'groups:\n  - name: soc\n    colour: red\n',
     });

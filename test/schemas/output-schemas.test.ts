@@ -123,7 +123,7 @@ describe('real output validates against the schemas', () => {
     const dir = await writeConfig({
       'wafctl.yaml': `environments:
   one: {url: ${firewall.url}, token_env: TOKEN_ONE, paths: [base]}
-  two: {url: ${firewall.url}, token_env: TOKEN_TWO, paths: [base]}
+  two: {url: http://127.0.0.1:1, token_env: TOKEN_TWO, paths: [base]}
 `,
       'base/groups.yaml': 'groups:\n  - name: soc\n',
     });
@@ -150,7 +150,7 @@ describe('real output validates against the schemas', () => {
     const dir = await writeConfig({
       'wafctl.yaml': `environments:
   one: {url: ${firewall.url}, token_env: TOKEN_ONE, paths: [base, one]}
-  two: {url: ${firewall.url}, token_env: TOKEN_TWO, paths: [base, two]}
+  two: {url: http://127.0.0.1:1, token_env: TOKEN_TWO, paths: [base, two]}
 `,
       'base/groups.yaml': 'groups:\n  - name: soc\n',
       'one/groups.yaml': 'groups:\n  - name: retired\n',
@@ -213,7 +213,7 @@ describe('real output validates against the schemas', () => {
     const dir = await writeConfig({
       'wafctl.yaml': `environments:
   one: {url: ${firewall.url}, token_env: TOKEN_ONE, paths: [base]}
-  two: {url: ${firewall.url}, token_env: TOKEN_TWO, paths: [base, two]}
+  two: {url: http://127.0.0.1:1, token_env: TOKEN_TWO, paths: [base, two]}
 `,
       'base/groups.yaml': 'groups:\n  - name: soc\n',
       'two/groups.yaml': 'groups:\n  - name: soc\n  - name: x\n    bogus: 1\n',
