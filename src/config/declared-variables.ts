@@ -14,19 +14,23 @@ import {
 } from './env.js';
 import { checkKeys } from './key-check.js';
 import { isMapping } from './mapping.js';
-import { type ParsedDocument, parseDocuments, unreadableProblem } from './parse-yaml.js';
+import { notTextProblem, type ParsedDocument, readingDocuments } from './parse-yaml.js';
 import type { ConfigProblem } from './problems.js';
+import type { Steps } from './steps.js';
 import { formatPath } from './yaml-path.js';
 
 /**
  * The names a file declares in top-level `variables:` lists (any of its documents), read before
  * substitution so that one file may use a name another declares. Only names: the schema checks
- * the lists themselves. A file that cannot be read declares nothing (its problems come later).
+ * the lists themselves. A file that cannot be read declares nothing (its problems come later). In
+ * steps (steps.ts): yaml's reading of a large file pauses inside it.
  */
-export function declaredVariablesIn(text: string): string[] {
-  if (!text.includes('variables') || unreadableProblem('', text) !== undefined) return [];
+export function* declaredVariablesIn(text: string): Steps<string[]> {
+  if (!text.includes('variables') || notTextProblem('', text) !== undefined) return [];
+  const read = yield* readingDocuments(text);
+  if (!Array.isArray(read)) return [];
   const names: string[] = [];
-  for (const doc of parseDocuments(text)) {
+  for (const doc of read) {
     const check = doc.errors.length === 0 ? checkKeys(doc) : undefined;
     const readable =
       check !== undefined && check.duplicates.length + check.inKeys.length + check.tooLarge.length === 0;

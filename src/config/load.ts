@@ -39,7 +39,7 @@ import { type Environment, withEnvironmentVars } from './env.js';
 import { MAX_FILE_BYTES, tooLargeProblem } from './parse-yaml.js';
 import { ConfigError, type ConfigProblem } from './problems.js';
 import { type EnvironmentSpec, environmentPath, PROJECT_FILE, type Project, projectRoot } from './project.js';
-import { runStepsPausing, type Steps } from './steps.js';
+import { PAUSE, runStepsPausing, type Steps } from './steps.js';
 import { decodeUtf8 } from './text-checks.js';
 import {
   type LoadedConfig,
@@ -72,16 +72,16 @@ export interface LoadOptions extends Pick<ValidateOptions, 'credentials' | 'allo
 }
 
 /**
- * Between two files of a validation, which is synchronous (validate-sources.ts, in steps): the
+ * Between two steps of a validation, which is synchronous (validate-sources.ts, in steps): the
  * event loop runs, so a SIGINT/SIGTERM received meanwhile reaches its handler (one that stops the
- * run at once does so here), then the load stops if the run was interrupted. Validation thus
- * answers a signal within one file's work, which the file size limit and the per-mapping key limit
- * keep to seconds.
+ * run at once does so here), then the load stops if the run was interrupted. Steps come between
+ * files and inside a file read by yaml (every few thousand tokens, between documents and between a
+ * document's checks: parse-yaml.ts), so a signal is answered within one step's work.
  */
 async function betweenFiles(options: LoadOptions, step: string): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
   options.signal?.throwIfAborted();
-  options.log?.(step);
+  if (step !== PAUSE) options.log?.(step);
 }
 
 /** What of the load options validation takes. */

@@ -4,7 +4,16 @@
  * and mappings of more than MAX_MAPPING_KEYS keys (found by key-check.ts, not by yaml), tags,
  * complex keys, unknown aliases and alias bombs.
  */
-import { type Document, isScalar, LineCounter, parseAllDocuments, type SchemaOptions } from 'yaml';
+import {
+  Composer,
+  type CST,
+  type Document,
+  isScalar,
+  Lexer,
+  LineCounter,
+  Parser,
+  type SchemaOptions,
+} from 'yaml';
 import {
   type Environment,
   NO_VARIABLES,
@@ -12,10 +21,17 @@ import {
   type VariableRules,
   type Variables,
 } from './env.js';
-import { checkKeys, type KeyCheck, TOO_MANY_KEYS } from './key-check.js';
+import { checkKeys, type KeyCheck, MAX_MAPPING_KEYS, TOO_MANY_KEYS } from './key-check.js';
 import { hasPath } from './mapping.js';
 import type { ConfigProblem } from './problems.js';
-import { characterProblem, lineAndColumn, nestingProblem, valueProblem } from './text-checks.js';
+import { PAUSE, runSteps, type Steps } from './steps.js';
+import {
+  characterProblem,
+  lineAndColumn,
+  NestingCheck,
+  type TextProblem,
+  valueProblem,
+} from './text-checks.js';
 import {
   aliasesOf,
   complexKeys,
@@ -107,27 +123,76 @@ export function tooLargeProblem(file: string, bytes: number): ConfigProblem {
 }
 
 /**
- * Refused before yaml reads anything: a file over the size limit, text that is not text, nesting
- * deeper than MAX_NESTING. One problem at most: the rest of the file is not read.
+ * Refused before yaml reads anything: a file over the size limit, or text that is not text (nesting
+ * deeper than MAX_NESTING is refused as the file is lexed: `readingDocuments`). One problem at most:
+ * the rest of the file is not read.
  */
-export function unreadableProblem(file: string, text: string): ConfigProblem | undefined {
+export function notTextProblem(file: string, text: string): ConfigProblem | undefined {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_FILE_BYTES) return tooLargeProblem(file, bytes);
-  const found = characterProblem(text) ?? nestingProblem(text);
+  return placed(file, text, characterProblem(text));
+}
+
+function placed(file: string, text: string, found: TextProblem | undefined): ConfigProblem | undefined {
   if (found === undefined) return undefined;
   return { file, ...lineAndColumn(text, found.offset), path: '', message: found.message };
 }
 
-/** yaml's reading, without its duplicate-key check (quadratic: `checkKeys` does it in one pass). */
-export function parseDocuments(text: string, lineCounter?: LineCounter): Document[] {
-  const parsed = parseAllDocuments(text, {
-    lineCounter,
+/** Lexer tokens read between two pauses of `readingDocuments`: a small part of a second's work. */
+const TOKENS_PER_STEP = 20_000;
+
+/**
+ * yaml's `parseAllDocuments` in steps (steps.ts), so that a signal is answered inside one large
+ * file too: the text is lexed once, each token fed to the nesting check (text-checks.ts) and to
+ * yaml's parser, with a pause every TOKENS_PER_STEP tokens; each document is then composed, with a
+ * pause before each. A mapping of more than MAX_MAPPING_KEYS keys is cut to
+ * one key more before it is composed: it is refused at its start (key-check.ts), and composing the
+ * rest (300,000 keys took seconds) would change nothing but the time. Without yaml's duplicate-key
+ * check (quadratic: `checkKeys` does it in one pass). Returns the nesting problem, if there is one.
+ */
+export function* readingDocuments(text: string, lineCounter?: LineCounter): Steps<Document[] | TextProblem> {
+  const nesting = new NestingCheck();
+  const parser = new Parser(lineCounter?.addNewLine);
+  lineCounter?.addNewLine(0);
+  const tokens: CST.Token[] = [];
+  let count = 0;
+  for (const lexeme of new Lexer().lex(text)) {
+    const problem = nesting.next(lexeme);
+    if (problem !== undefined) return problem;
+    for (const token of parser.next(lexeme)) tokens.push(token);
+    if (++count % TOKENS_PER_STEP === 0) yield PAUSE;
+  }
+  for (const token of parser.end()) tokens.push(token);
+  const composer = new Composer({
     prettyErrors: false,
     uniqueKeys: false,
     ...SCHEMA_OPTIONS,
     logLevel: 'silent',
   });
-  return Array.isArray(parsed) ? parsed : [];
+  const documents: Document[] = [];
+  for (const token of tokens) {
+    yield PAUSE;
+    cutLargeMappings(token);
+    for (const document of composer.next(token)) documents.push(document);
+  }
+  for (const document of composer.end()) documents.push(document);
+  return documents;
+}
+
+/** Cuts every mapping of `token` to at most MAX_MAPPING_KEYS + 1 keys (see `readingDocuments`). */
+function cutLargeMappings(token: CST.Token): void {
+  const pending: (CST.Token | undefined)[] = [token];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (node === undefined) continue;
+    if (node.type === 'document') pending.push(node.value);
+    else if (node.type === 'block-map' || node.type === 'block-seq' || node.type === 'flow-collection') {
+      const isMapping =
+        node.type === 'block-map' || (node.type === 'flow-collection' && node.start.source === '{');
+      if (isMapping && node.items.length > MAX_MAPPING_KEYS + 1) node.items.length = MAX_MAPPING_KEYS + 1;
+      for (const item of node.items) pending.push(item.key ?? undefined, item.value ?? undefined);
+    }
+  }
 }
 
 /**
@@ -168,7 +233,7 @@ class YamlReading {
    * reported). A key written twice leaves the rest of the document readable: it is read on (the later
    * value counts, and `ambiguous` says where), so the checks after the schema still run on it.
    */
-  document(doc: Document, index: number): ParsedDocument | undefined {
+  *document(doc: Document, index: number): Steps<ParsedDocument | undefined> {
     const before = this.problems.length;
     const keys = checkKeys(doc);
     const ambiguous = this.duplicateKeys(keys);
@@ -177,7 +242,9 @@ class YamlReading {
       return undefined;
     }
     if (isEmptyDocument(doc)) return undefined;
+    yield PAUSE;
     const reportedPaths = this.substitute(doc);
+    yield PAUSE;
     let data: unknown;
     try {
       data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -279,12 +346,25 @@ export function parseYamlFile(
   env: Environment,
   variables: VariableRules = NO_VARIABLES,
 ): ParsedFile {
-  const unreadable = unreadableProblem(file, text);
+  return runSteps(parsingYamlFile(file, text, env, variables));
+}
+
+/** `parseYamlFile` in steps (steps.ts): a loader pauses inside a large file too. */
+export function* parsingYamlFile(
+  file: string,
+  text: string,
+  env: Environment,
+  variables: VariableRules = NO_VARIABLES,
+): Steps<ParsedFile> {
+  const unreadable = notTextProblem(file, text);
   if (unreadable !== undefined) return { documents: [], problems: [unreadable] };
   const reading = new YamlReading(file, text, { env, ...variables });
+  const read = yield* readingDocuments(text, reading.lineCounter);
+  if (!Array.isArray(read)) return { documents: [], problems: [placed(file, text, read) as ConfigProblem] };
   const documents: ParsedDocument[] = [];
-  for (const [index, doc] of parseDocuments(text, reading.lineCounter).entries()) {
-    const document = reading.document(doc, index);
+  for (const [index, doc] of read.entries()) {
+    yield PAUSE;
+    const document = yield* reading.document(doc, index);
     if (document !== undefined) documents.push(document);
   }
   const problems = reading.problems;

@@ -18,7 +18,7 @@ import { DEFAULTS_KEY } from './environment-defaults.js';
 import { readFast } from './fast-read.js';
 import { isMapping, type Mapping } from './mapping.js';
 import { type Layer, overlayLayers } from './overlay.js';
-import { type ParsedDocument, type ParsedFile, parseYamlFile } from './parse-yaml.js';
+import { type ParsedDocument, type ParsedFile, parsingYamlFile } from './parse-yaml.js';
 import type { ConfigProblem } from './problems.js';
 import { TESTS } from './rule-test-schema.js';
 import type { Steps } from './steps.js';
@@ -63,9 +63,12 @@ export interface LoadVariables {
   declared: ReadonlySet<string>;
 }
 
+/** How a file is read, in steps (steps.ts): yaml's reading of a large file pauses inside it. */
+export type ReadFile = (source: SourceFile) => Steps<ParsedFile>;
+
 /** How a load reads a file, and the variables it substitutes with. */
 export interface SourceReader {
-  read: (source: SourceFile) => ParsedFile;
+  read: ReadFile;
   variables: LoadVariables;
 }
 
@@ -145,7 +148,7 @@ function* declaringVariables(
   if (!always && !sources.some((source) => source.text.includes('${'))) return names;
   for (const source of sources) {
     yield `reading the variables of ${printable(source.file)}`;
-    for (const name of declaredVariablesIn(source.text)) names.add(name);
+    for (const name of yield* declaredVariablesIn(source.text)) names.add(name);
   }
   return names;
 }
@@ -161,12 +164,12 @@ export function* readerFor(sources: readonly SourceFile[], options: ReadOptions)
     declared: allowedNames(options.allowList, declared),
     credentials: options.credentials,
   };
-  const read = (source: SourceFile): ParsedFile => {
+  const read = function* (source: SourceFile): Steps<ParsedFile> {
     const documents = readFast(source.file, source.text);
     const parsed =
       documents !== undefined
         ? { documents, problems: [] }
-        : parseYamlFile(source.file, source.text, options.env, rules);
+        : yield* parsingYamlFile(source.file, source.text, options.env, rules);
     const configuration = source.project === true ? withoutProjectKey(parsed) : parsed;
     return options.policyOnly === true ? policyView(configuration) : configuration;
   };
@@ -180,15 +183,15 @@ export function* readerFor(sources: readonly SourceFile[], options: ReadOptions)
  */
 export function* readingLayers(
   layers: readonly SourceLayer[],
-  read: (source: SourceFile) => ParsedFile,
+  read: ReadFile,
   kinds: readonly Kind[],
-): Steps<{ read: (source: SourceFile) => ParsedFile; problems: ConfigProblem[] }> {
+): Steps<{ read: ReadFile; problems: ConfigProblem[] }> {
   const layered: Layer<ParsedFile & { source: SourceFile }>[] = [];
   for (const layer of layers) {
     const files: (ParsedFile & { source: SourceFile })[] = [];
     for (const source of layer.sources) {
       yield `reading ${printable(source.file)}`;
-      files.push({ ...read(source), source });
+      files.push({ ...(yield* read(source)), source });
     }
     layered.push({ path: layer.path, files });
   }
@@ -196,5 +199,8 @@ export function* readingLayers(
   const bySource = new Map(
     overlaid.layers.flatMap((layer) => layer.files.map((file) => [file.source, file])),
   );
-  return { read: (source) => bySource.get(source) ?? read(source), problems: overlaid.problems };
+  const overlaidRead = function* (source: SourceFile): Steps<ParsedFile> {
+    return bySource.get(source) ?? (yield* read(source));
+  };
+  return { read: overlaidRead, problems: overlaid.problems };
 }

@@ -8,6 +8,12 @@
  */
 export type Steps<T> = Generator<string, T, undefined>;
 
+/**
+ * A pause inside one piece of work (a large file being read): the event loop runs there as between
+ * pieces, and a debug log names nothing.
+ */
+export const PAUSE = '';
+
 /** Runs the steps at once and returns their result. */
 export function runSteps<T>(steps: Steps<T>): T {
   for (;;) {

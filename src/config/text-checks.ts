@@ -4,7 +4,7 @@
  * for what they build: 2 MiB of `[` took the yaml reader 13 s and 1.2 GB, and a NUL or a lone
  * surrogate would pass validation only to fail at the API (or silently become U+FFFD).
  */
-import { CST, Lexer } from 'yaml';
+import { CST } from 'yaml';
 
 /** Lists and mappings inside one another; a wafctl file needs about 6 (rules: conditions: expressions). */
 export const MAX_NESTING = 64;
@@ -122,25 +122,73 @@ interface Level {
  * followed by the column of their `-`, `?` or key, so `- - - x` is three levels and a list at its
  * parent key's column (`a:\n- x`) one more. It may count fewer levels than there are (a flow
  * `[a: b]` pair), never more: the fast reader (js-yaml, with the same limit) then declines a file
- * this lets through, and the two readers still agree.
+ * this lets through, and the two readers still agree. Fed a lexer token at a time, so that the one
+ * lexing of a file feeds it and yaml's parser together (parse-yaml.ts).
  */
-export function nestingProblem(text: string): TextProblem | undefined {
-  const levels: Level[] = [];
-  let flow = 0;
-  let offset = 0;
-  let lineStart = 0;
+export class NestingCheck {
+  private readonly levels: Level[] = [];
+  private flow = 0;
+  private offset = 0;
+  private lineStart = 0;
   /** Column of the first token of the node being read on this line (a key, when `:` follows). */
-  let nodeStart: number | undefined;
-  let scalarNext = false;
+  private nodeStart: number | undefined;
+  private scalarNext = false;
+
+  /** The next token of the text: the problem it makes, if it nests too deep. */
+  next(token: string): TextProblem | undefined {
+    const type = CST.tokenType(token);
+    if (type === 'doc-mode' || type === 'flow-error-end') return undefined; // control tokens: no source text
+    if (type === 'scalar') {
+      this.scalarNext = true; // the scalar's source comes next, whatever it looks like
+      return undefined;
+    }
+    const problem = this.token(type, this.offset - this.lineStart);
+    const newline = token.lastIndexOf('\n');
+    if (newline !== -1) this.lineStart = this.offset + newline + 1;
+    this.offset += token.length;
+    return problem;
+  }
+
+  private token(type: ReturnType<typeof CST.tokenType>, col: number): TextProblem | undefined {
+    if (this.scalarNext) {
+      this.scalarNext = false;
+      this.nodeStart ??= col;
+    } else if (type === 'doc-start' || type === 'doc-end') {
+      this.levels.length = 0;
+      this.flow = 0;
+    } else if (type === 'flow-seq-start' || type === 'flow-map-start') {
+      this.nodeStart ??= col;
+      this.flow++;
+      return this.tooDeep(this.offset);
+    } else if (type === 'flow-seq-end' || type === 'flow-map-end') {
+      this.flow = Math.max(0, this.flow - 1);
+    } else if (this.flow === 0 && (type === 'seq-item-ind' || type === 'explicit-key-ind')) {
+      this.nodeStart = undefined;
+      return this.block(col, type === 'seq-item-ind');
+    } else if (this.flow === 0 && type === 'map-value-ind') {
+      const at = this.nodeStart ?? col;
+      this.nodeStart = undefined;
+      return this.block(at, false);
+    } else if (type === 'newline') {
+      this.nodeStart = undefined;
+    } else if (NODE_STARTS.has(type)) {
+      this.nodeStart ??= col;
+    }
+    return undefined;
+  }
+
   /** `at`: where the collection one level too deep starts (a key's first character, a `-`, a `[`). */
-  const tooDeep = (at: number): TextProblem | undefined =>
-    levels.length + flow > MAX_NESTING
+  private tooDeep(at: number): TextProblem | undefined {
+    return this.levels.length + this.flow > MAX_NESTING
       ? {
           offset: at,
           message: `nested deeper than ${MAX_NESTING} lists and mappings: refusing to read further`,
         }
       : undefined;
-  const block = (col: number, seq: boolean): TextProblem | undefined => {
+  }
+
+  private block(col: number, seq: boolean): TextProblem | undefined {
+    const levels = this.levels;
     while ((levels.at(-1)?.col ?? -1) > col) levels.pop();
     const top = levels.at(-1);
     if (top?.col === col && top.seq !== seq) {
@@ -151,53 +199,15 @@ export function nestingProblem(text: string): TextProblem | undefined {
         if (levels.at(-1)?.col !== col) levels.push({ col, seq });
       }
     } else if (top?.col !== col) levels.push({ col, seq });
-    return tooDeep(lineStart + col);
-  };
-  for (const token of new Lexer().lex(text)) {
-    const type = CST.tokenType(token);
-    if (type === 'doc-mode' || type === 'flow-error-end') continue; // control tokens: no source text
-    if (type === 'scalar') {
-      scalarNext = true; // the scalar's source comes next, whatever it looks like
-      continue;
-    }
-    let problem: TextProblem | undefined;
-    const col = offset - lineStart;
-    if (scalarNext) {
-      scalarNext = false;
-      nodeStart ??= col;
-    } else if (type === 'doc-start' || type === 'doc-end') {
-      levels.length = 0;
-      flow = 0;
-    } else if (type === 'flow-seq-start' || type === 'flow-map-start') {
-      nodeStart ??= col;
-      flow++;
-      problem = tooDeep(offset);
-    } else if (type === 'flow-seq-end' || type === 'flow-map-end') {
-      flow = Math.max(0, flow - 1);
-    } else if (flow === 0 && type === 'seq-item-ind') {
-      problem = block(col, true);
-      nodeStart = undefined;
-    } else if (flow === 0 && type === 'explicit-key-ind') {
-      problem = block(col, false);
-      nodeStart = undefined;
-    } else if (flow === 0 && type === 'map-value-ind') {
-      problem = block(nodeStart ?? col, false);
-      nodeStart = undefined;
-    } else if (type === 'newline') {
-      nodeStart = undefined;
-    } else if (
-      type === 'single-quoted-scalar' ||
-      type === 'double-quoted-scalar' ||
-      type === 'anchor' ||
-      type === 'tag' ||
-      type === 'alias'
-    ) {
-      nodeStart ??= col;
-    }
-    if (problem !== undefined) return problem;
-    const newline = token.lastIndexOf('\n');
-    if (newline !== -1) lineStart = offset + newline + 1;
-    offset += token.length;
+    return this.tooDeep(this.lineStart + col);
   }
-  return undefined;
 }
+
+/** Tokens that start a node's text on their line (for a key's column). */
+const NODE_STARTS = new Set<ReturnType<typeof CST.tokenType>>([
+  'single-quoted-scalar',
+  'double-quoted-scalar',
+  'anchor',
+  'tag',
+  'alias',
+]);

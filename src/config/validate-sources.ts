@@ -24,6 +24,7 @@ import { EMPTY_FILE, type ParsedDocument, type ParsedFile } from './parse-yaml.j
 import { type ConfigProblem, sortProblems } from './problems.js';
 import {
   type LoadVariables,
+  type ReadFile,
   type ReadOptions,
   readerFor,
   readingLayers,
@@ -139,7 +140,7 @@ interface Findings {
  */
 function* validateParsed(
   sources: readonly SourceFile[],
-  read: (source: SourceFile) => ParsedFile,
+  read: ReadFile,
   options: ValidateOptions,
   variables: LoadVariables,
   overlayProblems: readonly ConfigProblem[] = [],
@@ -155,7 +156,7 @@ function* validateParsed(
   };
   for (const source of sources) {
     yield `validating ${printable(source.file)}`;
-    checkFile(source, read(source), found, family, options, sources.length > 1);
+    checkFile(source, yield* read(source), found, family, options, sources.length > 1);
   }
   const merged = checkAcrossFiles(found, family, policyPinned(options));
   const { problems, skipped } = found;

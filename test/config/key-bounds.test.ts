@@ -16,19 +16,20 @@ import { readFast } from '../../src/config/fast-read.js';
 import { checkKeys, MAX_MAPPING_KEYS, TOO_MANY_KEYS } from '../../src/config/key-check.js';
 import { MAX_AMBIGUOUS_KEYS, parseYamlFile } from '../../src/config/parse-yaml.js';
 import { formatProblem } from '../../src/config/problems.js';
+import { runSteps } from '../../src/config/steps.js';
 import { validateSources } from '../../src/config/validate-sources.js';
 
-/** Every option object parse-yaml.ts hands yaml's `parseAllDocuments`. */
+/** Every option object parse-yaml.ts hands yaml's `Composer` (which composes its documents). */
 const yamlCalls = vi.hoisted(() => [] as { uniqueKeys?: unknown }[]);
 vi.mock('yaml', async (importOriginal) => {
   const yaml = await importOriginal<typeof import('yaml')>();
-  return {
-    ...yaml,
-    parseAllDocuments: ((text: string, options?: Parameters<typeof yaml.parseAllDocuments>[1]) => {
+  class Composer extends yaml.Composer {
+    constructor(options?: ConstructorParameters<typeof yaml.Composer>[0]) {
+      super(options);
       yamlCalls.push({ ...options });
-      return yaml.parseAllDocuments(text, options);
-    }) as typeof yaml.parseAllDocuments,
-  };
+    }
+  }
+  return { ...yaml, Composer };
 });
 
 /** How many times the fast reader built values from js-yaml's events. */
@@ -122,7 +123,7 @@ describe('the duplicate-key check is linear', () => {
   it('yaml is never asked to check key uniqueness', () => {
     yamlCalls.length = 0;
     parseYamlFile('f.yaml', 'a: 1\na: 2\n', {});
-    declaredVariablesIn('variables: [A]\nx: 1\n');
+    runSteps(declaredVariablesIn('variables: [A]\nx: 1\n'));
     expect(yamlCalls.length).toBe(2);
     for (const options of yamlCalls) expect(options.uniqueKeys).toBe(false);
   });
@@ -224,8 +225,8 @@ describe('duplicate keys say what they said before', () => {
   });
 
   it('a document with a duplicate key declares no variables, as before', () => {
-    expect(declaredVariablesIn('variables: [A]\nx: 1\n')).toEqual(['A']);
-    expect(declaredVariablesIn('variables: [A]\nx: 1\nx: 2\n')).toEqual([]);
+    expect(runSteps(declaredVariablesIn('variables: [A]\nx: 1\n'))).toEqual(['A']);
+    expect(runSteps(declaredVariablesIn('variables: [A]\nx: 1\nx: 2\n'))).toEqual([]);
   });
 });
 
