@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { globMatcher, globsIntersect } from '../../src/core/glob.js';
+import { mulberry32 } from '../../src/emulator/faults.js';
 
 /** The reference: a backtracking RegExp, fine on the short texts below. */
 function reference(glob: string, anyChar = true): RegExp {
@@ -7,15 +8,6 @@ function reference(glob: string, anyChar = true): RegExp {
     .map((c) => (c === '*' ? '.*' : c === '?' && anyChar ? '.' : c.replace(/[\\^$.|+()[\]{}?*]/g, '\\$&')))
     .join('');
   return new RegExp(`^${body}$`, 'su');
-}
-
-/** A small deterministic generator (no Math.random: a failure replays). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
 }
 
 const pick = (next: () => number, alphabet: readonly string[], length: number) =>
@@ -46,7 +38,7 @@ describe('globMatcher', () => {
   });
 
   it('agrees with a backtracking RegExp on 5,000 random globs and texts', () => {
-    const next = random(50);
+    const next = mulberry32(50);
     const disagreements: string[] = [];
     for (let n = 0; n < 5_000; n++) {
       const glob = pick(next, ['a', 'b', '*', '?', '.'], Math.floor(next() * 7));
@@ -97,7 +89,7 @@ describe('globsIntersect', () => {
   });
 
   it('agrees with a search over short texts for random globs', () => {
-    const next = random(6);
+    const next = mulberry32(6);
     const texts: string[] = [''];
     for (let length = 1; length <= 5; length++)
       for (let n = 0; n < 3 ** length; n++)

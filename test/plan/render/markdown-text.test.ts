@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { printable } from '../../../src/core/text.js';
+import { mulberry32 } from '../../../src/emulator/faults.js';
 import { markdownSummaryTable } from '../../../src/plan/render/environments.js';
 import {
   codeSpan,
@@ -61,18 +62,6 @@ describe('cutToFit', () => {
   });
 });
 
-/** A small PRNG (mulberry32): the same seed, the same strings. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /**
  * What the strings are made of: the starts of mentions, references and links, markdown and HTML
  * syntax, entities (the one the escaping adds among them), whitespace, controls, and characters
@@ -96,7 +85,7 @@ const SAMPLES = 600;
 
 /** Each sample: the string, and the markdown it is put in. */
 function samples(seed: number, document: (data: string) => string): [string, string][] {
-  const next = random(seed);
+  const next = mulberry32(seed);
   return Array.from({ length: SAMPLES }, () => {
     const data = randomString(next);
     return [data, document(data)];
